@@ -1,0 +1,288 @@
+-- Vigil: the whole schema, as a fresh data directory gets it.
+-- An older data directory is brought here by src/store/migrations/NNN-*.sql, applied in order; a test
+-- checks that both paths give the same tables, columns and indexes.
+-- Times are epoch milliseconds (INTEGER): compact, sortable, and portable to PostgreSQL's bigint.
+-- Booleans are 0/1. JSON values are TEXT.
+
+CREATE TABLE accounts (
+  id          INTEGER PRIMARY KEY AUTOINCREMENT,
+  name        TEXT    NOT NULL UNIQUE,
+  plan        TEXT    NOT NULL CHECK (plan IN ('free', 'pro', 'enterprise')),
+  created_at  INTEGER NOT NULL
+);
+
+CREATE TABLE api_tokens (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id   INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  label        TEXT,
+  token_hash   TEXT    NOT NULL UNIQUE,
+  scopes       TEXT    NOT NULL,           -- comma-separated scope names
+  created_at   INTEGER NOT NULL,
+  last_used_at INTEGER,
+  revoked_at   INTEGER
+);
+
+CREATE TABLE peers (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  region        TEXT    NOT NULL,
+  label         TEXT,
+  token_hash    TEXT    NOT NULL UNIQUE,
+  created_at    INTEGER NOT NULL,
+  revoked_at    INTEGER,
+  last_seen_at  INTEGER,
+  last_lag_ms   INTEGER,                   -- how old the newest delivered result was on arrival
+  last_skew_ms  INTEGER,                   -- probe clock minus leader clock at last contact
+  queue_length  INTEGER                    -- results the probe still had spooled at last contact
+);
+
+CREATE TABLE monitors (
+  id                            INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id                    INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name                          TEXT    NOT NULL,
+  monitor_type                  TEXT    NOT NULL,
+  target                        TEXT,
+  method                        TEXT    NOT NULL DEFAULT 'GET',
+  interval_sec                  INTEGER NOT NULL,
+  timeout_ms                    INTEGER NOT NULL,
+  group_id                      INTEGER,
+  is_paused                     INTEGER NOT NULL DEFAULT 0,
+  is_in_maintenance             INTEGER NOT NULL DEFAULT 0,
+  last_status                   TEXT    NOT NULL DEFAULT 'unknown',
+  last_checked_at               INTEGER,
+  next_run_at                   INTEGER,
+  state_changed_at              INTEGER,
+  created_at                    INTEGER NOT NULL,
+  updated_at                    INTEGER NOT NULL,
+  synthetic_trace_body_detail   TEXT    NOT NULL DEFAULT 'truncated',
+  regions                       TEXT,    -- JSON array of region names; NULL = every region
+  -- http
+  editor_ui_profile             TEXT,
+  port                          INTEGER,
+  expected_http_codes           TEXT,
+  keyword                       TEXT,
+  api_expected_content_type     TEXT,
+  api_expected_body_contains    TEXT,
+  api_max_latency_ms            INTEGER,
+  synthetic_enabled             INTEGER NOT NULL DEFAULT 0,
+  api_json_assertions_json      TEXT,
+  api_headers_json              TEXT,
+  api_body                      TEXT,
+  synthetic_steps_json          TEXT,
+  api_auth_type                 TEXT    NOT NULL DEFAULT 'none',
+  api_auth_basic_user           TEXT,
+  api_auth_api_key_header       TEXT,
+  api_auth_bearer_token_enc     TEXT,    -- AES-256-GCM sealed, see src/lib/secret-box.ts
+  api_auth_basic_pass_enc       TEXT,
+  api_auth_api_key_value_enc    TEXT,
+  tls_verify                    INTEGER NOT NULL DEFAULT 1,
+  -- http and ssl
+  ssl_expiry_warn_days          INTEGER,
+  ssl_expiry_last_not_after     INTEGER,
+  -- dns
+  dns_record_type               TEXT,
+  dns_resolver                  TEXT,
+  dns_expected_answer           TEXT,
+  -- heartbeat
+  heartbeat_token               TEXT UNIQUE,
+  heartbeat_period_sec          INTEGER,
+  heartbeat_grace_sec           INTEGER,
+  heartbeat_notify_on_late      INTEGER NOT NULL DEFAULT 0,
+  heartbeat_payload_policy      TEXT    NOT NULL DEFAULT 'none',
+  heartbeat_payload_status_key  TEXT,
+  heartbeat_last_ping_at        INTEGER,
+  heartbeat_last_start_at       INTEGER,
+  heartbeat_schedule            TEXT,
+  heartbeat_timezone            TEXT,
+  heartbeat_deadline_at         INTEGER  -- when the next state transition is due; rebuilt timers use it
+);
+CREATE INDEX monitors_account ON monitors(account_id, id);
+CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
+CREATE INDEX monitors_account_type ON monitors(account_id, monitor_type, id);
+
+-- Each region's view of a monitor: the consensus rule reads these, not the whole check history.
+CREATE TABLE monitor_region_states (
+  monitor_id        INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  region            TEXT    NOT NULL,
+  last_status       TEXT    NOT NULL,
+  last_checked_at   INTEGER NOT NULL,
+  consecutive_down  INTEGER NOT NULL DEFAULT 0,
+  last_check_id     INTEGER,
+  PRIMARY KEY (monitor_id, region)
+) WITHOUT ROWID;
+
+CREATE TABLE checks (
+  id                    INTEGER PRIMARY KEY AUTOINCREMENT,
+  monitor_id            INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  region                TEXT    NOT NULL,
+  status                TEXT    NOT NULL,
+  checked_at            INTEGER NOT NULL,
+  latency_ms            INTEGER,
+  http_code             INTEGER,
+  error_code            TEXT,
+  error_message         TEXT,
+  degraded_reason       TEXT,
+  resolved_ip           TEXT,
+  ssl_not_after         INTEGER,
+  dns_answer            TEXT,    -- JSON array
+  synthetic_trace_json  TEXT,    -- JSON object
+  result_uid            TEXT     -- set on results delivered by probe peers; the leader ignores a repeat
+);
+CREATE INDEX checks_monitor_time ON checks(monitor_id, checked_at);
+CREATE UNIQUE INDEX checks_result_uid ON checks(result_uid) WHERE result_uid IS NOT NULL;
+
+-- Hourly ('h') and daily ('d') summaries kept long after raw checks are pruned.
+CREATE TABLE check_rollups (
+  monitor_id      INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  granularity     TEXT    NOT NULL CHECK (granularity IN ('h', 'd')),
+  bucket_start    INTEGER NOT NULL,
+  up_count        INTEGER NOT NULL DEFAULT 0,
+  degraded_count  INTEGER NOT NULL DEFAULT 0,
+  down_count      INTEGER NOT NULL DEFAULT 0,
+  latency_count   INTEGER NOT NULL DEFAULT 0,
+  latency_sum     INTEGER NOT NULL DEFAULT 0,
+  latency_min     INTEGER,
+  latency_max     INTEGER,
+  latency_p50     INTEGER,
+  latency_p95     INTEGER,
+  latency_p99     INTEGER,
+  PRIMARY KEY (monitor_id, granularity, bucket_start)
+) WITHOUT ROWID;
+
+CREATE TABLE incidents (
+  id                  INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id          INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  monitor_id          INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  status              TEXT    NOT NULL CHECK (status IN ('open', 'resolved')),
+  started_at          INTEGER NOT NULL,
+  resolved_at         INTEGER,
+  duration_ms         INTEGER,
+  failure_count       INTEGER NOT NULL DEFAULT 0,
+  last_error_code     TEXT,
+  last_error_message  TEXT,
+  last_http_code      INTEGER,
+  root_check_id       INTEGER,
+  resolved_check_id   INTEGER,
+  created_at          INTEGER NOT NULL,
+  updated_at          INTEGER NOT NULL
+);
+CREATE INDEX incidents_account_started ON incidents(account_id, started_at, id);
+CREATE INDEX incidents_monitor_status ON incidents(monitor_id, status);
+
+-- The timeline: heartbeat pings and every state transition ("flip") of any monitor.
+CREATE TABLE monitor_events (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  monitor_id   INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  kind         TEXT    NOT NULL,   -- ping | start | fail | transition | token_rotated
+  at           INTEGER NOT NULL,
+  result       TEXT,               -- pings: accepted | rejected | ignored
+  reason       TEXT,
+  source_ip    TEXT,
+  from_state   TEXT,
+  to_state     TEXT,
+  duration_ms  INTEGER             -- pings after a /start: the run's duration
+);
+CREATE INDEX monitor_events_monitor_at ON monitor_events(monitor_id, at);
+
+CREATE TABLE status_pages (
+  id                  INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id          INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name                TEXT    NOT NULL,
+  slug                TEXT    NOT NULL UNIQUE,
+  headline            TEXT,
+  description         TEXT,
+  is_public           INTEGER NOT NULL DEFAULT 1,
+  is_enabled          INTEGER NOT NULL DEFAULT 1,
+  is_token_protected  INTEGER NOT NULL DEFAULT 0,
+  access_token        TEXT,
+  public_theme        TEXT    NOT NULL DEFAULT 'light',
+  custom_domain       TEXT UNIQUE,
+  created_at          INTEGER NOT NULL,
+  updated_at          INTEGER NOT NULL
+);
+CREATE INDEX status_pages_account ON status_pages(account_id, id);
+
+CREATE TABLE status_page_monitors (
+  status_page_id  INTEGER NOT NULL REFERENCES status_pages(id) ON DELETE CASCADE,
+  monitor_id      INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  position        INTEGER NOT NULL,
+  PRIMARY KEY (status_page_id, monitor_id)
+) WITHOUT ROWID;
+CREATE INDEX status_page_monitors_monitor ON status_page_monitors(monitor_id);
+
+CREATE TABLE notification_channels (
+  id                        INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id                INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  name                      TEXT    NOT NULL,
+  channel_type              TEXT    NOT NULL,
+  is_enabled                INTEGER NOT NULL DEFAULT 1,
+  default_for_new_monitors  INTEGER NOT NULL DEFAULT 0,
+  config_json               TEXT    NOT NULL DEFAULT '{}',  -- non-secret settings
+  secrets_enc               TEXT,                           -- sealed JSON of write-only settings
+  created_at                INTEGER NOT NULL,
+  updated_at                INTEGER NOT NULL
+);
+CREATE INDEX notification_channels_account ON notification_channels(account_id, id);
+
+CREATE TABLE monitor_channels (
+  monitor_id  INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  channel_id  INTEGER NOT NULL REFERENCES notification_channels(id) ON DELETE CASCADE,
+  PRIMARY KEY (monitor_id, channel_id)
+) WITHOUT ROWID;
+CREATE INDEX monitor_channels_channel ON monitor_channels(channel_id);
+
+-- The outbox: one row per alert and channel, written in the transaction of the state change.
+CREATE TABLE alerts (
+  id               INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id       INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  monitor_id       INTEGER REFERENCES monitors(id) ON DELETE SET NULL,
+  channel_id       INTEGER NOT NULL REFERENCES notification_channels(id) ON DELETE CASCADE,
+  event            TEXT    NOT NULL,
+  delivery_id      TEXT    NOT NULL UNIQUE,
+  payload_json     TEXT    NOT NULL,
+  status           TEXT    NOT NULL DEFAULT 'pending',  -- pending | sending | delivered | failed
+  attempts         INTEGER NOT NULL DEFAULT 0,
+  next_attempt_at  INTEGER NOT NULL,
+  last_error       TEXT,
+  created_at       INTEGER NOT NULL,
+  delivered_at     INTEGER
+);
+CREATE INDEX alerts_due ON alerts(status, next_attempt_at);
+
+CREATE TABLE alert_attempts (
+  id           INTEGER PRIMARY KEY AUTOINCREMENT,
+  alert_id     INTEGER NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+  at           INTEGER NOT NULL,
+  ok           INTEGER NOT NULL,
+  status_code  INTEGER,
+  error        TEXT
+);
+CREATE INDEX alert_attempts_alert ON alert_attempts(alert_id);
+
+CREATE TABLE users (
+  id             INTEGER PRIMARY KEY AUTOINCREMENT,
+  account_id     INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  username       TEXT    NOT NULL UNIQUE,
+  password_hash  TEXT    NOT NULL,
+  created_at     INTEGER NOT NULL
+);
+
+CREATE TABLE sessions (
+  id_hash     TEXT    PRIMARY KEY,
+  user_id     INTEGER NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+  csrf_token  TEXT    NOT NULL,
+  created_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL
+);
+
+-- Probe side: results waiting for the leader, and the definitions it last pulled.
+CREATE TABLE spool (
+  id            INTEGER PRIMARY KEY AUTOINCREMENT,
+  result_uid    TEXT    NOT NULL UNIQUE,
+  payload_json  TEXT    NOT NULL,
+  created_at    INTEGER NOT NULL
+);
+
+CREATE TABLE kv (
+  key    TEXT PRIMARY KEY,
+  value  TEXT NOT NULL
+);

@@ -1,0 +1,57 @@
+import { invalidJson, payloadTooLarge, unsupportedMediaType } from "./errors.ts";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** application/json or application/vnd.api+json, with any parameters such as charset. */
+export function isJsonContentType(header: string | null): boolean {
+  if (!header) return false;
+  const type = header.split(";")[0]!.trim().toLowerCase();
+  return type === "application/json" || type === "application/vnd.api+json";
+}
+
+/**
+ * Reads a JSON object body with the documented errors: 415 for another media type, 413 over the
+ * limit (checked while streaming, so a lying Content-Length cannot make us buffer more), 400 for
+ * text that is not JSON or not an object.
+ */
+export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): Promise<Record<string, unknown>> {
+  if (!isJsonContentType(request.headers.get("content-type"))) throw unsupportedMediaType();
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) throw payloadTooLarge(limit);
+  const bytes = await readLimited(request, limit);
+  if (bytes === null) throw payloadTooLarge(limit);
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw invalidJson("the body is not valid UTF-8");
+  }
+  if (text.trim() === "") throw invalidJson("the body is empty; send a JSON object");
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (e) {
+    throw invalidJson(`the body is not valid JSON: ${(e as Error).message}`);
+  }
+  if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalidJson("the body must be a JSON object");
+  return value as Record<string, unknown>;
+}
+
+/** Returns the body's bytes, or null when it exceeds `limit` bytes. */
+export async function readLimited(request: Request, limit: number): Promise<Uint8Array | null> {
+  if (!request.body) return new Uint8Array(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => {});
+      return null;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks);
+}

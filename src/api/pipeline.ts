@@ -1,0 +1,129 @@
+import { Elysia } from "elysia";
+import { verifyApiToken } from "../auth/api-tokens.ts";
+import type { AppContext } from "../context.ts";
+import type { Scope } from "../domain/scopes.ts";
+import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
+import { readJsonObject } from "./body.ts";
+import { insufficientScope, invalidToken, methodNotAllowed, notFound, planFeatureDisabled, rateLimited, unauthorized } from "./errors.ts";
+import { stateFor, type RequestState } from "./request-state.ts";
+import { errorResponse, jsonResponse } from "./respond.ts";
+import type { RouteDef } from "./route.ts";
+import { RouteTable } from "./route-table.ts";
+
+export const API_PREFIX = "/api/v1";
+const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]+)$/;
+const PUBLIC_API_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
+
+/**
+ * The /api/v1 pipeline as an Elysia plugin. Authentication, plan, rate limit, route match and scope
+ * run in onRequest, before Elysia reads anything; each route then reads and validates its own body,
+ * so a request is refused for the first reason in the order decisions.md gives.
+ */
+export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
+  const table = new RouteTable(routes);
+  const limiter = new FixedWindowLimiter<number>(60_000);
+  const log = ctx.log.child("api");
+  const touched = new Map<number, number>();
+
+  const logLine = (state: RequestState, method: string, path: string, status: number) =>
+    log.info("request", { request_id: state.requestId, method, path, status, ms: Math.round((performance.now() - state.startedAt) * 100) / 100 });
+
+  async function gate(request: Request, path: string): Promise<void> {
+    const state = stateFor(request);
+    const header = request.headers.get("authorization");
+    const m = header ? BEARER.exec(header.trim()) : null;
+    if (!m) throw unauthorized();
+    const found = await verifyApiToken(ctx.db, m[1]!);
+    if (!found) throw invalidToken();
+    if (found.account.plan === "free") throw planFeatureDisabled();
+    const now = ctx.clock.now();
+    const verdict = limiter.hit(found.account.id, ctx.config.rateLimits[found.account.plan], now);
+    state.rateLimit = verdict;
+    state.caller = { accountId: found.account.id, plan: found.account.plan, tokenId: found.token.id, scopes: new Set(found.token.scopes.split(",") as Scope[]) };
+    if (!verdict.allowed) throw rateLimited(retryAfterSeconds(verdict, now));
+    rememberUse(found.token.id, now);
+    const { route, params, allow } = table.match(request.method, path);
+    if (!route) throw allow.length ? methodNotAllowed(allow) : notFound("endpoint");
+    if (!state.caller.scopes.has(route.scope)) throw insufficientScope(route.scope);
+    state.route = route;
+    state.params = params;
+  }
+
+  // last_used_at is for people reading `token list`; a write per minute per token is plenty.
+  function rememberUse(tokenId: number, now: number) {
+    if (now - (touched.get(tokenId) ?? 0) < 60_000) return;
+    touched.set(tokenId, now);
+    ctx.db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", tokenId).execute().catch(() => {});
+  }
+
+  const app = new Elysia({ name: "api" }).onRequest(async ({ request }) => {
+    const url = new URL(request.url);
+    const path = url.pathname;
+    if (!(path === API_PREFIX || path.startsWith(API_PREFIX + "/")) || PUBLIC_API_PATHS.has(path)) return;
+    const state = stateFor(request);
+    try {
+      await gate(request, path);
+    } catch (err) {
+      const res = errorResponse(state, err, log, request.method, path);
+      logLine(state, request.method, path, res.status);
+      return res;
+    }
+  });
+
+  for (const def of routes) {
+    app.route(
+      def.method,
+      def.path,
+      async ({ request }) => {
+        const state = stateFor(request);
+        const url = new URL(request.url);
+        try {
+          const body = def.body ? await readJsonObject(request) : undefined;
+          const res = await def.handler(
+            { params: state.params ?? {}, query: url.searchParams, body, caller: state.caller!, requestId: state.requestId, request },
+            ctx,
+          );
+          const response = jsonResponse(state, res.status ?? def.successStatus ?? 200, res.body);
+          logLine(state, request.method, url.pathname, response.status);
+          return response;
+        } catch (err) {
+          const response = errorResponse(state, err, log, request.method, url.pathname);
+          logLine(state, request.method, url.pathname, response.status);
+          return response;
+        }
+      },
+      { parse: "none", detail: operationDoc(def) } as never,
+    );
+  }
+  return app;
+}
+
+/** The OpenAPI operation for a route, built from the same TypeBox schemas the handlers validate with. */
+function operationDoc(def: RouteDef): Record<string, unknown> {
+  const parameters: unknown[] = [];
+  for (const m of def.path.matchAll(/:(\w+)/g)) parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
+  const q = def.query as { properties?: Record<string, { description?: string }> } | undefined;
+  for (const [name, schema] of Object.entries(q?.properties ?? {})) {
+    parameters.push({ name, in: "query", required: false, schema, description: schema.description });
+  }
+  const status = String(def.successStatus ?? 200);
+  const doc: Record<string, unknown> = {
+    summary: def.summary,
+    tags: [def.tag],
+    security: [{ bearerAuth: [] }],
+    description: `Requires scope \`${def.scope}\`.`,
+    parameters,
+    responses: {
+      [status]: { description: "success", content: def.response ? { "application/json": { schema: def.response } } : undefined },
+      "401": { $ref: "#/components/responses/Unauthorized" },
+      "403": { $ref: "#/components/responses/Forbidden" },
+      "429": { $ref: "#/components/responses/RateLimited" },
+    },
+  };
+  if (def.body) {
+    doc.requestBody = { required: true, content: { "application/json": { schema: def.body, example: def.example } } };
+    (doc.responses as Record<string, unknown>)["422"] = { $ref: "#/components/responses/ValidationError" };
+  }
+  if (def.path.includes(":id")) (doc.responses as Record<string, unknown>)["404"] = { $ref: "#/components/responses/NotFound" };
+  return doc;
+}

@@ -1,0 +1,27 @@
+import type { WindowVerdict } from "../lib/fixed-window.ts";
+import type { Caller, RouteDef } from "./route.ts";
+
+/** What the pipeline learned about one request before its handler runs. */
+export interface RequestState {
+  requestId: string;
+  startedAt: number;
+  caller?: Caller;
+  rateLimit?: WindowVerdict;
+  route?: RouteDef;
+  params?: Record<string, string>;
+}
+
+const states = new WeakMap<Request, RequestState>();
+
+const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/** A client's own X-Request-Id is kept when it is short and plain, so traces can be joined. */
+export function stateFor(request: Request): RequestState {
+  let s = states.get(request);
+  if (!s) {
+    const given = request.headers.get("x-request-id");
+    s = { requestId: given && CLIENT_ID.test(given) ? given : crypto.randomUUID(), startedAt: performance.now() };
+    states.set(request, s);
+  }
+  return s;
+}

@@ -1,0 +1,49 @@
+import type { RouteDef } from "./route.ts";
+
+interface CompiledRoute {
+  def: RouteDef;
+  pattern: RegExp;
+  names: string[];
+}
+
+/**
+ * Matches a path to the API's routes before the body is read, so the pipeline can answer 404/405
+ * and check scope in the documented order (authentication, plan, rate limit, scope, handler).
+ */
+export class RouteTable {
+  private readonly routes: CompiledRoute[];
+  constructor(defs: RouteDef[]) {
+    this.routes = defs.map((def) => {
+      const names: string[] = [];
+      const source = def.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, (_, n: string) => {
+        names.push(n);
+        return "([^/]+)";
+      });
+      return { def, pattern: new RegExp(`^${source}/?$`), names };
+    });
+  }
+
+  /** `route` when method and path match; `allow` lists the methods of a path matched by another method. */
+  match(method: string, path: string): { route?: RouteDef; params: Record<string, string>; allow: string[] } {
+    const allow: string[] = [];
+    for (const r of this.routes) {
+      const m = r.pattern.exec(path);
+      if (!m) continue;
+      if (r.def.method === method || (method === "HEAD" && r.def.method === "GET")) {
+        const params: Record<string, string> = {};
+        r.names.forEach((n, i) => (params[n] = safeDecode(m[i + 1]!)));
+        return { route: r.def, params, allow };
+      }
+      allow.push(r.def.method);
+    }
+    return { params: {}, allow: [...new Set(allow)] };
+  }
+}
+
+function safeDecode(s: string): string {
+  try {
+    return decodeURIComponent(s);
+  } catch {
+    return s;
+  }
+}

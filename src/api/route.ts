@@ -1,0 +1,54 @@
+import type { TSchema } from "@sinclair/typebox";
+import type { AppContext } from "../context.ts";
+import type { Plan, Scope } from "../domain/scopes.ts";
+
+export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+
+export interface Caller {
+  accountId: number;
+  plan: Plan;
+  tokenId: number;
+  scopes: ReadonlySet<Scope>;
+}
+
+export interface ApiRequest {
+  params: Record<string, string>;
+  /** raw query values; list handlers parse them with api/query.ts */
+  query: URLSearchParams;
+  /** parsed JSON object for routes that declare a body; undefined otherwise */
+  body: Record<string, unknown> | undefined;
+  caller: Caller;
+  requestId: string;
+  request: Request;
+}
+
+/** What a handler returns: the pipeline adds `meta` and the standard headers. */
+export interface ApiResponse {
+  status?: number;
+  body: Record<string, unknown>;
+}
+
+export type Handler = (req: ApiRequest, ctx: AppContext) => Promise<ApiResponse> | ApiResponse;
+
+/**
+ * One API endpoint: the single source for routing, scope, validation schemas and the OpenAPI
+ * operation. Resource files export arrays of these; api/app.ts registers them.
+ */
+export interface RouteDef {
+  method: HttpVerb;
+  /** Elysia-style path, e.g. /api/v1/monitors/:id */
+  path: string;
+  scope: Scope;
+  summary: string;
+  tag: string;
+  /** JSON Schema (TypeBox) of the query string, for the OpenAPI document */
+  query?: TSchema;
+  /** JSON Schema (TypeBox) of the body; its presence makes the route parse a JSON body */
+  body?: TSchema;
+  /** JSON Schema (TypeBox) of the success response body */
+  response?: TSchema;
+  successStatus?: number;
+  /** an example request body for docs */
+  example?: unknown;
+  handler: Handler;
+}

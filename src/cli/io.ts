@@ -1,0 +1,43 @@
+import { parseArgs } from "node:util";
+import type { Env } from "../config/load.ts";
+
+/** Where a command writes, and what it reads from the environment: tests pass their own. */
+export interface CliIo {
+  out(line: string): void;
+  err(line: string): void;
+  env: Env;
+}
+
+export const processIo: CliIo = {
+  out: (l) => process.stdout.write(l + "\n"),
+  err: (l) => process.stderr.write(l + "\n"),
+  env: process.env,
+};
+
+/** A usage problem: printed with the command's help hint, exit code 2. */
+export class UsageError extends Error {}
+
+type Spec = Record<string, { type: "string" | "boolean"; short?: string }>;
+
+/** parseArgs with strict checking and readable errors; every command accepts --data and --help. */
+export function parseCommand<S extends Spec>(args: string[], spec: S, positionals = 0) {
+  try {
+    const r = parseArgs({ args, options: { data: { type: "string" }, help: { type: "boolean", short: "h" }, ...spec }, strict: true, allowPositionals: true });
+    if (r.positionals.length > positionals) throw new UsageError(`unexpected argument "${r.positionals[positionals]}"`);
+    return r as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  } catch (e) {
+    if (e instanceof UsageError) throw e;
+    throw new UsageError((e as Error).message.replace(/\. To specify.*$/s, ""));
+  }
+}
+
+export function dataDirOf(values: Record<string, unknown>, env: Env): string {
+  return (values.data as string | undefined) ?? env.VIGIL_DATA ?? "./data";
+}
+
+/** Prints rows as aligned columns, for `list` commands. */
+export function table(io: CliIo, header: string[], rows: (string | number | null)[][]): void {
+  const cells = [header, ...rows.map((r) => r.map((c) => (c === null ? "-" : String(c))))];
+  const widths = header.map((_, i) => Math.max(...cells.map((r) => r[i]!.length)));
+  for (const r of cells) io.out(r.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd());
+}

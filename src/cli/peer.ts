@@ -1,0 +1,67 @@
+import { issuePeerToken } from "../auth/peer-tokens.ts";
+import { toIso } from "../lib/dates.ts";
+import { openStore } from "../store/database.ts";
+import { listPeers, revokePeer } from "../store/peers.ts";
+import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
+
+export const PEER_HELP = `Usage:
+  vigil peer create --region NAME [--label TEXT] [--data DIR]
+      on the leader's data directory: create a probe peer for a region; prints its peer token,
+      alone on the last line, once
+  vigil peer list [--data DIR]         list peers with region, last contact, lag and queue
+  vigil peer revoke ID [--data DIR]    revoke a peer's token at once
+
+A probe runs: vigil serve --role probe --leader URL --peer-token TOKEN --region NAME`;
+
+export async function peerCommand(args: string[], io: CliIo): Promise<number> {
+  const [sub, ...rest] = args;
+  if (!sub || sub === "--help" || sub === "-h") return io.out(PEER_HELP), sub ? 0 : 2;
+  if (sub === "create") {
+    const { values } = parseCommand(rest, { region: { type: "string" }, label: { type: "string" } });
+    if (values.help) return io.out(PEER_HELP), 0;
+    const region = values.region as string | undefined;
+    if (!region) throw new UsageError("peer create needs --region NAME");
+    if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(region)) throw new UsageError("--region must be 1-63 letters, digits, - or _");
+    const store = openStore(dataDirOf(values, io.env));
+    try {
+      const { token, row } = await issuePeerToken(store.db, { region, label: (values.label as string) ?? null, now: Date.now() });
+      io.out(`created peer ${row.id} for region ${region}; its token is shown only now:`);
+      io.out(token);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  if (sub === "list") {
+    const { values } = parseCommand(rest, {});
+    if (values.help) return io.out(PEER_HELP), 0;
+    const store = openStore(dataDirOf(values, io.env));
+    try {
+      const rows = await listPeers(store.db);
+      table(io, ["ID", "REGION", "LABEL", "CREATED", "LAST SEEN", "LAG MS", "QUEUE", "REVOKED"], rows.map((p) => [
+        p.id, p.region, p.label, toIso(p.created_at), toIso(p.last_seen_at), p.last_lag_ms, p.queue_length, toIso(p.revoked_at),
+      ]));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  if (sub === "revoke") {
+    const { values, positionals } = parseCommand(rest, {}, 1);
+    if (values.help) return io.out(PEER_HELP), 0;
+    const id = Number(positionals[0]);
+    if (!positionals[0] || !Number.isInteger(id) || id < 1) throw new UsageError("peer revoke needs a peer ID (see: vigil peer list)");
+    const store = openStore(dataDirOf(values, io.env));
+    try {
+      if (!(await revokePeer(store.db, id, Date.now()))) {
+        io.err(`error: no active peer with id ${id}`);
+        return 1;
+      }
+      io.out(`revoked peer ${id}`);
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  throw new UsageError(`unknown peer command "${sub}"`);
+}

@@ -1,0 +1,82 @@
+import { bootstrapIfEmpty } from "../auth/bootstrap.ts";
+import { ConfigError } from "../config/config.ts";
+import { loadConfig } from "../config/load.ts";
+import { SERVE_OPTIONS, type OptionSpec } from "../config/options.ts";
+import { buildContext, loadSecretBox, type AppContext } from "../context.ts";
+import { systemClock } from "../lib/clock.ts";
+import { createLogger } from "../lib/logger.ts";
+import { buildHttpApp, listen } from "../server.ts";
+import { startServices } from "../services.ts";
+import { openStore } from "../store/database.ts";
+import { VERSION } from "../version.ts";
+import { UsageError, type CliIo } from "./io.ts";
+
+export const SHUTDOWN_GRACE_MS = 5000;
+
+export function serveHelp(): string {
+  const rows = (Object.values(SERVE_OPTIONS) as OptionSpec[]).map((o) => {
+    const flag = `--${o.flag}${o.kind === "bool" ? "" : " VALUE"}`;
+    return `  ${flag.padEnd(32)} ${o.help}${o.fallback ? ` (default ${o.fallback})` : ""} [env ${o.env}]`;
+  });
+  return `Usage: vigil serve [options]\n\nRuns the service: API, heartbeat endpoint, dashboard, status pages, checks.\n\nOptions (flags win over env):\n${rows.join("\n")}`;
+}
+
+/** A started instance: tests use this directly; `vigil serve` wraps it with signal handling. */
+export interface Instance {
+  ctx: AppContext;
+  url: string;
+  port: number;
+  shutdown(): Promise<void>;
+}
+
+export async function startInstance(argv: string[], env: CliIo["env"]): Promise<Instance> {
+  const config = loadConfig(argv, env);
+  const log = createLogger(config.logLevel);
+  const store = openStore(config.dataDir);
+  const secrets = loadSecretBox(config.dataDir, config.secretKey);
+  const ctx = buildContext({ config, store, log, clock: systemClock, secrets });
+  if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);
+  const services = await startServices(ctx);
+  const app = buildHttpApp(ctx, { plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
+  const server = listen(ctx, app);
+  log.info("listening", { url: server.url, base_url: config.baseUrl, data: config.dataDir, role: config.role, region: config.region, version: VERSION });
+
+  let stopping: Promise<void> | null = null;
+  const shutdown = () =>
+    (stopping ??= (async () => {
+      log.info("shutting down");
+      const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+      await Promise.race([server.stop(), Bun.sleep(SHUTDOWN_GRACE_MS)]);
+      for (const s of [...services].reverse()) {
+        try {
+          await s.stop(Math.max(0, deadline - Date.now()));
+        } catch (err) {
+          log.error("service failed to stop cleanly", { service: s.name, error: String(err) });
+        }
+      }
+      await store.close();
+      log.info("stopped");
+    })());
+  return { ctx, url: server.url, port: server.port, shutdown };
+}
+
+export async function serveCommand(args: string[], io: CliIo): Promise<number> {
+  if (args.includes("--help") || args.includes("-h")) return io.out(serveHelp()), 0;
+  let instance: Instance;
+  try {
+    instance = await startInstance(args, io.env);
+  } catch (e) {
+    if (e instanceof ConfigError) throw new UsageError(e.message);
+    throw e;
+  }
+  await new Promise<void>((resolve) => {
+    const onSignal = () => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      instance.shutdown().then(resolve, resolve);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  return 0;
+}

@@ -1,0 +1,32 @@
+import type { LogLevel } from "../lib/logger.ts";
+
+export type Plan = "free" | "pro" | "enterprise";
+export type Role = "leader" | "probe";
+
+/** The validated, frozen configuration of one `vigil serve` process. */
+export interface Config {
+  readonly dataDir: string;
+  readonly host: string;
+  readonly port: number;
+  readonly baseUrl: string;
+  readonly heartbeatUrl: string;
+  readonly region: string;
+  readonly confirmations: number;
+  readonly extraCaFile: string | null;
+  readonly rateLimits: Readonly<Record<Plan, number>>;
+  readonly pingLimitToken: number;
+  readonly pingLimitIp: number;
+  readonly trustedProxies: readonly string[];
+  readonly logLevel: LogLevel;
+  readonly role: Role;
+  readonly leaderUrl: string | null;
+  readonly peerToken: string | null;
+  readonly maxConcurrentChecks: number;
+  readonly retentionDays: number;
+  readonly blockPrivateTargets: boolean;
+  readonly metricsPublic: boolean;
+  /** VIGIL_SECRET_KEY, when set; otherwise <data>/secret.key is used */
+  readonly secretKey: string | null;
+}
+
+export class ConfigError extends Error {}

@@ -1,0 +1,110 @@
+import { parseArgs } from "node:util";
+import { LOG_LEVELS, type LogLevel } from "../lib/logger.ts";
+import { ConfigError, type Config, type Plan, type Role } from "./config.ts";
+import { SERVE_OPTIONS, type OptionSpec, type ServeOptionName } from "./options.ts";
+
+export type Env = Record<string, string | undefined>;
+
+/**
+ * Reads `vigil serve` flags and VIGIL_* env once; flags win over env (decisions.md "Running it").
+ * This and cli/ are the only readers of process.env: everything else receives the frozen Config.
+ */
+export function loadConfig(argv: string[], env: Env): Config {
+  const parsed = parseFlags(argv);
+  const raw = (name: ServeOptionName): string | null => {
+    const spec: OptionSpec = SERVE_OPTIONS[name];
+    const fromFlag = parsed[spec.flag];
+    if (fromFlag !== undefined) return fromFlag;
+    const fromEnv = env[spec.env];
+    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+    return spec.fallback;
+  };
+  const port = int(raw("port"), "port", 0, 65535);
+  const baseUrl = url(raw("baseUrl") ?? `http://localhost:${port}`, "base-url");
+  const logLevel = raw("logLevel")!;
+  if (!(LOG_LEVELS as readonly string[]).includes(logLevel)) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}, got "${logLevel}"`);
+  const role = raw("role")!;
+  if (role !== "leader" && role !== "probe") throw new ConfigError(`--role must be leader or probe, got "${role}"`);
+  const leaderUrl = raw("leader");
+  const peerToken = raw("peerToken");
+  if (role === "probe" && (!leaderUrl || !peerToken)) throw new ConfigError("--role probe needs --leader URL and --peer-token TOKEN");
+  const region = raw("region")!;
+  if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(region)) throw new ConfigError(`--region must be 1-63 letters, digits, - or _, got "${region}"`);
+  return Object.freeze({
+    dataDir: raw("data")!,
+    host: raw("host")!,
+    port,
+    baseUrl: stripSlash(baseUrl),
+    heartbeatUrl: stripSlash(url(raw("heartbeatUrl") ?? baseUrl, "heartbeat-url")),
+    region,
+    confirmations: int(raw("confirmations"), "confirmations", 1, 100),
+    extraCaFile: raw("extraCa"),
+    rateLimits: Object.freeze(parseRateLimits(raw("rateLimit")!)),
+    pingLimitToken: int(raw("pingLimitToken"), "ping-limit-token", 1, 1_000_000),
+    pingLimitIp: int(raw("pingLimitIp"), "ping-limit-ip", 1, 10_000_000),
+    trustedProxies: Object.freeze(list(raw("trustedProxy"))),
+    logLevel: logLevel as LogLevel,
+    role: role as Role,
+    leaderUrl: leaderUrl ? stripSlash(url(leaderUrl, "leader")) : null,
+    peerToken,
+    maxConcurrentChecks: int(raw("maxConcurrentChecks"), "max-concurrent-checks", 1, 100_000),
+    retentionDays: int(raw("retentionDays"), "retention-days", 1, 3650),
+    blockPrivateTargets: bool(raw("blockPrivateTargets"), "block-private-targets"),
+    metricsPublic: bool(raw("metricsPublic"), "metrics-public"),
+    secretKey: env.VIGIL_SECRET_KEY || null,
+  });
+}
+
+function parseFlags(argv: string[]): Record<string, string | undefined> {
+  const options: Record<string, { type: "string" | "boolean" }> = {};
+  for (const spec of Object.values(SERVE_OPTIONS) as OptionSpec[]) options[spec.flag] = { type: spec.kind === "bool" ? "boolean" : "string" };
+  let values: Record<string, string | boolean | undefined>;
+  try {
+    ({ values } = parseArgs({ args: argv, options, strict: true, allowPositionals: false }) as { values: Record<string, string | boolean | undefined> });
+  } catch (e) {
+    throw new ConfigError((e as Error).message.replace(/\. To specify.*$/s, ""));
+  }
+  const out: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(values)) out[k] = typeof v === "boolean" ? String(v) : v;
+  return out;
+}
+
+function int(text: string | null, name: string, min: number, max: number): number {
+  const n = Number(text);
+  if (text === null || !/^-?\d+$/.test(text.trim()) || n < min || n > max) throw new ConfigError(`--${name} must be an integer from ${min} to ${max}, got "${text}"`);
+  return n;
+}
+
+function bool(text: string | null, name: string): boolean {
+  const t = (text ?? "").toLowerCase();
+  if (["true", "1", "yes", "on"].includes(t)) return true;
+  if (["false", "0", "no", "off", ""].includes(t)) return false;
+  throw new ConfigError(`--${name} must be true or false, got "${text}"`);
+}
+
+function url(text: string, name: string): string {
+  try {
+    const u = new URL(text);
+    if (u.protocol !== "http:" && u.protocol !== "https:") throw new Error();
+    return text;
+  } catch {
+    throw new ConfigError(`--${name} must be an http(s) URL, got "${text}"`);
+  }
+}
+
+function list(text: string | null): string[] {
+  return (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+const stripSlash = (s: string) => s.replace(/\/+$/, "");
+
+/** `pro=120,enterprise=300`; free accounts never reach the limiter (they get 403 first). */
+export function parseRateLimits(text: string): Record<Plan, number> {
+  const limits: Record<Plan, number> = { free: 0, pro: 120, enterprise: 300 };
+  for (const part of text.split(",").map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(pro|enterprise)=(\d+)$/.exec(part);
+    if (!m || Number(m[2]) < 1) throw new ConfigError(`--rate-limit takes pro=N,enterprise=N with N at least 1, got "${part}"`);
+    limits[m[1] as Plan] = Number(m[2]);
+  }
+  return limits;
+}

@@ -1,0 +1,39 @@
+/**
+ * Every option of `vigil serve`, with its flag, env variable, default and help text (decisions.md
+ * "Running it"). The README's configuration table is this list.
+ */
+export type OptionKind = "string" | "int" | "bool" | "list";
+
+export interface OptionSpec {
+  flag: string;
+  env: string;
+  kind: OptionKind;
+  /** default as text, or null for none; `port`-derived defaults are filled in by load.ts */
+  fallback: string | null;
+  help: string;
+}
+
+export const SERVE_OPTIONS = {
+  data: { flag: "data", env: "VIGIL_DATA", kind: "string", fallback: "./data", help: "data directory (SQLite database, secret key, bootstrap token)" },
+  host: { flag: "host", env: "VIGIL_HOST", kind: "string", fallback: "0.0.0.0", help: "address to listen on" },
+  port: { flag: "port", env: "VIGIL_PORT", kind: "int", fallback: "8080", help: "port to listen on (0 picks a free one)" },
+  baseUrl: { flag: "base-url", env: "VIGIL_BASE_URL", kind: "string", fallback: null, help: "public address of this instance (default http://localhost:<port>)" },
+  heartbeatUrl: { flag: "heartbeat-url", env: "VIGIL_HEARTBEAT_URL", kind: "string", fallback: null, help: "public address of the ping endpoint (default: the base url)" },
+  region: { flag: "region", env: "VIGIL_REGION", kind: "string", fallback: "local", help: "region name of the checks this instance runs" },
+  confirmations: { flag: "confirmations", env: "VIGIL_CONFIRMATIONS", kind: "int", fallback: "2", help: "consecutive down checks before a region counts as down" },
+  extraCa: { flag: "extra-ca", env: "VIGIL_EXTRA_CA", kind: "string", fallback: null, help: "PEM file of roots trusted in addition to the system's" },
+  rateLimit: { flag: "rate-limit", env: "VIGIL_RATE_LIMIT", kind: "string", fallback: "pro=120,enterprise=300", help: "API requests per minute per plan" },
+  pingLimitToken: { flag: "ping-limit-token", env: "VIGIL_PING_LIMIT_TOKEN", kind: "int", fallback: "60", help: "heartbeat pings per minute per token" },
+  pingLimitIp: { flag: "ping-limit-ip", env: "VIGIL_PING_LIMIT_IP", kind: "int", fallback: "600", help: "heartbeat pings per minute per source IP" },
+  trustedProxy: { flag: "trusted-proxy", env: "VIGIL_TRUSTED_PROXY", kind: "list", fallback: "", help: "comma-separated proxy IPs whose X-Forwarded-For is honoured" },
+  logLevel: { flag: "log-level", env: "VIGIL_LOG_LEVEL", kind: "string", fallback: "info", help: "debug, info, warn, error or silent" },
+  role: { flag: "role", env: "VIGIL_ROLE", kind: "string", fallback: "leader", help: "leader, or probe (runs checks for a leader)" },
+  leader: { flag: "leader", env: "VIGIL_LEADER", kind: "string", fallback: null, help: "probe role: the leader's base URL" },
+  peerToken: { flag: "peer-token", env: "VIGIL_PEER_TOKEN", kind: "string", fallback: null, help: "probe role: the peer token from `vigil peer create`" },
+  maxConcurrentChecks: { flag: "max-concurrent-checks", env: "VIGIL_MAX_CONCURRENT_CHECKS", kind: "int", fallback: "500", help: "checks in flight at once" },
+  retentionDays: { flag: "retention-days", env: "VIGIL_RETENTION_DAYS", kind: "int", fallback: "30", help: "days raw checks are kept (rollups are kept 400 days)" },
+  blockPrivateTargets: { flag: "block-private-targets", env: "VIGIL_BLOCK_PRIVATE_TARGETS", kind: "bool", fallback: "false", help: "refuse targets that resolve to private, loopback or link-local addresses" },
+  metricsPublic: { flag: "metrics-public", env: "VIGIL_METRICS_PUBLIC", kind: "bool", fallback: "false", help: "serve /metrics without a token" },
+} as const satisfies Record<string, OptionSpec>;
+
+export type ServeOptionName = keyof typeof SERVE_OPTIONS;

@@ -1,0 +1,53 @@
+import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { randomBytes } from "node:crypto";
+import type { Config } from "./config/config.ts";
+import type { Clock } from "./lib/clock.ts";
+import { EventHub } from "./lib/event-hub.ts";
+import type { Logger } from "./lib/logger.ts";
+import { createSecretBox, parseSecretKey, type SecretBox } from "./lib/secret-box.ts";
+import type { Db, Store } from "./store/database.ts";
+
+/** What changed, announced by writers and heard by the scheduler, heartbeat timers, peers and UI. */
+export interface AppEvents extends Record<string, unknown> {
+  /** a monitor was created, updated, paused/resumed or deleted (deleted: true) */
+  "monitor.changed": { monitorId: number; accountId: number; deleted?: boolean };
+  /** a monitor's aggregate state changed */
+  "monitor.state": { monitorId: number; accountId: number; from: string; to: string; at: number };
+}
+
+/**
+ * The one context `main.ts` builds and passes down: nothing is a singleton, so tests build their
+ * own with a temp directory and a clock of their choosing.
+ */
+export interface AppContext {
+  config: Config;
+  store: Store;
+  db: Db;
+  log: Logger;
+  clock: Clock;
+  secrets: SecretBox;
+  events: EventHub<AppEvents>;
+}
+
+export const SECRET_KEY_FILE = "secret.key";
+
+/**
+ * The AES key for secrets at rest: VIGIL_SECRET_KEY when given, else <data>/secret.key, created
+ * with mode 0600 on first start. Losing it makes stored secrets unreadable, so it is never rotated
+ * silently.
+ */
+export function loadSecretBox(dataDir: string, keyFromEnv: string | null): SecretBox {
+  if (keyFromEnv) return createSecretBox(parseSecretKey(keyFromEnv));
+  const path = join(dataDir, SECRET_KEY_FILE);
+  if (!existsSync(path)) {
+    writeFileSync(path, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
+    chmodSync(path, 0o600);
+  }
+  return createSecretBox(parseSecretKey(readFileSync(path, "utf8")));
+}
+
+export function buildContext(parts: Omit<AppContext, "db" | "events"> & { events?: EventHub<AppEvents> }): AppContext {
+  const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
+  return { ...parts, db: parts.store.db, events };
+}

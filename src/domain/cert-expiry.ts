@@ -1,0 +1,29 @@
+/**
+ * Certificate expiry rule shared by the http and ssl probes (decisions.md "Monitor state": degraded
+ * when the certificate expires within `ssl_expiry_warn_days`, default 14).
+ */
+import { DEFAULT_SSL_EXPIRY_WARN_DAYS } from "./monitor.ts";
+
+export type ExpiryVerdict =
+  | { kind: "ok" }
+  | { kind: "expiring"; reason: string }
+  | { kind: "expired"; reason: string };
+
+const DAY_MS = 86_400_000;
+
+export function certExpiryVerdict(notAfter: number, now: number, warnDays: number | null): ExpiryVerdict {
+  const days = warnDays ?? DEFAULT_SSL_EXPIRY_WARN_DAYS;
+  const at = new Date(notAfter).toISOString();
+  if (notAfter <= now) return { kind: "expired", reason: `certificate expired at ${at}` };
+  if (notAfter - now <= days * DAY_MS) {
+    const left = Math.floor((notAfter - now) / DAY_MS);
+    return { kind: "expiring", reason: `certificate expires in ${left} day${left === 1 ? "" : "s"} (${at}), within the ${days}-day warning window` };
+  }
+  return { kind: "ok" };
+}
+
+/** Latency rule (api-v1.md: degraded when latency exceeds api_max_latency_ms). */
+export function latencyReason(latencyMs: number | null, maxMs: number | null): string | null {
+  if (maxMs === null || maxMs === undefined || latencyMs === null) return null;
+  return latencyMs > maxMs ? `latency ${latencyMs} ms above ${maxMs} ms` : null;
+}

@@ -1,0 +1,71 @@
+/**
+ * What one probe run observed (api-v1.md "Check"). Probes return this; the engine stores it.
+ */
+export const CHECK_STATUSES = ["up", "down", "degraded"] as const;
+export type CheckStatus = (typeof CHECK_STATUSES)[number];
+
+/** Error codes recorded on checks and incidents. The API returns them verbatim. */
+export const CHECK_ERROR_CODES = [
+  "connection_timeout",
+  "connection_refused",
+  "connection_error",
+  "dns_error",
+  "dns_nxdomain",
+  "dns_servfail",
+  "dns_timeout",
+  "dns_no_answer",
+  "dns_answer_mismatch",
+  "tls_error",
+  "certificate_expired",
+  "certificate_invalid",
+  "http_error",
+  "too_many_redirects",
+  "keyword_missing",
+  "content_type_mismatch",
+  "body_mismatch",
+  "assertion_failed",
+  "synthetic_step_failed",
+  "ping_not_permitted",
+  "ping_timeout",
+  "heartbeat_missed",
+  "heartbeat_failed",
+  "target_blocked",
+  "internal_error",
+] as const;
+export type CheckErrorCode = (typeof CHECK_ERROR_CODES)[number];
+
+export interface CheckResult {
+  status: CheckStatus;
+  /** epoch ms when the check started */
+  checked_at: number;
+  latency_ms: number | null;
+  http_code: number | null;
+  error_code: CheckErrorCode | null;
+  error_message: string | null;
+  degraded_reason: string | null;
+  resolved_ip: string | null;
+  /** epoch ms of the leaf certificate's notAfter, when a TLS handshake happened */
+  ssl_not_after: number | null;
+  dns_answer: string[] | null;
+  synthetic_trace_json: unknown | null;
+}
+
+export function emptyResult(checkedAt: number): CheckResult {
+  return {
+    status: "up",
+    checked_at: checkedAt,
+    latency_ms: null,
+    http_code: null,
+    error_code: null,
+    error_message: null,
+    degraded_reason: null,
+    resolved_ip: null,
+    ssl_not_after: null,
+    dns_answer: null,
+    synthetic_trace_json: null,
+  };
+}
+
+export function failed(checkedAt: number, code: CheckErrorCode, message: string, extra: Partial<CheckResult> = {}): CheckResult {
+  return { ...emptyResult(checkedAt), ...extra, status: "down", error_code: code, error_message: message };
+}

@@ -1,0 +1,95 @@
+/**
+ * The monitor as the rest of the system sees it: one flat record whose fields depend on
+ * `monitor_type` (api-v1.md "Monitor"). Secrets are held decrypted only in memory, never serialised
+ * by the API mappers.
+ */
+export const MONITOR_TYPES = ["http", "tcp", "dns", "ssl", "heartbeat", "ping"] as const;
+export type MonitorType = (typeof MONITOR_TYPES)[number];
+
+export const MONITOR_STATES = ["up", "down", "degraded", "unknown"] as const;
+export type MonitorState = (typeof MONITOR_STATES)[number];
+
+export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+export type HttpMethod = (typeof HTTP_METHODS)[number];
+
+export const AUTH_TYPES = ["none", "bearer", "basic", "api_key"] as const;
+export type AuthType = (typeof AUTH_TYPES)[number];
+
+export const DNS_RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS"] as const;
+export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
+
+export const TRACE_BODY_DETAILS = ["none", "truncated", "full"] as const;
+export type TraceBodyDetail = (typeof TRACE_BODY_DETAILS)[number];
+
+export const JSON_ASSERTION_OPS = [
+  "equals", "not_equals", "contains", "not_contains", "greater_than", "less_than", "is_null", "is_not_null", "regex",
+] as const;
+export type JsonAssertionOp = (typeof JSON_ASSERTION_OPS)[number];
+
+export interface JsonAssertion {
+  path: string;
+  op: JsonAssertionOp;
+  value?: string;
+}
+
+/** What a probe needs to run one check. Secrets are plaintext here; only the store encrypts. */
+export interface ProbeMonitor {
+  id: number;
+  monitor_type: MonitorType;
+  target: string | null;
+  method: HttpMethod;
+  timeout_ms: number;
+  interval_sec: number;
+  port: number | null;
+  // http
+  expected_http_codes: string | null;
+  keyword: string | null;
+  api_expected_content_type: string | null;
+  api_expected_body_contains: string | null;
+  api_max_latency_ms: number | null;
+  api_json_assertions_json: JsonAssertion[] | null;
+  api_headers_json: Record<string, string> | null;
+  api_body: string | null;
+  api_auth_type: AuthType;
+  api_auth_basic_user: string | null;
+  api_auth_api_key_header: string | null;
+  api_auth_bearer_token: string | null;
+  api_auth_basic_pass: string | null;
+  api_auth_api_key_value: string | null;
+  synthetic_enabled: boolean;
+  synthetic_steps_json: SyntheticScenario | null;
+  synthetic_trace_body_detail: TraceBodyDetail;
+  tls_verify: boolean;
+  ssl_expiry_warn_days: number | null;
+  // dns
+  dns_record_type: DnsRecordType;
+  dns_resolver: string | null;
+  dns_expected_answer: string | null;
+}
+
+/** Declarative multi-step scenario (`synthetic_steps_json`); the schema is documented in the README. */
+export interface SyntheticScenario {
+  steps: SyntheticStep[];
+}
+
+export interface SyntheticStep {
+  name?: string;
+  method?: HttpMethod;
+  url: string;
+  headers?: Record<string, string>;
+  body?: string;
+  expected_http_codes?: string;
+  extract?: SyntheticExtraction[];
+  assertions?: JsonAssertion[];
+}
+
+export interface SyntheticExtraction {
+  /** variable name, used later as {{name}} */
+  name: string;
+  from: "json" | "header" | "regex";
+  /** dot path for json, header name for header, pattern with one capture group for regex */
+  path: string;
+}
+
+/** Default days of notice before certificate expiry turns a check degraded (decisions.md). */
+export const DEFAULT_SSL_EXPIRY_WARN_DAYS = 14;

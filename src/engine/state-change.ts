@@ -1,0 +1,107 @@
+import type { AppContext } from "../context.ts";
+import type { MonitorState } from "../domain/monitor.ts";
+import type { Db } from "../store/database.ts";
+import { findOpenIncident, insertIncident, resolveIncidentRow } from "../store/incidents.ts";
+import { insertMonitorEvent } from "../store/monitor-events.ts";
+import type { IncidentRow, MonitorRow } from "../store/tables.ts";
+import { raiseAlert, type AlertEvent } from "./alerts.ts";
+
+export interface StateChange {
+  monitor: MonitorRow;
+  to: MonitorState;
+  at: number;
+  /** the check row that caused the change (root_check_id / resolved_check_id) */
+  checkId: number | null;
+  errorCode: string | null;
+  errorMessage: string | null;
+  httpCode: number | null;
+  /** failed checks already counted when an incident opens (all regions, since the last success) */
+  failureCount?: number;
+  /** whether entering or leaving `degraded` alerts (heartbeat_notify_on_late); default false */
+  alertOnDegraded?: boolean;
+}
+
+export interface StateChangeOutcome {
+  changed: boolean;
+  from: MonitorState;
+  opened: IncidentRow | null;
+  resolved: IncidentRow | null;
+}
+
+/**
+ * The one way a monitor's aggregate state changes (a "flip", as Healthchecks calls it): the
+ * timeline event, the monitor row, the incident and the alert are written together. Call inside a
+ * transaction; emit `monitor.state` after it commits.
+ *
+ * Rules (decisions.md "Monitor state"): an incident opens when the monitor turns down and resolves
+ * when it leaves down; maintenance opens no incident and sends no alert; a paused monitor does not
+ * change state at all.
+ */
+export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange): Promise<StateChangeOutcome> {
+  const from = c.monitor.last_status as MonitorState;
+  const none: StateChangeOutcome = { changed: false, from, opened: null, resolved: null };
+  if (from === c.to || c.monitor.is_paused) return none;
+
+  // A conditional update makes a concurrent flip of the same monitor lose cleanly instead of
+  // writing a second transition from a state that no longer holds.
+  const updated = await db
+    .updateTable("monitors")
+    .set({ last_status: c.to, state_changed_at: c.at })
+    .where("id", "=", c.monitor.id)
+    .where("last_status", "=", from)
+    .executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) return none;
+  await insertMonitorEvent(db, { monitorId: c.monitor.id, kind: "transition", at: c.at, fromState: from, toState: c.to, reason: c.errorMessage });
+
+  const maintenance = c.monitor.is_in_maintenance === 1;
+  let opened: IncidentRow | null = null;
+  let resolved: IncidentRow | null = null;
+  if (c.to === "down" && !maintenance) {
+    if (!(await findOpenIncident(db, c.monitor.id))) {
+      opened = await insertIncident(db, {
+        accountId: c.monitor.account_id,
+        monitorId: c.monitor.id,
+        startedAt: c.at,
+        rootCheckId: c.checkId,
+        errorCode: c.errorCode,
+        errorMessage: c.errorMessage,
+        httpCode: c.httpCode,
+        failureCount: c.failureCount ?? 1,
+      });
+    }
+  } else if (from === "down") {
+    const open = await findOpenIncident(db, c.monitor.id);
+    if (open) resolved = await resolveIncidentRow(db, open, c.at, c.checkId);
+  }
+
+  if (!maintenance) {
+    const event = alertEventFor(from, c.to, c.alertOnDegraded ?? false);
+    if (event) {
+      await raiseAlert(db, ctx, {
+        monitor: c.monitor,
+        event,
+        state: c.to,
+        previousState: from,
+        at: c.at,
+        incident: opened ?? resolved,
+        errorCode: c.errorCode,
+        errorMessage: c.errorMessage,
+      });
+    }
+  }
+  return { changed: true, from, opened, resolved };
+}
+
+/**
+ * Which transitions alert (api-v1.md "Events"): down always; recovery to up from down; entering
+ * degraded, and recovering from it, only when degraded alerts are on. `unknown` → up is no alert.
+ */
+export function alertEventFor(from: MonitorState, to: MonitorState, alertOnDegraded: boolean): AlertEvent | null {
+  if (to === "down") return "monitor.down";
+  if (to === "degraded") return alertOnDegraded ? "monitor.degraded" : null;
+  if (to === "up") {
+    if (from === "down") return "monitor.up";
+    if (from === "degraded" && alertOnDegraded) return "monitor.up";
+  }
+  return null;
+}

@@ -1,0 +1,40 @@
+/**
+ * Fixed-window counters: a window opens with its key's first request and lasts `windowMs`
+ * (decisions.md: "fixed one-minute windows that start with the window's first request").
+ * Expired windows are swept lazily so memory follows the number of active keys.
+ */
+export interface WindowVerdict {
+  allowed: boolean;
+  limit: number;
+  remaining: number;
+  /** epoch ms when the window ends */
+  resetAt: number;
+}
+
+export class FixedWindowLimiter<K = string> {
+  private windows = new Map<K, { start: number; count: number }>();
+  private lastSweep = 0;
+  constructor(private readonly windowMs = 60_000) {}
+
+  hit(key: K, limit: number, now: number): WindowVerdict {
+    this.sweep(now);
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    const allowed = w.count < limit;
+    if (allowed) w.count++;
+    return { allowed, limit, remaining: Math.max(0, limit - w.count), resetAt: w.start + this.windowMs };
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < this.windowMs) return;
+    this.lastSweep = now;
+    for (const [k, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(k);
+  }
+}
+
+export function retryAfterSeconds(v: WindowVerdict, now: number): number {
+  return Math.max(1, Math.ceil((v.resetAt - now) / 1000));
+}

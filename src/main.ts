@@ -1,0 +1,55 @@
+#!/usr/bin/env bun
+import { accountCommand } from "./cli/account.ts";
+import { processIo, UsageError, type CliIo } from "./cli/io.ts";
+import { peerCommand } from "./cli/peer.ts";
+import { serveCommand } from "./cli/serve.ts";
+import { tokenCommand } from "./cli/token.ts";
+import { VERSION } from "./version.ts";
+
+type Command = (args: string[], io: CliIo) => Promise<number>;
+
+/** One entry per command group; each group's file holds its help text. */
+const COMMANDS: Record<string, { run: Command; summary: string }> = {
+  serve: { run: serveCommand, summary: "run the service (API, heartbeats, dashboard, checks)" },
+  account: { run: accountCommand, summary: "create and list accounts" },
+  token: { run: tokenCommand, summary: "create, list and revoke API tokens" },
+  peer: { run: peerCommand, summary: "create, list and revoke probe peers" },
+};
+
+const HELP = `Vigil ${VERSION}: self-hosted uptime monitoring in one executable.
+
+Usage: vigil <command> [options]
+
+Commands:
+${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`).join("\n")}
+
+Run "vigil <command> --help" for a command's options. Every command takes --data DIR (env VIGIL_DATA, default ./data).`;
+
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === "--help" || name === "-h" || name === "help") {
+    io.out(HELP);
+    return name ? 0 : 2;
+  }
+  if (name === "--version" || name === "-v") return io.out(VERSION), 0;
+  const command = COMMANDS[name];
+  if (!command) {
+    io.err(`error: unknown command "${name}"\n\n${HELP}`);
+    return 2;
+  }
+  try {
+    return await command.run(rest, io);
+  } catch (e) {
+    if (e instanceof UsageError) {
+      io.err(`error: ${e.message}\nRun "vigil ${name} --help" for usage.`);
+      return 2;
+    }
+    io.err(`error: ${(e as Error).message}`);
+    return 1;
+  }
+}
+
+if (import.meta.main) {
+  const code = await runCli(process.argv.slice(2));
+  process.exit(code);
+}

@@ -1,0 +1,117 @@
+/**
+ * Multi-step synthetic scenario (`synthetic_steps_json`): steps run in order, each may extract
+ * variables for later steps and carries its own expected codes and JSON assertions. The first
+ * failing step ends the check as down; the trace records every step that ran, secrets masked.
+ */
+import { emptyResult, failed, type CheckErrorCode, type CheckResult } from "../domain/check-result.ts";
+import type { ProbeMonitor, SyntheticStep } from "../domain/monitor.ts";
+import type { AssertionOutcome } from "../domain/json-assertions.ts";
+import { elapsedMs, startDeadline } from "./deadline.ts";
+import { displayUrl, httpExchange } from "./http-exchange.ts";
+import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
+import { toProbeFailure } from "./net-errors.ts";
+import { credentialHeaderNames, maskHeaders, maskText, secretsOf } from "./request-auth.ts";
+import { checkResponse } from "./response-checks.ts";
+import { extract, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
+import { ProbeFailure, type Probe } from "./types.ts";
+
+/** Bytes of response body kept in the trace under `truncated`. */
+export const TRACE_BODY_LIMIT = 1024;
+
+export interface StepTrace {
+  name: string;
+  request: { method: string; url: string; headers: Record<string, string> };
+  status: number | null;
+  latency_ms: number;
+  assertions: AssertionOutcome[];
+  error: string | null;
+  body?: string;
+}
+
+function traceBody(body: Buffer, detail: ProbeMonitor["synthetic_trace_body_detail"], secrets: string[]): string | undefined {
+  if (detail === "full") return maskText(body.toString("utf8"), secrets);
+  if (detail === "truncated") return maskText(body.subarray(0, TRACE_BODY_LIMIT).toString("utf8"), secrets);
+  return undefined;
+}
+
+function stepUrl(step: SyntheticStep, vars: Vars, m: ProbeMonitor): URL {
+  const raw = substituteUrl(step.url ?? "", vars);
+  try {
+    // relative step URLs are taken against the monitor's target, so scenarios can say "/login"
+    return new URL(raw, m.target ? targetUrl(m.target, m.port) : undefined);
+  } catch {
+    throw new ProbeFailure("synthetic_step_failed", `URL ${JSON.stringify(raw)} is not valid`);
+  }
+}
+
+export const syntheticProbe: Probe = async (m, ctx) => {
+  const checkedAt = ctx.now();
+  const secrets = secretsOf(m);
+  const sensitive = credentialHeaderNames(m);
+  const steps = m.synthetic_steps_json?.steps ?? [];
+  const trace: StepTrace[] = [];
+  const observed: Partial<CheckResult> = { synthetic_trace_json: { steps: trace } };
+  if (steps.length === 0) return failed(checkedAt, "synthetic_step_failed", "the scenario has no steps", observed);
+  const deadline = startDeadline(m.timeout_ms, ctx.signal);
+  const started = performance.now();
+  const vars: Vars = {};
+  try {
+    for (let i = 0; i < steps.length; i++) {
+      const step = steps[i];
+      const name = step.name?.trim() || `step ${i + 1}`;
+      const method = (step.method ?? "GET").toUpperCase();
+      const stepStarted = performance.now();
+      const entry: StepTrace = { name, request: { method, url: maskText(step.url ?? "", secrets), headers: {} }, status: null, latency_ms: 0, assertions: [], error: null };
+      trace.push(entry);
+      const stop = (code: CheckErrorCode, message: string, extra: Partial<CheckResult> = {}) => {
+        entry.error = maskText(message, secrets);
+        entry.latency_ms = elapsedMs(stepStarted);
+        return failed(checkedAt, code, maskText(`step ${JSON.stringify(name)} failed: ${message}`, secrets), { ...observed, ...extra, latency_ms: elapsedMs(started) });
+      };
+      let url: URL;
+      let headers: Record<string, string>;
+      let body: string | null;
+      try {
+        url = stepUrl(step, vars, m);
+        body = bodyFor(method, step.body === undefined ? null : substitute(step.body, vars));
+        headers = requestHeaders(m, substituteHeaders(step.headers, vars), body);
+      } catch (err) {
+        if (err instanceof UnknownVariable || err instanceof ProbeFailure) return stop("synthetic_step_failed", err.message);
+        throw err;
+      }
+      entry.request = { method, url: maskText(displayUrl(url), secrets), headers: maskHeaders(headers, sensitive, secrets) };
+      let res;
+      try {
+        res = await httpExchange({ method, url, headers, body }, { deadline, tlsVerify: m.tls_verify !== false, extraCa: ctx.extraCa, blockPrivate: ctx.blockPrivateTargets, credentialHeaders: sensitive });
+      } catch (err) {
+        const f = toProbeFailure(err, url.host);
+        return stop(f.code, f.message, f.extra);
+      }
+      entry.latency_ms = elapsedMs(stepStarted);
+      entry.status = res.status;
+      const bodyText = res.body.toString("utf8");
+      const kept = traceBody(res.body, m.synthetic_trace_body_detail, secrets);
+      if (kept !== undefined) entry.body = kept;
+      // the first step's address and certificate describe the monitored site
+      if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter });
+      else if (observed.ssl_not_after === null && res.sslNotAfter !== null) observed.ssl_not_after = res.sslNotAfter;
+      observed.http_code = res.status;
+      const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText }, { expectedCodes: step.expected_http_codes, assertions: step.assertions });
+      entry.assertions = verdict.assertions.map((a) => ({ ...a, actual: maskText(a.actual, secrets) }));
+      if (verdict.failure) return stop(verdict.failure.code, verdict.failure.message);
+      for (const rule of step.extract ?? []) {
+        const got = extract(rule, { headers: res.headers, bodyText });
+        if ("error" in got) return stop("synthetic_step_failed", got.error);
+        vars[rule.name] = got.value;
+      }
+    }
+    const latency = elapsedMs(started);
+    const reasons = degradedReasons(m, latency, observed.ssl_not_after ?? null, ctx.now());
+    return { ...emptyResult(checkedAt), ...observed, latency_ms: latency, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
+  } catch (err) {
+    const f = toProbeFailure(err, m.target ?? "scenario");
+    return failed(checkedAt, f.code, maskText(f.message, secrets), { ...observed, ...f.extra });
+  } finally {
+    deadline.dispose();
+  }
+};

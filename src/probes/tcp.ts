@@ -1,0 +1,59 @@
+/**
+ * TCP probe: a connect to "host:port" (or host + monitor.port; IPv6 as [::1]:port) within
+ * timeout_ms. Up when the handshake completes; the connection is closed at once.
+ */
+import net from "node:net";
+import { emptyResult, failed } from "../domain/check-result.ts";
+import { latencyReason } from "../domain/cert-expiry.ts";
+import { elapsedMs, startDeadline } from "./deadline.ts";
+import { toProbeFailure } from "./net-errors.ts";
+import { resolveHost, splitHostPort } from "./resolve-host.ts";
+import { ProbeFailure, type Probe } from "./types.ts";
+
+/** Opens a TCP connection to ip:port, resolving once connected; the caller owns the socket. */
+export function connectTcp(ip: string, port: number, signal: AbortSignal, onAbort: () => Error): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: ip, port });
+    const abort = () => {
+      socket.destroy();
+      reject(onAbort());
+    };
+    if (signal.aborted) return abort();
+    signal.addEventListener("abort", abort, { once: true });
+    socket.once("connect", () => {
+      signal.removeEventListener("abort", abort);
+      resolve(socket);
+    });
+    socket.once("error", (err) => {
+      signal.removeEventListener("abort", abort);
+      socket.destroy();
+      reject(err);
+    });
+  });
+}
+
+export const tcpProbe: Probe = async (m, ctx) => {
+  const checkedAt = ctx.now();
+  const { host, port } = splitHostPort(m.target ?? "", m.port);
+  const endpoint = `${host.includes(":") ? `[${host}]` : host}:${port ?? "?"}`;
+  const deadline = startDeadline(m.timeout_ms, ctx.signal);
+  let resolvedIp: string | null = null;
+  try {
+    if (!host || port === null || !Number.isInteger(port) || port < 1 || port > 65535) {
+      throw new ProbeFailure("connection_error", `target ${JSON.stringify(m.target)} needs a host and a port (1-65535)`);
+    }
+    const target = await resolveHost(host, deadline, ctx.blockPrivateTargets);
+    resolvedIp = target.ip;
+    const started = performance.now();
+    const socket = await connectTcp(target.ip, port, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`));
+    const latency = elapsedMs(started);
+    socket.destroy();
+    const slow = latencyReason(latency, m.api_max_latency_ms);
+    return { ...emptyResult(checkedAt), latency_ms: latency, resolved_ip: target.ip, status: slow ? "degraded" : "up", degraded_reason: slow };
+  } catch (err) {
+    const f = toProbeFailure(err, endpoint);
+    return failed(checkedAt, f.code, f.message, { resolved_ip: resolvedIp, ...f.extra });
+  } finally {
+    deadline.dispose();
+  }
+};

@@ -1,0 +1,24 @@
+/**
+ * TLS settings shared by the http, synthetic and ssl probes: the trust store (system roots plus
+ * --extra-ca, since a bare `ca` option would replace the system roots) and SNI rules.
+ */
+import { rootCertificates, type PeerCertificate } from "node:tls";
+import { isIP } from "node:net";
+
+export function trustedCas(extraCa: string | undefined): string[] | undefined {
+  if (!extraCa || extraCa.trim() === "") return undefined;
+  return [...rootCertificates, extraCa];
+}
+
+/** SNI must be a host name; RFC 6066 forbids IP literals in server_name. */
+export function sniFor(host: string): string | undefined {
+  return isIP(host) ? undefined : host;
+}
+
+/** notAfter of the leaf as epoch ms, or null when the peer sent no certificate. */
+export function certNotAfter(cert: PeerCertificate | Record<string, never> | null | undefined): number | null {
+  const validTo = (cert as PeerCertificate | undefined)?.valid_to;
+  if (!validTo) return null;
+  const t = Date.parse(validTo);
+  return Number.isFinite(t) ? t : null;
+}

@@ -1,0 +1,30 @@
+/**
+ * The probe contract: `(monitor, ctx) → CheckResult`. A probe never touches the store or a server,
+ * never throws (failures become a down result with an error_code), and honours both
+ * `monitor.timeout_ms` and `ctx.signal`.
+ */
+import type { CheckResult, CheckErrorCode } from "../domain/check-result.ts";
+import type { ProbeMonitor } from "../domain/monitor.ts";
+
+export interface ProbeContext {
+  /** aborted by the scheduler on shutdown or when the monitor is deleted */
+  signal: AbortSignal;
+  /** epoch ms; injected so expiry rules are testable */
+  now: () => number;
+  /** PEM text of --extra-ca, trusted in addition to the system roots */
+  extraCa?: string;
+  /** refuse targets that resolve to loopback, private or link-local addresses */
+  blockPrivateTargets?: boolean;
+}
+
+export type Probe = (monitor: ProbeMonitor, ctx: ProbeContext) => Promise<CheckResult>;
+
+/**
+ * Thrown inside a probe to end the check with a specific code; caught at the probe boundary and
+ * turned into a down result, so it never escapes to the scheduler.
+ */
+export class ProbeFailure extends Error {
+  constructor(public readonly code: CheckErrorCode, message: string, public readonly extra: Partial<CheckResult> = {}) {
+    super(message);
+  }
+}

@@ -1,0 +1,55 @@
+import { Elysia } from "elysia";
+import { docsPlugin } from "./api/docs.ts";
+import { ApiError, notFound } from "./api/errors.ts";
+import { apiPipeline } from "./api/pipeline.ts";
+import { stateFor } from "./api/request-state.ts";
+import { errorResponse } from "./api/respond.ts";
+import type { RouteDef } from "./api/route.ts";
+import { apiRoutes } from "./api/routes.ts";
+import type { AppContext } from "./context.ts";
+import { VERSION } from "./version.ts";
+
+export interface ServerParts {
+  /** API routes; tests may pass extra ones. Default: every resource of api/routes.ts */
+  routes?: RouteDef[];
+  /** further Elysia plugins: heartbeat endpoint, web UI, peer protocol */
+  plugins?: Elysia<any, any, any, any, any, any, any>[];
+}
+
+/** Builds the whole HTTP surface of one process: API, docs, health, and the plugins given. */
+export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
+  const log = ctx.log.child("http");
+  const app = new Elysia()
+    .onError(({ request, code, error, path }) => {
+      const state = stateFor(request);
+      let err: unknown = error;
+      if (code === "NOT_FOUND") err = notFound("endpoint");
+      else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
+      return errorResponse(state, err, log, request.method, path);
+    })
+    .use(apiPipeline(ctx, parts.routes ?? apiRoutes))
+    .use(docsPlugin(VERSION))
+    .get("/healthz", () => Response.json({ status: "ok" }));
+  for (const p of parts.plugins ?? []) app.use(p);
+  return app;
+}
+
+export interface RunningServer {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Starts listening. `stop` stops accepting and waits for in-flight requests (up to `graceMs`). */
+export function listen(ctx: AppContext, app: ReturnType<typeof buildHttpApp>): RunningServer {
+  app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: 30, maxRequestBodySize: 2 * 1024 * 1024 });
+  const server = app.server!;
+  const host = ctx.config.host === "0.0.0.0" || ctx.config.host === "::" ? "127.0.0.1" : ctx.config.host;
+  return {
+    port: server.port!,
+    url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
+    async stop() {
+      await server.stop(false);
+    },
+  };
+}

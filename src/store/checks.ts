@@ -1,0 +1,27 @@
+import type { CheckResult } from "../domain/check-result.ts";
+import type { Db } from "./database.ts";
+
+/** Writes one check row; returns its id. JSON-valued fields are stored as text. */
+export async function insertCheck(db: Db, monitorId: number, region: string, r: CheckResult, resultUid: string | null = null): Promise<number> {
+  const row = await db
+    .insertInto("checks")
+    .values({
+      monitor_id: monitorId,
+      region,
+      status: r.status,
+      checked_at: r.checked_at,
+      latency_ms: r.latency_ms === null ? null : Math.round(r.latency_ms),
+      http_code: r.http_code,
+      error_code: r.error_code,
+      error_message: r.error_message,
+      degraded_reason: r.degraded_reason,
+      resolved_ip: r.resolved_ip,
+      ssl_not_after: r.ssl_not_after,
+      dns_answer: r.dns_answer === null ? null : JSON.stringify(r.dns_answer),
+      synthetic_trace_json: r.synthetic_trace_json === null ? null : JSON.stringify(r.synthetic_trace_json),
+      result_uid: resultUid,
+    })
+    .returning("id")
+    .executeTakeFirstOrThrow();
+  return row.id;
+}

@@ -1,0 +1,69 @@
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { Kysely } from "kysely";
+import { BunSqliteDialect } from "kysely-bun-sqlite";
+import schemaSql from "../../schema.sql" with { type: "text" };
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations/index.ts";
+import { applyPragmas } from "./pragmas.ts";
+import type { DB } from "./tables.ts";
+
+export type Db = Kysely<DB>;
+
+/** An open store: the typed query builder and, for the few things Kysely cannot say, the raw handle. */
+export interface Store {
+  db: Db;
+  sqlite: SqliteDatabase;
+  path: string;
+  close(): Promise<void>;
+}
+
+export const DATABASE_FILE = "vigil.db";
+
+/**
+ * Opens (creating if needed) the SQLite store in `dataDir`, applies pragmas and brings the schema to
+ * the latest version. One connection per process: bun:sqlite is synchronous, so a second connection
+ * would add locking without adding concurrency; the CLI's connection meets the server's through
+ * busy_timeout.
+ */
+export function openStore(dataDir: string, file = DATABASE_FILE): Store {
+  mkdirSync(dataDir, { recursive: true });
+  const path = join(dataDir, file);
+  const sqlite = new SqliteDatabase(path, { create: true, strict: false });
+  applyPragmas(sqlite);
+  migrate(sqlite);
+  const db = new Kysely<DB>({ dialect: new BunSqliteDialect({ database: sqlite }) });
+  let closed = false;
+  return {
+    db,
+    sqlite,
+    path,
+    async close() {
+      if (closed) return;
+      closed = true;
+      await db.destroy(); // closes the sqlite handle too
+    },
+  };
+}
+
+export function schemaVersion(sqlite: SqliteDatabase): number {
+  return (sqlite.query("PRAGMA user_version").get() as { user_version: number }).user_version;
+}
+
+/** A fresh database gets schema.sql whole; an older one gets each missing migration in order. */
+export function migrate(sqlite: SqliteDatabase): void {
+  const current = schemaVersion(sqlite);
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new Error(`the data directory has schema version ${current}, newer than this build's ${LATEST_SCHEMA_VERSION}: upgrade Vigil`);
+  }
+  if (current === LATEST_SCHEMA_VERSION) return;
+  const isEmpty = current === 0 && (sqlite.query("SELECT count(*) AS n FROM sqlite_master WHERE type = 'table'").get() as { n: number }).n === 0;
+  sqlite.transaction(() => {
+    if (isEmpty) {
+      sqlite.exec(schemaSql);
+    } else {
+      for (const m of MIGRATIONS) if (m.version > current) sqlite.exec(m.sql);
+    }
+    sqlite.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION}`);
+  }).immediate();
+}

@@ -1,0 +1,13 @@
+import m001 from "./001-foundation.sql" with { type: "text" };
+import m002 from "./002-monitoring.sql" with { type: "text" };
+
+/**
+ * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
+ * transaction. Add a file and a line here; schema.sql must equal the result of all of them.
+ */
+export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 1, name: "foundation", sql: m001 },
+  { version: 2, name: "monitoring", sql: m002 },
+];
+
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,300 @@
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+
+/**
+ * The Database interface Kysely types every query with; it mirrors schema.sql column for column.
+ * Times are epoch ms, booleans 0/1, JSON as text.
+ */
+type Bool = number;
+
+export interface AccountsTable {
+  id: Generated<number>;
+  name: string;
+  plan: "free" | "pro" | "enterprise";
+  created_at: number;
+}
+
+export interface ApiTokensTable {
+  id: Generated<number>;
+  account_id: number;
+  label: string | null;
+  token_hash: string;
+  scopes: string;
+  created_at: number;
+  last_used_at: number | null;
+  revoked_at: number | null;
+}
+
+export interface PeersTable {
+  id: Generated<number>;
+  region: string;
+  label: string | null;
+  token_hash: string;
+  created_at: number;
+  revoked_at: number | null;
+  last_seen_at: number | null;
+  last_lag_ms: number | null;
+  last_skew_ms: number | null;
+  queue_length: number | null;
+}
+
+export interface MonitorsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  monitor_type: string;
+  target: string | null;
+  method: ColumnType<string, string | undefined, string>;
+  interval_sec: number;
+  timeout_ms: number;
+  group_id: number | null;
+  is_paused: ColumnType<Bool, Bool | undefined, Bool>;
+  is_in_maintenance: ColumnType<Bool, Bool | undefined, Bool>;
+  last_status: ColumnType<string, string | undefined, string>;
+  last_checked_at: number | null;
+  next_run_at: number | null;
+  state_changed_at: number | null;
+  created_at: number;
+  updated_at: number;
+  synthetic_trace_body_detail: ColumnType<string, string | undefined, string>;
+  regions: string | null;
+  editor_ui_profile: string | null;
+  port: number | null;
+  expected_http_codes: string | null;
+  keyword: string | null;
+  api_expected_content_type: string | null;
+  api_expected_body_contains: string | null;
+  api_max_latency_ms: number | null;
+  synthetic_enabled: ColumnType<Bool, Bool | undefined, Bool>;
+  api_json_assertions_json: string | null;
+  api_headers_json: string | null;
+  api_body: string | null;
+  synthetic_steps_json: string | null;
+  api_auth_type: ColumnType<string, string | undefined, string>;
+  api_auth_basic_user: string | null;
+  api_auth_api_key_header: string | null;
+  api_auth_bearer_token_enc: string | null;
+  api_auth_basic_pass_enc: string | null;
+  api_auth_api_key_value_enc: string | null;
+  tls_verify: ColumnType<Bool, Bool | undefined, Bool>;
+  ssl_expiry_warn_days: number | null;
+  ssl_expiry_last_not_after: number | null;
+  dns_record_type: string | null;
+  dns_resolver: string | null;
+  dns_expected_answer: string | null;
+  heartbeat_token: string | null;
+  heartbeat_period_sec: number | null;
+  heartbeat_grace_sec: number | null;
+  heartbeat_notify_on_late: ColumnType<Bool, Bool | undefined, Bool>;
+  heartbeat_payload_policy: ColumnType<string, string | undefined, string>;
+  heartbeat_payload_status_key: string | null;
+  heartbeat_last_ping_at: number | null;
+  heartbeat_last_start_at: number | null;
+  heartbeat_schedule: string | null;
+  heartbeat_timezone: string | null;
+  heartbeat_deadline_at: number | null;
+}
+
+export interface MonitorRegionStatesTable {
+  monitor_id: number;
+  region: string;
+  last_status: string;
+  last_checked_at: number;
+  consecutive_down: number;
+  last_check_id: number | null;
+}
+
+export interface ChecksTable {
+  id: Generated<number>;
+  monitor_id: number;
+  region: string;
+  status: string;
+  checked_at: number;
+  latency_ms: number | null;
+  http_code: number | null;
+  error_code: string | null;
+  error_message: string | null;
+  degraded_reason: string | null;
+  resolved_ip: string | null;
+  ssl_not_after: number | null;
+  dns_answer: string | null;
+  synthetic_trace_json: string | null;
+  result_uid: string | null;
+}
+
+export interface CheckRollupsTable {
+  monitor_id: number;
+  granularity: "h" | "d";
+  bucket_start: number;
+  up_count: number;
+  degraded_count: number;
+  down_count: number;
+  latency_count: number;
+  latency_sum: number;
+  latency_min: number | null;
+  latency_max: number | null;
+  latency_p50: number | null;
+  latency_p95: number | null;
+  latency_p99: number | null;
+}
+
+export interface IncidentsTable {
+  id: Generated<number>;
+  account_id: number;
+  monitor_id: number;
+  status: "open" | "resolved";
+  started_at: number;
+  resolved_at: number | null;
+  duration_ms: number | null;
+  failure_count: number;
+  last_error_code: string | null;
+  last_error_message: string | null;
+  last_http_code: number | null;
+  root_check_id: number | null;
+  resolved_check_id: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MonitorEventsTable {
+  id: Generated<number>;
+  monitor_id: number;
+  kind: string;
+  at: number;
+  result: string | null;
+  reason: string | null;
+  source_ip: string | null;
+  from_state: string | null;
+  to_state: string | null;
+  duration_ms: number | null;
+}
+
+export interface StatusPagesTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  slug: string;
+  headline: string | null;
+  description: string | null;
+  is_public: Bool;
+  is_enabled: Bool;
+  is_token_protected: Bool;
+  access_token: string | null;
+  public_theme: string;
+  custom_domain: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StatusPageMonitorsTable {
+  status_page_id: number;
+  monitor_id: number;
+  position: number;
+}
+
+export interface NotificationChannelsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  channel_type: string;
+  is_enabled: Bool;
+  default_for_new_monitors: Bool;
+  config_json: string;
+  secrets_enc: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MonitorChannelsTable {
+  monitor_id: number;
+  channel_id: number;
+}
+
+export interface AlertsTable {
+  id: Generated<number>;
+  account_id: number;
+  monitor_id: number | null;
+  channel_id: number;
+  event: string;
+  delivery_id: string;
+  payload_json: string;
+  status: ColumnType<string, string | undefined, string>;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: number;
+  last_error: string | null;
+  created_at: number;
+  delivered_at: number | null;
+}
+
+export interface AlertAttemptsTable {
+  id: Generated<number>;
+  alert_id: number;
+  at: number;
+  ok: Bool;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface UsersTable {
+  id: Generated<number>;
+  account_id: number;
+  username: string;
+  password_hash: string;
+  created_at: number;
+}
+
+export interface SessionsTable {
+  id_hash: string;
+  user_id: number;
+  csrf_token: string;
+  created_at: number;
+  expires_at: number;
+}
+
+export interface SpoolTable {
+  id: Generated<number>;
+  result_uid: string;
+  payload_json: string;
+  created_at: number;
+}
+
+export interface KvTable {
+  key: string;
+  value: string;
+}
+
+export interface DB {
+  accounts: AccountsTable;
+  api_tokens: ApiTokensTable;
+  peers: PeersTable;
+  monitors: MonitorsTable;
+  monitor_region_states: MonitorRegionStatesTable;
+  checks: ChecksTable;
+  check_rollups: CheckRollupsTable;
+  incidents: IncidentsTable;
+  monitor_events: MonitorEventsTable;
+  status_pages: StatusPagesTable;
+  status_page_monitors: StatusPageMonitorsTable;
+  notification_channels: NotificationChannelsTable;
+  monitor_channels: MonitorChannelsTable;
+  alerts: AlertsTable;
+  alert_attempts: AlertAttemptsTable;
+  users: UsersTable;
+  sessions: SessionsTable;
+  spool: SpoolTable;
+  kv: KvTable;
+}
+
+export type Account = Selectable<AccountsTable>;
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+export type PeerRow = Selectable<PeersTable>;
+export type MonitorRow = Selectable<MonitorsTable>;
+export type NewMonitorRow = Insertable<MonitorsTable>;
+export type MonitorRowUpdate = Updateable<MonitorsTable>;
+export type CheckRow = Selectable<ChecksTable>;
+export type NewCheckRow = Insertable<ChecksTable>;
+export type IncidentRow = Selectable<IncidentsTable>;
+export type MonitorEventRow = Selectable<MonitorEventsTable>;
+export type StatusPageRow = Selectable<StatusPagesTable>;
+export type NotificationChannelRow = Selectable<NotificationChannelsTable>;
+export type AlertRow = Selectable<AlertsTable>;
+export type UserRow = Selectable<UsersTable>;
