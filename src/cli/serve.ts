@@ -3,8 +3,8 @@ import { ConfigError } from "../config/config.ts";
 import { loadConfig } from "../config/load.ts";
 import { SERVE_OPTIONS, type OptionSpec } from "../config/options.ts";
 import { buildContext, loadSecretBox, type AppContext } from "../context.ts";
-import { systemClock } from "../lib/clock.ts";
-import { createLogger } from "../lib/logger.ts";
+import { systemClock, type Clock } from "../lib/clock.ts";
+import { createLogger, type LogSink } from "../lib/logger.ts";
 import { buildHttpApp, listen } from "../server.ts";
 import { startServices } from "../services.ts";
 import { openStore } from "../store/database.ts";
@@ -29,12 +29,18 @@ export interface Instance {
   shutdown(): Promise<void>;
 }
 
-export async function startInstance(argv: string[], env: CliIo["env"]): Promise<Instance> {
+/** Test seams: a clock of the test's choosing and a sink that captures log lines. */
+export interface InstanceOverrides {
+  clock?: Clock;
+  logSink?: LogSink;
+}
+
+export async function startInstance(argv: string[], env: CliIo["env"], overrides: InstanceOverrides = {}): Promise<Instance> {
   const config = loadConfig(argv, env);
-  const log = createLogger(config.logLevel);
+  const log = createLogger(config.logLevel, "vigil", overrides.logSink);
   const store = openStore(config.dataDir);
   const secrets = loadSecretBox(config.dataDir, config.secretKey);
-  const ctx = buildContext({ config, store, log, clock: systemClock, secrets });
+  const ctx = buildContext({ config, store, log, clock: overrides.clock ?? systemClock, secrets });
   if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);
   const services = await startServices(ctx);
   const app = buildHttpApp(ctx, { plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
