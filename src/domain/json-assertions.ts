@@ -77,6 +77,6 @@ export function evaluateAssertion(doc: unknown, rule: JsonAssertion): AssertionO
 
 /** "expected items.0.id equals 7, got 8" */
 export function describeFailure(o: AssertionOutcome): string {
-  const expected = o.value === null ? o.op.replace("_", " ") : `${o.op.replace("_", " ")} ${JSON.stringify(o.value)}`;
+  const expected = o.value === null ? o.op.replaceAll("_", " ") : `${o.op.replaceAll("_", " ")} ${JSON.stringify(o.value)}`;
   return `expected ${o.path} ${expected}, got ${o.actual.length > 200 ? o.actual.slice(0, 200) + "…" : o.actual}`;
 }

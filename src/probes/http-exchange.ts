@@ -9,7 +9,7 @@ import zlib from "node:zlib";
 import type { TLSSocket } from "node:tls";
 import { raceDeadline, type Deadline } from "./deadline.ts";
 import { resolveHost } from "./resolve-host.ts";
-import { toProbeFailure } from "./net-errors.ts";
+import { certErrorCode, toProbeFailure } from "./net-errors.ts";
 import { certNotAfter, sniFor, trustedCas } from "./tls-options.ts";
 import { ProbeFailure } from "./types.ts";
 
@@ -132,7 +132,18 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
       req.destroy();
     };
     deadline.signal.addEventListener("abort", onAbort, { once: true });
-    req.on("error", (err) => finish(() => reject(toProbeFailure(err, endpoint))));
+    let tcpUp = false;
+    let tlsUp = false;
+    req.on("socket", (s) => {
+      s.once("connect", () => (tcpUp = true));
+      s.once("secureConnect", () => (tlsUp = true));
+    });
+    req.on("error", (err: Error & { code?: string }) => {
+      // TCP up but no TLS session yet: the server reset or answered in plain text
+      const inHandshake = isHttps && tcpUp && !tlsUp && !certErrorCode(err.code ?? "");
+      const failure = inHandshake ? new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${err.code ?? "error"}: ${err.message})`) : toProbeFailure(err, endpoint);
+      finish(() => reject(failure));
+    });
     if (deadline.signal.aborted) onAbort();
     req.end(spec.body ?? undefined);
   });

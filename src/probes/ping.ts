@@ -16,6 +16,11 @@ import { ProbeFailure, type Probe } from "./types.ts";
 export interface PingOptions {
   /** socket kinds to try, in order; tests pass [] to exercise ping_not_permitted */
   modes: PingMode[];
+  /**
+   * Test hook: send an IPv4 echo request with a wrong checksum, which the receiving kernel must
+   * drop (RFC 1122 §3.2.2), giving a loopback target that never answers.
+   */
+  corruptChecksum?: boolean;
 }
 
 const ERRNO_TEXT: Record<number, string> = { 1: "EPERM", 13: "EACCES", 97: "EAFNOSUPPORT", 93: "EPROTONOSUPPORT", 101: "ENETUNREACH", 113: "EHOSTUNREACH", 22: "EINVAL" };
@@ -89,6 +94,7 @@ export function createPingProbe(options: PingOptions = { modes: ["dgram", "raw"]
         token: randomBytes(16),
       };
       const packet = echoRequest(v6, match.id ?? 0, match.seq, match.token);
+      if (options.corruptChecksum && !v6) packet[2] ^= 0xff;
       const sent = performance.now();
       const err = socket.send(packet, sockaddr(target.ip, v6));
       if (err !== 0) throw new ProbeFailure("connection_error", `cannot send an echo request to ${target.ip} (${errnoName(err)})`);

@@ -36,10 +36,13 @@ function handshake(ip: string, port: number, host: string, extraCa: string | und
       signal.removeEventListener("abort", abort);
       resolve(socket);
     });
-    socket.once("error", (err) => {
+    let tcpUp = false;
+    socket.once("connect", () => (tcpUp = true));
+    socket.once("error", (err: Error & { code?: string }) => {
       signal.removeEventListener("abort", abort);
       socket.destroy();
-      reject(err);
+      // once TCP is up, anything that ends the exchange (a reset, a non-TLS reply) is a TLS failure
+      reject(tcpUp && !certErrorCode(err.code ?? "") ? new ProbeFailure("tls_error", `TLS handshake with ${host}:${port} failed (${err.code ?? "error"}: ${err.message})`) : err);
     });
   });
 }

@@ -1,0 +1,144 @@
+/**
+ * HTTPS (http probe) and certificate (ssl probe) checks against loopback servers using a private
+ * CA made by openssl at test time.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PROBES } from "../../src/probes/index.ts";
+import { certNotAfterOf, makeCerts, type TestCerts } from "../helpers/certs.ts";
+import { closedPort, startHttpTarget, startHttpsTarget, startTcpTarget, type HttpTarget, type TcpTarget } from "../helpers/targets.ts";
+import { context, monitor } from "./fixtures.ts";
+
+let certs: TestCerts;
+let valid: HttpTarget, near: HttpTarget, expired: HttpTarget, wrongHost: HttpTarget, selfSigned: HttpTarget, plain: HttpTarget;
+let silentTcp: TcpTarget;
+const routes = { "/": () => new Response("secure hello") };
+
+beforeAll(async () => {
+  certs = makeCerts(mkdtempSync(join(tmpdir(), "vigil-certs-")));
+  valid = await startHttpsTarget(certs.certPath, certs.keyPath, routes);
+  near = await startHttpsTarget(certs.nearExpiryCertPath, certs.keyPath, routes);
+  expired = await startHttpsTarget(certs.expiredCertPath, certs.keyPath, routes);
+  wrongHost = await startHttpsTarget(certs.wrongHostCertPath, certs.keyPath, routes);
+  selfSigned = await startHttpsTarget(certs.selfSignedCertPath, certs.selfSignedKeyPath, routes);
+  plain = await startHttpTarget(routes);
+  silentTcp = await startTcpTarget();
+});
+afterAll(async () => {
+  await Promise.all([valid, near, expired, wrongHost, selfSigned, plain].map((t) => t.close()));
+  await silentTcp.close();
+  rmSync(certs.dir, { recursive: true, force: true });
+});
+
+const withCa = () => context({ extraCa: certs.caPem });
+const https = (url: string, o: Parameters<typeof monitor>[0] = {}, ctx = withCa()) => PROBES.http(monitor({ monitor_type: "http", target: url, ...o }), ctx);
+const ssl = (target: string, o: Parameters<typeof monitor>[0] = {}, ctx = withCa()) => PROBES.ssl(monitor({ monitor_type: "ssl", target, ...o }), ctx);
+
+describe("http probe over TLS", () => {
+  test("a cert from the extra CA is trusted; notAfter is recorded", async () => {
+    const r = await https(`${valid.url}/`, { keyword: "secure" });
+    expect(r.error_message).toBeNull();
+    expect(r.status).toBe("up");
+    expect(r.ssl_not_after).toBe(certNotAfterOf(certs.certPath));
+    expect(r.resolved_ip).toBe("127.0.0.1");
+  });
+
+  test("SNI and hostname checks use the URL's name (localhost)", async () => {
+    const r = await https(`https://localhost:${valid.port}/`);
+    expect(r.status).toBe("up");
+  });
+
+  test("without the extra CA the private chain is certificate_invalid", async () => {
+    const r = await https(`${valid.url}/`, {}, context());
+    expect(r).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+  });
+
+  test("tls_verify false accepts a self-signed certificate", async () => {
+    expect((await https(`${selfSigned.url}/`)).error_code).toBe("certificate_invalid");
+    const r = await https(`${selfSigned.url}/`, { tls_verify: false });
+    expect(r.status).toBe("up");
+    expect(r.ssl_not_after).toBe(certNotAfterOf(certs.selfSignedCertPath));
+  });
+
+  test("a certificate close to expiry degrades the check", async () => {
+    const r = await https(`${near.url}/`);
+    expect(r.status).toBe("degraded");
+    expect(r.degraded_reason).toContain("certificate expires in 4 days");
+    expect(r.degraded_reason).toContain("14-day");
+    expect((await https(`${near.url}/`, { ssl_expiry_warn_days: 3 })).status).toBe("up");
+  });
+
+  test("an expired certificate is certificate_expired, or degraded with tls_verify off", async () => {
+    expect(await https(`${expired.url}/`)).toMatchObject({ status: "down", error_code: "certificate_expired" });
+    const r = await https(`${expired.url}/`, { tls_verify: false });
+    expect(r.status).toBe("degraded");
+    expect(r.degraded_reason).toContain("certificate expired");
+  });
+
+  test("a name not in the certificate is certificate_invalid", async () => {
+    const r = await https(`${wrongHost.url}/`);
+    expect(r).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+  });
+
+  test("https to a plain HTTP port is tls_error", async () => {
+    const r = await https(`https://127.0.0.1:${plain.port}/`);
+    expect(r).toMatchObject({ status: "down", error_code: "tls_error" });
+    const reset = await https(`https://127.0.0.1:${silentTcp.port}/`);
+    expect(reset).toMatchObject({ status: "down", error_code: "tls_error" });
+  });
+});
+
+describe("ssl probe", () => {
+  test("valid chain is up with notAfter and handshake latency", async () => {
+    const r = await ssl(`127.0.0.1:${valid.port}`);
+    expect(r.error_message).toBeNull();
+    expect(r).toMatchObject({ status: "up", resolved_ip: "127.0.0.1", ssl_not_after: certNotAfterOf(certs.certPath) });
+    expect(r.latency_ms).toBeGreaterThanOrEqual(1);
+  });
+
+  test("host name targets, the port field and https URLs are accepted", async () => {
+    expect((await ssl("localhost", { port: valid.port })).status).toBe("up");
+    expect((await ssl(`https://localhost:${valid.port}/some/path`)).status).toBe("up");
+  });
+
+  test("near expiry is degraded with a reason", async () => {
+    const r = await ssl(`localhost:${near.port}`);
+    expect(r.status).toBe("degraded");
+    expect(r.degraded_reason).toMatch(/^certificate expires in 4 days \(.+\), within the 14-day warning window$/);
+    expect(r.ssl_not_after).toBe(certNotAfterOf(certs.nearExpiryCertPath));
+  });
+
+  test("warn days is honoured: 3 days of notice leaves a 5-day cert up", async () => {
+    expect((await ssl(`localhost:${near.port}`, { ssl_expiry_warn_days: 3 })).status).toBe("up");
+  });
+
+  test("expired is down certificate_expired, with or without tls_verify, and notAfter is kept", async () => {
+    for (const tls_verify of [true, false]) {
+      const r = await ssl(`localhost:${expired.port}`, { tls_verify });
+      expect(r).toMatchObject({ status: "down", error_code: "certificate_expired", ssl_not_after: certNotAfterOf(certs.expiredCertPath) });
+    }
+  });
+
+  test("untrusted chain and wrong host are certificate_invalid unless tls_verify is off", async () => {
+    expect(await ssl(`localhost:${valid.port}`, {}, context())).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+    expect(await ssl(`localhost:${selfSigned.port}`)).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+    const wrong = await ssl(`localhost:${wrongHost.port}`);
+    expect(wrong).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+    expect(wrong.error_message).toContain("localhost");
+    const relaxed = await ssl(`localhost:${selfSigned.port}`, { tls_verify: false });
+    expect(relaxed.status).toBe("up");
+    expect(relaxed.ssl_not_after).toBe(certNotAfterOf(certs.selfSignedCertPath));
+  });
+
+  test("a server that does not speak TLS is tls_error", async () => {
+    expect(await ssl(`127.0.0.1:${plain.port}`)).toMatchObject({ status: "down", error_code: "tls_error" });
+    expect(await ssl(`127.0.0.1:${silentTcp.port}`)).toMatchObject({ status: "down", error_code: "tls_error" });
+  });
+
+  test("closed port, unknown host", async () => {
+    expect(await ssl(`127.0.0.1:${await closedPort()}`)).toMatchObject({ status: "down", error_code: "connection_refused" });
+    expect(await ssl("no-such-host.invalid")).toMatchObject({ status: "down", error_code: "dns_error" });
+  });
+});
