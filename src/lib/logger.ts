@@ -21,7 +21,6 @@ export type LogSink = (line: string) => void;
 const stdoutSink: LogSink = (line) => process.stdout.write(line + "\n");
 
 export function createLogger(level: LogLevel = "info", component = "vigil", sink: LogSink = stdoutSink): Logger {
-  sink ??= stdoutSink;
   const min = RANK[level];
   const emit = (lvl: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (RANK[lvl] < min) return;

@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test";
+import { ConfigError } from "../../src/config/config.ts";
+import { loadConfig } from "../../src/config/load.ts";
+
+describe("loadConfig", () => {
+  test("defaults are decisions.md's", () => {
+    const c = loadConfig([], {});
+    expect(c).toMatchObject({
+      dataDir: "./data", host: "0.0.0.0", port: 8080, baseUrl: "http://localhost:8080", heartbeatUrl: "http://localhost:8080",
+      region: "local", confirmations: 2, extraCaFile: null, rateLimits: { free: 0, pro: 120, enterprise: 300 },
+      pingLimitToken: 60, pingLimitIp: 600, role: "leader", logLevel: "info",
+    });
+    expect(Object.isFrozen(c)).toBe(true);
+  });
+  test("env applies; flags win over env; base url follows the port", () => {
+    const c = loadConfig(["--port", "9000", "--region", "eu"], { VIGIL_PORT: "7000", VIGIL_REGION: "us", VIGIL_DATA: "/x", VIGIL_CONFIRMATIONS: "3" });
+    expect(c.port).toBe(9000);
+    expect(c.region).toBe("eu");
+    expect(c.dataDir).toBe("/x");
+    expect(c.confirmations).toBe(3);
+    expect(c.baseUrl).toBe("http://localhost:9000");
+  });
+  test("heartbeat url defaults to the base url; trailing slashes dropped", () => {
+    const c = loadConfig(["--base-url", "https://vigil.example.com/"], {});
+    expect(c.heartbeatUrl).toBe("https://vigil.example.com");
+  });
+  test("--rate-limit and VIGIL_RATE_LIMIT", () => {
+    expect(loadConfig(["--rate-limit", "pro=10"], {}).rateLimits).toEqual({ free: 0, pro: 10, enterprise: 300 });
+    expect(loadConfig([], { VIGIL_RATE_LIMIT: "enterprise=5" }).rateLimits.enterprise).toBe(5);
+  });
+  test.each([
+    [["--port", "x"]], [["--confirmations", "0"]], [["--base-url", "ftp://x"]], [["--rate-limit", "gold=5"]], [["--rate-limit", "pro=0"]],
+    [["--unknown-flag"]], [["--block-private-targets", "--port", "1", "extra"]], [["--region", "has space"]],
+  ])("%p is refused", (argv) => {
+    expect(() => loadConfig(argv as string[], {})).toThrow(ConfigError);
+  });
+});

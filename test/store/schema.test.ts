@@ -1,0 +1,88 @@
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { DATABASE_FILE, openStore, schemaVersion } from "../../src/store/database.ts";
+import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/store/migrations/index.ts";
+import { tempDir } from "../helpers/server.ts";
+
+const dirs: string[] = [];
+const fresh = () => {
+  const d = tempDir("vigil-store-");
+  dirs.push(d);
+  return d;
+};
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+/** Tables with their columns (name, type, notnull, default, pk), foreign keys and indexes. */
+function describeSchema(db: Database) {
+  const tables = db.query("SELECT name FROM sqlite_master WHERE type='table' AND name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string }[];
+  const out: Record<string, unknown> = {};
+  for (const { name } of tables) {
+    out[name] = {
+      columns: db.query(`PRAGMA table_info(${name})`).all(),
+      fks: db.query(`PRAGMA foreign_key_list(${name})`).all(),
+      indexes: (db.query(`SELECT name, sql FROM sqlite_master WHERE type='index' AND tbl_name=? AND sql IS NOT NULL ORDER BY name`).all(name) as { sql: string }[]).map((i) => ({ ...i, sql: i.sql.replace(/\s+/g, " ") })),
+    };
+  }
+  return out;
+}
+
+function databaseAt(version: number): { dir: string; db: Database } {
+  const dir = fresh();
+  const db = new Database(join(dir, DATABASE_FILE), { create: true });
+  for (const m of MIGRATIONS) if (m.version <= version) db.exec(m.sql);
+  db.exec(`PRAGMA user_version = ${version}`);
+  return { dir, db };
+}
+
+describe("schema and migrations", () => {
+  test("schema.sql equals the result of every migration applied in order", async () => {
+    const store = openStore(fresh());
+    const fromSchema = describeSchema(store.sqlite);
+    await store.close();
+    const { db } = databaseAt(LATEST_SCHEMA_VERSION);
+    expect(describeSchema(db)).toEqual(fromSchema);
+    db.close();
+  });
+
+  test("an older data directory (version 1) upgrades in place and keeps its data", async () => {
+    const { dir, db } = databaseAt(1);
+    db.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('old', 'pro', 1)");
+    db.exec("INSERT INTO api_tokens (account_id, token_hash, scopes, created_at) VALUES (1, 'h', 'monitors:read', 1)");
+    expect(() => db.query("SELECT * FROM monitors").all()).toThrow();
+    db.close();
+    const store = openStore(dir);
+    expect(schemaVersion(store.sqlite)).toBe(LATEST_SCHEMA_VERSION);
+    const accounts = await store.db.selectFrom("accounts").selectAll().execute();
+    expect(accounts.map((a) => a.name)).toEqual(["old"]);
+    expect(await store.db.selectFrom("monitors").selectAll().execute()).toEqual([]);
+    await store.close();
+  });
+
+  test("a data directory from a newer build is refused with a readable error", () => {
+    const { dir, db } = databaseAt(LATEST_SCHEMA_VERSION);
+    db.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 1}`);
+    db.close();
+    expect(() => openStore(dir)).toThrow(/newer than this build/);
+  });
+
+  test("pragmas: WAL, foreign keys on, busy timeout set", async () => {
+    const store = openStore(fresh());
+    const get = (p: string) => Object.values(store.sqlite.query(`PRAGMA ${p}`).get() as object)[0];
+    expect(get("journal_mode")).toBe("wal");
+    expect(get("foreign_keys")).toBe(1);
+    expect(get("busy_timeout")).toBe(5000);
+    expect(get("synchronous")).toBe(1); // NORMAL
+    await store.close();
+  });
+
+  test("foreign keys cascade: deleting an account removes its tokens", async () => {
+    const store = openStore(fresh());
+    store.sqlite.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('a', 'pro', 1)");
+    store.sqlite.exec("INSERT INTO api_tokens (account_id, token_hash, scopes, created_at) VALUES (1, 'h', 's', 1)");
+    store.sqlite.exec("DELETE FROM accounts");
+    expect(await store.db.selectFrom("api_tokens").selectAll().execute()).toEqual([]);
+    await store.close();
+  });
+});
