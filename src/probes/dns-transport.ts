@@ -44,7 +44,11 @@ export function queryUdp(server: Resolver, query: Packet, deadline: Deadline): P
     const socket = dgram.createSocket(net.isIPv6(server.host) ? "udp6" : "udp4");
     const wire = packet.encode(query);
     let timer: ReturnType<typeof setInterval> | null = null;
+    let settled = false;
     const done = (fn: () => void) => {
+      // a late send callback or message must not close the socket twice (that throws)
+      if (settled) return;
+      settled = true;
       if (timer) clearInterval(timer);
       deadline.signal.removeEventListener("abort", onAbort);
       socket.close();
@@ -73,7 +77,10 @@ export function queryTcp(server: Resolver, query: Packet, deadline: Deadline): P
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: server.host, port: server.port });
     let buf = Buffer.alloc(0);
+    let settled = false;
     const done = (fn: () => void) => {
+      if (settled) return;
+      settled = true;
       deadline.signal.removeEventListener("abort", onAbort);
       socket.destroy();
       fn();

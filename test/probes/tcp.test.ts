@@ -1,0 +1,67 @@
+/** TCP probe against a loopback listener, a closed port and a port that never completes a handshake. */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { PROBES } from "../../src/probes/index.ts";
+import { closedPort, startBlackholeTcp, startTcpTarget, type BlackholeTarget, type TcpTarget } from "../helpers/targets.ts";
+import { context, monitor } from "./fixtures.ts";
+
+let v4: TcpTarget, v6: TcpTarget, hole: BlackholeTarget;
+beforeAll(async () => {
+  v4 = await startTcpTarget("127.0.0.1");
+  v6 = await startTcpTarget("::1");
+  hole = await startBlackholeTcp();
+});
+afterAll(async () => {
+  await v4.close();
+  await v6.close();
+  hole.close();
+});
+
+const run = (target: string, o: Parameters<typeof monitor>[0] = {}, ctx = context()) => PROBES.tcp(monitor({ monitor_type: "tcp", target, ...o }), ctx);
+
+test("an open port is up with latency and the connected IP", async () => {
+  const before = v4.connections();
+  const r = await run(`127.0.0.1:${v4.port}`);
+  expect(r).toMatchObject({ status: "up", resolved_ip: "127.0.0.1", error_code: null });
+  expect(r.latency_ms).toBeGreaterThanOrEqual(1);
+  await Bun.sleep(20);
+  expect(v4.connections()).toBe(before + 1);
+});
+
+test("host with the port field, host names and IPv6 literals", async () => {
+  expect((await run("127.0.0.1", { port: v4.port })).status).toBe("up");
+  expect((await run(`localhost:${v4.port}`)).status).toBe("up");
+  const r = await run(`[::1]:${v6.port}`);
+  expect(r).toMatchObject({ status: "up", resolved_ip: "::1" });
+  expect((await run("::1", { port: v6.port })).status).toBe("up");
+});
+
+test("latency above api_max_latency_ms is degraded", async () => {
+  // a completed connect is never reported as 0 ms, so a 0 ms budget is always exceeded
+  const r = await run(`127.0.0.1:${v4.port}`, { api_max_latency_ms: 0 });
+  expect(r.status).toBe("degraded");
+  expect(r.degraded_reason).toBe(`latency ${r.latency_ms} ms above 0 ms`);
+});
+
+test("a closed port is connection_refused", async () => {
+  const port = await closedPort();
+  const r = await run(`127.0.0.1:${port}`);
+  expect(r).toMatchObject({ status: "down", error_code: "connection_refused" });
+  expect(r.error_message).toContain(`127.0.0.1:${port}`);
+});
+
+test("a handshake that never completes is connection_timeout", async () => {
+  const r = await run(`127.0.0.1:${hole.port}`, { timeout_ms: 300 });
+  expect(r).toMatchObject({ status: "down", error_code: "connection_timeout" });
+  expect(r.error_message).toBe(`timed out after 300 ms connecting to 127.0.0.1:${hole.port}`);
+});
+
+test("an unresolvable host is dns_error; a missing port is reported", async () => {
+  expect(await run("no-such-host.invalid:80")).toMatchObject({ status: "down", error_code: "dns_error" });
+  const r = await run("127.0.0.1");
+  expect(r.status).toBe("down");
+  expect(r.error_message).toContain("port");
+});
+
+test("blockPrivateTargets refuses loopback", async () => {
+  expect(await run(`127.0.0.1:${v4.port}`, {}, context({ blockPrivateTargets: true }))).toMatchObject({ status: "down", error_code: "target_blocked" });
+});
