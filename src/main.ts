@@ -1,5 +1,6 @@
 #!/usr/bin/env bun
 import { accountCommand } from "./cli/account.ts";
+import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { processIo, UsageError, type CliIo } from "./cli/io.ts";
 import { peerCommand } from "./cli/peer.ts";
 import { serveCommand } from "./cli/serve.ts";
@@ -14,6 +15,8 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   account: { run: accountCommand, summary: "create and list accounts" },
   token: { run: tokenCommand, summary: "create, list and revoke API tokens" },
   peer: { run: peerCommand, summary: "create, list and revoke probe peers" },
+  backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
+  restore: { run: restoreCommand, summary: "replace the database with a checked backup (server stopped)" },
 };
 
 const HELP = `Vigil ${VERSION}: self-hosted uptime monitoring in one executable.

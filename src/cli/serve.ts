@@ -7,6 +7,8 @@ import { systemClock, type Clock } from "../lib/clock.ts";
 import { createLogger, type LogSink } from "../lib/logger.ts";
 import { buildHttpApp, listen } from "../server.ts";
 import { startServices } from "../services.ts";
+import { mkdirSync } from "node:fs";
+import { acquireDataLock } from "../store/data-lock.ts";
 import { openStore } from "../store/database.ts";
 import { VERSION } from "../version.ts";
 import { UsageError, type CliIo } from "./io.ts";
@@ -38,6 +40,8 @@ export interface InstanceOverrides {
 export async function startInstance(argv: string[], env: CliIo["env"], overrides: InstanceOverrides = {}): Promise<Instance> {
   const config = loadConfig(argv, env);
   const log = createLogger(config.logLevel, "vigil", overrides.logSink);
+  mkdirSync(config.dataDir, { recursive: true });
+  const releaseLock = acquireDataLock(config.dataDir);
   const store = openStore(config.dataDir);
   const secrets = loadSecretBox(config.dataDir, config.secretKey);
   const ctx = buildContext({ config, store, log, clock: overrides.clock ?? systemClock, secrets });
@@ -61,6 +65,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
         }
       }
       await store.close();
+      releaseLock();
       log.info("stopped");
     })());
   return { ctx, url: server.url, port: server.port, shutdown };

@@ -1,0 +1,82 @@
+import { Database as SqliteDatabase } from "bun:sqlite";
+import { existsSync, renameSync, rmSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { DATABASE_FILE, schemaVersion } from "./database.ts";
+import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
+import { applyPragmas } from "./pragmas.ts";
+
+/**
+ * A consistent online copy. bun:sqlite exposes no binding for sqlite3_backup_*, so this uses
+ * `VACUUM INTO`, which reads one snapshot inside a read transaction: the server keeps writing (WAL
+ * readers do not block the writer) and the copy is a compact, checkpointed single file.
+ */
+export function backupDatabase(dataDir: string, target: string): { bytes: number; version: number } {
+  const source = join(dataDir, DATABASE_FILE);
+  if (!existsSync(source)) throw new Error(`no database at ${source}`);
+  if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`);
+  const db = new SqliteDatabase(source, { readonly: false });
+  try {
+    db.exec("PRAGMA busy_timeout = 5000");
+    db.query("VACUUM INTO ?").run(target);
+    return { bytes: statSync(target).size, version: schemaVersion(db) };
+  } finally {
+    db.close();
+  }
+}
+
+/** Checks that a file is a sound Vigil database this build can open. */
+export function verifyBackup(file: string): { version: number } {
+  if (!existsSync(file)) throw new Error(`${file} does not exist`);
+  let db: SqliteDatabase;
+  try {
+    db = new SqliteDatabase(file, { readonly: true });
+  } catch (e) {
+    throw new Error(`${file} is not an SQLite database: ${(e as Error).message}`);
+  }
+  try {
+    const check = db.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
+    if (check.length !== 1 || check[0]!.integrity_check !== "ok") throw new Error(`${file} fails integrity_check: ${check.map((c) => c.integrity_check).join("; ")}`);
+    const tables = db.query("SELECT name FROM sqlite_master WHERE type='table' AND name IN ('accounts','api_tokens')").all();
+    if (tables.length !== 2) throw new Error(`${file} is not a Vigil database`);
+    const version = schemaVersion(db);
+    if (version > LATEST_SCHEMA_VERSION) throw new Error(`${file} has schema version ${version}, newer than this build's ${LATEST_SCHEMA_VERSION}`);
+    return { version };
+  } catch (e) {
+    if ((e as Error).message.includes(file)) throw e;
+    throw new Error(`${file} cannot be read as a Vigil database: ${(e as Error).message}`);
+  } finally {
+    db.close();
+  }
+}
+
+/**
+ * Replaces the data directory's database with a verified backup. The old database is kept beside it
+ * as vigil.db.before-restore-<time> so a wrong restore can be undone. Run only while no server uses
+ * the directory (the CLI checks the lock file first).
+ */
+export function restoreDatabase(dataDir: string, file: string, now: number): { previous: string | null; version: number } {
+  const { version } = verifyBackup(file);
+  const target = join(dataDir, DATABASE_FILE);
+  const staging = `${target}.restoring`;
+  rmSync(staging, { force: true });
+  // Copy through SQLite so the staged file is a clean single-file database even if the backup had a WAL.
+  const src = new SqliteDatabase(file, { readonly: true });
+  try {
+    src.query("VACUUM INTO ?").run(staging);
+  } finally {
+    src.close();
+  }
+  let previous: string | null = null;
+  if (existsSync(target)) {
+    // Fold the old WAL into the old file first, so the kept copy is complete on its own.
+    const old = new SqliteDatabase(target);
+    applyPragmas(old);
+    old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    old.close();
+    previous = `${target}.before-restore-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
+    renameSync(target, previous);
+  }
+  for (const ext of ["-wal", "-shm"]) rmSync(target + ext, { force: true });
+  renameSync(staging, target);
+  return { previous, version };
+}

@@ -1,0 +1,35 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+export const LOCK_FILE = "serve.lock";
+
+/** The pid of a live `vigil serve` holding the data directory, or null. */
+export function lockHolder(dataDir: string): number | null {
+  const path = join(dataDir, LOCK_FILE);
+  if (!existsSync(path)) return null;
+  const pid = Number(readFileSync(path, "utf8").trim());
+  if (!Number.isInteger(pid) || pid < 1) return null;
+  try {
+    process.kill(pid, 0);
+    return pid;
+  } catch {
+    return null; // stale lock from a process that died
+  }
+}
+
+/**
+ * Marks the data directory as served by this process, so `restore` refuses to swap the database
+ * under a running server and a second `serve` on the same directory is refused. A stale lock left
+ * by a killed process is taken over.
+ */
+export function acquireDataLock(dataDir: string): () => void {
+  const holder = lockHolder(dataDir);
+  if (holder !== null && holder !== process.pid) {
+    throw new Error(`the data directory ${dataDir} is in use by another vigil process (pid ${holder})`);
+  }
+  const path = join(dataDir, LOCK_FILE);
+  writeFileSync(path, String(process.pid) + "\n");
+  return () => {
+    if (lockHolder(dataDir) === process.pid) rmSync(path, { force: true });
+  };
+}
