@@ -5,8 +5,10 @@ import type { Config } from "./config/config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { EventHub } from "./lib/event-hub.ts";
 import type { Logger } from "./lib/logger.ts";
+import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import { createSecretBox, parseSecretKey, type SecretBox } from "./lib/secret-box.ts";
 import type { Db, Store } from "./store/database.ts";
+import { WriteQueue } from "./store/write-queue.ts";
 
 /** What changed, announced by writers and heard by the scheduler, heartbeat timers, peers and UI. */
 export interface AppEvents extends Record<string, unknown> {
@@ -28,6 +30,10 @@ export interface AppContext {
   clock: Clock;
   secrets: SecretBox;
   events: EventHub<AppEvents>;
+  /** group commit for the hot write paths (check results); flushed on shutdown (services.ts) */
+  writes: WriteQueue;
+  /** Prometheus instruments of this instance (/metrics) */
+  metrics: Metrics;
 }
 
 export const SECRET_KEY_FILE = "secret.key";
@@ -47,7 +53,10 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
   return createSecretBox(parseSecretKey(readFileSync(path, "utf8")));
 }
 
-export function buildContext(parts: Omit<AppContext, "db" | "events"> & { events?: EventHub<AppEvents> }): AppContext {
+export function buildContext(
+  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
+): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
-  return { ...parts, db: parts.store.db, events };
+  const writes = parts.writes ?? new WriteQueue(parts.store.db, { log: parts.log.child("write-queue") });
+  return { ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics() };
 }

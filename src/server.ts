@@ -1,15 +1,19 @@
 import { Elysia } from "elysia";
 import { docsPlugin } from "./api/docs.ts";
 import { ApiError, notFound } from "./api/errors.ts";
+import { healthPlugin } from "./api/health.ts";
 import { apiPipeline } from "./api/pipeline.ts";
 import { stateFor } from "./api/request-state.ts";
 import { errorResponse } from "./api/respond.ts";
 import type { RouteDef } from "./api/route.ts";
 import { apiRoutes } from "./api/routes.ts";
 import type { AppContext } from "./context.ts";
+import type { Service } from "./services.ts";
 import { VERSION } from "./version.ts";
 
 export interface ServerParts {
+  /** the running services, for /readyz */
+  services?: Service[];
   /** API routes; tests may pass extra ones. Default: every resource of api/routes.ts */
   routes?: RouteDef[];
   /** further Elysia plugins: heartbeat endpoint, web UI, peer protocol */
@@ -29,7 +33,7 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
     })
     .use(apiPipeline(ctx, parts.routes ?? apiRoutes))
     .use(docsPlugin(VERSION))
-    .get("/healthz", () => Response.json({ status: "ok" }));
+    .use(healthPlugin(ctx, () => parts.services ?? []));
   for (const p of parts.plugins ?? []) app.use(p);
   return app;
 }

@@ -10,6 +10,8 @@ export interface Service {
   name: string;
   /** routes the service serves (heartbeat endpoint, peer protocol, web UI) */
   plugin?: Elysia<any, any, any, any, any, any, any>;
+  /** false while the service cannot do its job (reported by /readyz) */
+  ready?(): boolean;
   /** stop taking new work, finish in-flight work within `deadlineMs`, flush */
   stop(deadlineMs: number): Promise<void>;
 }

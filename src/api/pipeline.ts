@@ -25,8 +25,11 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   const log = ctx.log.child("api");
   const touched = new Map<number, number>();
 
-  const logLine = (state: RequestState, method: string, path: string, status: number) =>
-    log.info("request", { request_id: state.requestId, method, path, status, ms: Math.round((performance.now() - state.startedAt) * 100) / 100 });
+  const logLine = (state: RequestState, method: string, path: string, status: number) => {
+    const seconds = (performance.now() - state.startedAt) / 1000;
+    ctx.metrics.httpDuration.observe({ method, route: state.route?.path ?? "unmatched", status: String(status) }, seconds);
+    log.info("request", { request_id: state.requestId, method, path, status, ms: Math.round(seconds * 100_000) / 100 });
+  };
 
   async function gate(request: Request, path: string): Promise<void> {
     const state = stateFor(request);

@@ -47,7 +47,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
   const ctx = buildContext({ config, store, log, clock: overrides.clock ?? systemClock, secrets });
   if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);
   const services = await startServices(ctx);
-  const app = buildHttpApp(ctx, { plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
+  const app = buildHttpApp(ctx, { services, plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
   const server = listen(ctx, app);
   log.info("listening", { url: server.url, base_url: config.baseUrl, data: config.dataDir, role: config.role, region: config.region, version: VERSION });
 

@@ -6,6 +6,8 @@ export const SCOPES = [
   "incidents:read",
   "status_pages:read",
   "status_pages:write",
+  // extension: read /metrics (Prometheus) without making it public
+  "metrics:read",
 ] as const;
 export type Scope = (typeof SCOPES)[number];
 
