@@ -1,4 +1,9 @@
+import { checkRoutes } from "./checks.ts";
+import { eventRoutes } from "./events.ts";
+import { incidentRoutes } from "./incidents.ts";
+import { monitorRoutes } from "./monitors.ts";
 import type { RouteDef } from "./route.ts";
+import { statusPageRoutes } from "./status-pages.ts";
 
 /** Every /api/v1 endpoint, in the order the OpenAPI document lists them. */
-export const apiRoutes: RouteDef[] = [];
+export const apiRoutes: RouteDef[] = [...monitorRoutes, ...checkRoutes, ...eventRoutes, ...incidentRoutes, ...statusPageRoutes];

@@ -1,0 +1,167 @@
+/**
+ * The monitor's attributes as the API sees them (api-v1.md "Monitor" plus decisions.md's tcp, dns,
+ * tls and extension fields): one catalogue says, per attribute, its TypeBox schema, which monitor
+ * types it belongs to, whether it is read-only or write-only, and the message a client gets when a
+ * value does not fit. The OpenAPI document, the validator and the response mapper all read it.
+ */
+import { Type, type TSchema } from "@sinclair/typebox";
+import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
+import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
+
+export const EDITOR_UI_PROFILES = ["http_endpoint", "api_full", "api"] as const;
+export const PAYLOAD_POLICIES = ["none", "status_ok"] as const;
+export const MAX_HEARTBEAT_SEC = 31_536_000; // one year: longer windows are a configuration mistake
+export const REGION_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$"; // as --region (config/load.ts)
+
+type Access = "rw" | "ro" | "wo";
+export interface MonitorField {
+  schema: TSchema;
+  /** monitor types the attribute belongs to; "all" for the common fields */
+  types: "all" | readonly MonitorType[];
+  access: Access;
+  /** shown when the value does not match `schema` */
+  message: string;
+}
+
+const enumOf = (values: readonly string[], opts: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
+const nullable = (s: TSchema, description?: string) => Type.Union([s, Type.Null()], description ? { description } : {});
+const iso = (description: string) => Type.String({ format: "date-time", description });
+const isoOrNull = (description: string) => nullable(Type.String({ format: "date-time" }), description);
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(", ")}`;
+const BOOL = "must be true or false";
+
+const HTTP: readonly MonitorType[] = ["http"];
+const ACTIVE: readonly MonitorType[] = ["http", "tcp", "dns", "ssl", "ping"];
+const TLS: readonly MonitorType[] = ["http", "ssl"];
+const HEARTBEAT: readonly MonitorType[] = ["heartbeat"];
+
+const f = (schema: TSchema, types: MonitorField["types"], message: string, access: Access = "rw"): MonitorField => ({ schema, types, access, message });
+const ro = (schema: TSchema, types: MonitorField["types"] = "all"): MonitorField => ({ schema, types, access: "ro", message: "is read-only" });
+const secret = (description: string): MonitorField =>
+  f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), HTTP, "must be a string of 1 to 4096 characters, or null to remove it", "wo");
+
+/** Every attribute, in the order responses list them. */
+export const MONITOR_FIELDS = {
+  // common (api-v1.md "Common fields")
+  name: f(Type.String({ minLength: 1, maxLength: 200, description: "name" }), "all", "must be a string of 1 to 200 characters"),
+  monitor_type: f(enumOf(MONITOR_TYPES, { description: "cannot change after creation" }), "all", oneOf(MONITOR_TYPES)),
+  target: f(nullable(Type.String({ maxLength: 2048 }), "http: absolute http(s) URL; tcp: host:port; dns: hostname; ssl: host[:port] or https URL; ping: hostname or IP; heartbeat: not used"), "all", "must be a string of at most 2048 characters"),
+  method: f(enumOf(HTTP_METHODS, { default: "GET", description: "HTTP method; used by http monitors" }), "all", oneOf(HTTP_METHODS)),
+  interval_sec: f(Type.Integer({ minimum: 10, maximum: 86400, description: "seconds between checks" }), "all", "must be an integer from 10 to 86400"),
+  timeout_ms: f(Type.Integer({ minimum: 100, maximum: 60000, description: "timeout in ms; below interval_sec × 1000" }), "all", "must be an integer from 100 to 60000"),
+  group_id: f(nullable(Type.Integer({ minimum: 1 }), "group id; null when ungrouped"), "all", "must be a positive integer, or null when ungrouped"),
+  is_paused: f(Type.Boolean({ default: false }), "all", BOOL),
+  is_in_maintenance: f(Type.Boolean({ default: false }), "all", BOOL),
+  last_status: ro(enumOf(MONITOR_STATES, { description: "aggregate state" })),
+  last_checked_at: ro(isoOrNull("time of the last check")),
+  next_run_at: ro(isoOrNull("time of the next scheduled check")),
+  created_at: ro(iso("creation time")),
+  updated_at: ro(iso("last update time")),
+  synthetic_trace_body_detail: f(enumOf(TRACE_BODY_DETAILS, { default: "truncated" }), "all", oneOf(TRACE_BODY_DETAILS)),
+  regions: f(
+    nullable(Type.Array(Type.String({ pattern: REGION_PATTERN }), { minItems: 1, maxItems: 50, uniqueItems: true }), "extension: regions that run the checks; null means every region"),
+    "all",
+    "must be a non-empty list of distinct region names (letters, digits, - and _), or null for every region",
+  ),
+  notification_channel_ids: f(
+    Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, uniqueItems: true, description: "extension: this account's notification channels alerted for this monitor; on create, omitted means the channels marked default_for_new_monitors" }),
+    "all",
+    "must be a list of distinct notification channel ids (positive integers)",
+  ),
+  // http (api-v1.md "Additional fields, type http")
+  editor_ui_profile: f(nullable(enumOf(EDITOR_UI_PROFILES)), HTTP, `${oneOf(EDITOR_UI_PROFILES)}, or null`),
+  port: f(nullable(Type.Integer({ minimum: 1, maximum: 65535 }), "http: overrides the URL's port; tcp: the port when target has none"), ["http", "tcp"], "must be an integer from 1 to 65535, or null"),
+  expected_http_codes: f(nullable(Type.String({ maxLength: 200 }), "e.g. 200,201,204 or 200-299 or 2xx; null means 200-299"), HTTP, "must be a string such as 200,201 or 200-299 or 2xx, or null for 200-299"),
+  keyword: f(nullable(Type.String({ minLength: 1, maxLength: 1000 })), HTTP, "must be a string of 1 to 1000 characters, or null"),
+  api_expected_content_type: f(nullable(Type.String({ minLength: 1, maxLength: 200 })), HTTP, "must be a string of 1 to 200 characters, or null"),
+  api_expected_body_contains: f(nullable(Type.String({ minLength: 1, maxLength: 1000 })), HTTP, "must be a string of 1 to 1000 characters, or null"),
+  api_max_latency_ms: f(nullable(Type.Integer({ minimum: 1, maximum: 60000 }), "latency above which a successful check is degraded (http, and as an extension tcp, dns, ssl, ping)"), ACTIVE, "must be an integer from 1 to 60000, or null"),
+  synthetic_enabled: f(Type.Boolean({ default: false }), HTTP, BOOL),
+  api_json_assertions_json: f(nullable(Type.Array(JsonAssertionSchema, { maxItems: 50 })), HTTP, "must be a list of rules {path, op, value}, or null"),
+  api_headers_json: f(nullable(HeadersSchema), HTTP, "must be an object mapping header names to string values, or null"),
+  api_body: f(nullable(Type.String({ maxLength: 65536 })), HTTP, "must be a string of at most 65536 characters, or null"),
+  synthetic_steps_json: f(nullable(SyntheticScenarioSchema), HTTP, 'must be an object {"steps": [...]}, or null'),
+  api_auth_type: f(enumOf(AUTH_TYPES, { default: "none", description: "selects which write-only secret is sent" }), HTTP, oneOf(AUTH_TYPES)),
+  api_auth_basic_user: f(nullable(Type.String({ minLength: 1, maxLength: 200 })), HTTP, "must be a string of 1 to 200 characters, or null"),
+  api_auth_api_key_header: f(nullable(Type.String({ pattern: "^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,100}$" })), HTTP, "must be an HTTP header name such as X-Api-Key, or null"),
+  api_auth_bearer_token: secret("write-only: sent as Authorization: Bearer when api_auth_type is bearer"),
+  api_auth_basic_pass: secret("write-only: Basic auth password when api_auth_type is basic"),
+  api_auth_api_key_value: secret("write-only: API key value when api_auth_type is api_key"),
+  tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS, BOOL),
+  ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), TLS, "must be an integer from 1 to 365, or null for the default of 14"),
+  ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), TLS),
+  // dns (decisions.md "Type-specific fields")
+  dns_record_type: f(enumOf(DNS_RECORD_TYPES, { default: "A" }), ["dns"], oneOf(DNS_RECORD_TYPES)),
+  dns_resolver: f(nullable(Type.String({ maxLength: 100 }), "ip[:port]; null means the system's first nameserver"), ["dns"], "must be an IP address with an optional port, or null"),
+  dns_expected_answer: f(nullable(Type.String({ minLength: 1, maxLength: 500 }), "null: any answer is up; otherwise one answer must equal it"), ["dns"], "must be a string of 1 to 500 characters, or null"),
+  // heartbeat (api-v1.md "Additional fields, type heartbeat")
+  heartbeat_token: ro(nullable(Type.String(), "secret token of the ping URL {heartbeat_url}/h/<token>"), HEARTBEAT),
+  heartbeat_period_sec: f(nullable(Type.Integer({ minimum: 1, maximum: MAX_HEARTBEAT_SEC }), "expected window between pings; null means interval_sec"), HEARTBEAT, `must be an integer of at least 1 (at most ${MAX_HEARTBEAT_SEC}), or null to use interval_sec`),
+  heartbeat_grace_sec: f(nullable(Type.Integer({ minimum: 0, maximum: MAX_HEARTBEAT_SEC }), "extra tolerance before down; null means 0"), HEARTBEAT, `must be an integer of at least 0 (at most ${MAX_HEARTBEAT_SEC}), or null for 0`),
+  heartbeat_notify_on_late: f(Type.Boolean({ default: false }), HEARTBEAT, BOOL),
+  heartbeat_payload_policy: f(enumOf(PAYLOAD_POLICIES, { default: "none" }), HEARTBEAT, oneOf(PAYLOAD_POLICIES)),
+  heartbeat_payload_status_key: f(nullable(Type.String({ maxLength: 200, pattern: "^[^.]+(\\.[^.]+)*$" }), "JSON key checked under status_ok, dot notation; null means status"), HEARTBEAT, "must be a key such as status or result.state (dot notation), or null for status"),
+  heartbeat_last_ping_at: ro(isoOrNull("time of the last accepted ping"), HEARTBEAT),
+  heartbeat_schedule: f(nullable(Type.String({ minLength: 1, maxLength: 200 }), "extension: cron expression of when runs are expected; null uses heartbeat_period_sec"), HEARTBEAT, "must be a cron expression such as */5 * * * *, or null"),
+  heartbeat_timezone: f(Type.String({ minLength: 1, maxLength: 64, default: "UTC", description: "extension: IANA time zone of heartbeat_schedule" }), HEARTBEAT, "must be an IANA time zone name such as UTC or Europe/Paris"),
+} satisfies Record<string, MonitorField>;
+
+export type MonitorAttributeName = keyof typeof MONITOR_FIELDS;
+export const MONITOR_ATTRIBUTE_NAMES = Object.keys(MONITOR_FIELDS) as MonitorAttributeName[];
+
+/** Ignored on write so a client can send back what it read (decisions.md "Resources"). */
+export const READ_ONLY_ATTRIBUTES = ["id", ...MONITOR_ATTRIBUTE_NAMES.filter((n) => MONITOR_FIELDS[n].access === "ro")];
+export const SECRET_ATTRIBUTES = ["api_auth_bearer_token", "api_auth_basic_pass", "api_auth_api_key_value"] as const;
+export type SecretAttribute = (typeof SECRET_ATTRIBUTES)[number];
+
+export function fieldApplies(name: MonitorAttributeName, type: MonitorType): boolean {
+  const t = (MONITOR_FIELDS[name] as MonitorField).types;
+  return t === "all" || t.includes(type);
+}
+
+/** Attribute names a monitor of `type` returns (never the write-only secrets). */
+export function responseAttributes(type: MonitorType): MonitorAttributeName[] {
+  return MONITOR_ATTRIBUTE_NAMES.filter((n) => MONITOR_FIELDS[n].access !== "wo" && fieldApplies(n, type));
+}
+
+function typesNote(field: MonitorField): string {
+  return field.types === "all" ? "" : ` [${field.types.join(", ")} monitors only]`;
+}
+
+function documented(field: MonitorField, extra: Record<string, unknown> = {}): TSchema {
+  const description = [(field.schema as { description?: string }).description, typesNote(field).trim()].filter(Boolean).join(" ");
+  return { ...field.schema, ...extra, description } as TSchema;
+}
+
+const ALWAYS = new Set(["name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at", "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids"]);
+
+/** Response attributes: common fields always present, the others depending on monitor_type. */
+export const MonitorAttributesSchema = Type.Object(
+  Object.fromEntries(
+    MONITOR_ATTRIBUTE_NAMES.filter((n) => MONITOR_FIELDS[n].access !== "wo").map((n) => {
+      const s = documented(MONITOR_FIELDS[n]);
+      return [n, ALWAYS.has(n) ? s : Type.Optional(s)];
+    }),
+  ),
+);
+
+/** Writable attributes; every one optional here, required ones are listed in the description. */
+export const MonitorWriteAttributesSchema = Type.Object(
+  Object.fromEntries(
+    MONITOR_ATTRIBUTE_NAMES.map((n) => {
+      const field = MONITOR_FIELDS[n];
+      if (field.access === "ro") return [n, Type.Optional(Type.Any({ readOnly: true, description: "read-only: ignored on write" }))];
+      return [n, Type.Optional(documented(field))];
+    }),
+  ),
+  {
+    additionalProperties: false,
+    description: "POST requires name, monitor_type, interval_sec, timeout_ms and (except heartbeat) target. Attributes of another monitor type are a 422; read-only attributes (and id) are ignored.",
+  },
+);
+
+/** A flat object, or JSON:API `{data: {type: "monitor", attributes}}` (decisions.md "Resources"). */
+export const MonitorWriteBodySchema = Type.Union([
+  MonitorWriteAttributesSchema,
+  Type.Object({ data: Type.Object({ type: Type.Literal("monitor"), id: Type.Optional(Type.String()), attributes: MonitorWriteAttributesSchema }) }),
+]);

@@ -1,0 +1,112 @@
+/**
+ * Status page attributes (api-v1.md "Status page" plus decisions.md's `monitor_ids` and the
+ * `custom_domain` extension): TypeBox schemas for the OpenAPI document and the pure validation of
+ * writes. Uniqueness (slug, custom_domain) and ownership (monitor_ids) need the store; the API
+ * checks them.
+ */
+import { Type, type TSchema } from "@sinclair/typebox";
+import { Value } from "@sinclair/typebox/value";
+import { isIP } from "node:net";
+import { isHostname } from "./monitor-targets.ts";
+import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
+
+export const PUBLIC_THEMES = ["light", "dark"] as const;
+export const ACCESS_TOKEN_PATTERN = "^[A-Za-z0-9._~-]{8,128}$";
+
+const nullable = (s: TSchema, description?: string) => Type.Union([s, Type.Null()], description ? { description } : {});
+const BOOL = "must be true or false";
+
+interface PageField {
+  schema: TSchema;
+  message: string;
+}
+
+export const STATUS_PAGE_FIELDS: Record<string, PageField> = {
+  name: { schema: Type.String({ minLength: 1, maxLength: 200 }), message: "must be a string of 1 to 200 characters" },
+  slug: {
+    schema: Type.String({ pattern: SLUG_PATTERN, maxLength: SLUG_MAX, description: "unique across the instance; generated from name on POST when omitted" }),
+    message: `must be 1 to ${SLUG_MAX} lowercase letters and digits in groups joined by single hyphens, e.g. acme-status`,
+  },
+  headline: { schema: nullable(Type.String({ maxLength: 200 })), message: "must be a string of at most 200 characters, or null" },
+  description: { schema: nullable(Type.String({ maxLength: 5000 })), message: "must be a string of at most 5000 characters, or null" },
+  is_public: { schema: Type.Boolean({ default: true }), message: BOOL },
+  is_enabled: { schema: Type.Boolean({ default: true }), message: BOOL },
+  is_token_protected: { schema: Type.Boolean({ default: false, description: "turning it on without access_token generates one" }), message: BOOL },
+  access_token: {
+    schema: nullable(Type.String({ pattern: ACCESS_TOKEN_PATTERN }), "token visitors need when is_token_protected is true"),
+    message: "must be 8 to 128 characters of letters, digits, '.', '_', '~' and '-', or null",
+  },
+  public_theme: { schema: Type.Union([Type.Literal("light"), Type.Literal("dark")], { default: "light" }), message: "must be one of light, dark" },
+  custom_domain: {
+    schema: nullable(Type.String({ maxLength: 253 }), "extension: a host name that serves this page, unique across the instance"),
+    message: "must be a host name such as status.example.com, or null",
+  },
+  monitor_ids: {
+    schema: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, uniqueItems: true, description: "this account's monitors shown on the page, in this order" }),
+    message: "must be a list of distinct monitor ids (positive integers), at most 500",
+  },
+};
+
+export const STATUS_PAGE_READ_ONLY = ["id", "created_at", "updated_at"];
+
+export const STATUS_PAGE_DEFAULTS: Record<string, unknown> = {
+  headline: null,
+  description: null,
+  is_public: true,
+  is_enabled: true,
+  is_token_protected: false,
+  access_token: null,
+  public_theme: "light",
+  custom_domain: null,
+  monitor_ids: [],
+};
+
+export const StatusPageAttributesSchema = Type.Object({
+  ...Object.fromEntries(Object.entries(STATUS_PAGE_FIELDS).map(([k, f]) => [k, f.schema])),
+  created_at: Type.String({ format: "date-time" }),
+  updated_at: Type.String({ format: "date-time" }),
+});
+
+export const StatusPageWriteAttributesSchema = Type.Object(
+  Object.fromEntries(Object.entries(STATUS_PAGE_FIELDS).map(([k, f]) => [k, Type.Optional(f.schema)])),
+  { additionalProperties: false, description: "POST requires name. id, created_at and updated_at are ignored." },
+);
+
+function domainProblem(v: string): string | null {
+  const d = v.trim().toLowerCase().replace(/\.$/, "");
+  return isHostname(d) && d.includes(".") && isIP(d) === 0 && !d.includes("_") ? null : STATUS_PAGE_FIELDS.custom_domain!.message;
+}
+
+/** Validates a create (no `existing`) or a partial update; returns normalised changes and details. */
+export function validateStatusPageWrite(input: Record<string, unknown>, existing?: Record<string, unknown>): { changes: Record<string, unknown>; details: Record<string, string[]> } {
+  const details: Record<string, string[]> = {};
+  const add = (k: string, m: string) => void (details[k] ??= []).push(m);
+  const changes: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (STATUS_PAGE_READ_ONLY.includes(key)) continue;
+    const field = STATUS_PAGE_FIELDS[key];
+    if (!field) {
+      add(key, "is not a status page attribute; see the status page fields in /api/v1/openapi.json");
+      continue;
+    }
+    if (!Value.Check(field.schema, value)) {
+      add(key, field.message);
+      continue;
+    }
+    if (key === "name" && (value as string).trim() === "") add(key, "must not be blank");
+    else if (key === "slug" && !isValidSlug(value as string)) add(key, field.message);
+    else if (key === "custom_domain" && value !== null && domainProblem(value as string)) add(key, domainProblem(value as string)!);
+    else changes[key] = key === "name" ? (value as string).trim() : key === "custom_domain" && value !== null ? (value as string).trim().toLowerCase().replace(/\.$/, "") : value;
+  }
+  if (!existing) {
+    if (!("name" in input) || input.name === null) details.name ??= ["is required"];
+    for (const [k, v] of Object.entries(STATUS_PAGE_DEFAULTS)) if (!(k in changes) && !details[k]) changes[k] = v;
+  }
+  return { changes, details };
+}
+
+/** Whether the merged page is protected but has no token, so one must be generated. */
+export function needsAccessToken(changes: Record<string, unknown>, existing?: Record<string, unknown>): boolean {
+  const merged = { ...existing, ...changes };
+  return merged.is_token_protected === true && (merged.access_token === null || merged.access_token === undefined);
+}

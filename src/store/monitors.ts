@@ -1,0 +1,177 @@
+import { sql } from "kysely";
+import type { MonitorChanges } from "../domain/monitor-validation.ts";
+import type { SecretBox } from "../lib/secret-box.ts";
+import type { Db } from "./database.ts";
+import { likeContains } from "./like.ts";
+import { insertMonitorEvent } from "./monitor-events.ts";
+import type { MonitorRow, MonitorRowUpdate } from "./tables.ts";
+
+/**
+ * Monitor repository for the API: every function is scoped to an account, so a handler cannot
+ * read or change another tenant's monitor by forgetting a WHERE clause.
+ */
+export interface MonitorFilter {
+  status?: string;
+  type?: string;
+  /** substring of the name or target, case-insensitive */
+  q?: string;
+}
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow): Promise<{ rows: MonitorRow[]; total: number }> {
+  let query = db.selectFrom("monitors").where("account_id", "=", accountId);
+  if (f.status) query = query.where("last_status", "=", f.status);
+  if (f.type) query = query.where("monitor_type", "=", f.type);
+  if (f.q) {
+    const pattern = likeContains(f.q);
+    query = query.where((eb) =>
+      eb.or([
+        eb(sql`lower(${sql.ref("name")})`, "like", sql`${pattern} escape '\\'`),
+        eb(sql`lower(coalesce(${sql.ref("target")}, ''))`, "like", sql`${pattern} escape '\\'`),
+      ]),
+    );
+  }
+  const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
+  const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
+  return { rows, total: Number(n) };
+}
+
+export async function findMonitor(db: Db, accountId: number, id: number): Promise<MonitorRow | undefined> {
+  return db.selectFrom("monitors").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+}
+
+/** Channel ids linked to each monitor, ascending. */
+export async function channelIdsByMonitor(db: Db, monitorIds: number[]): Promise<Map<number, number[]>> {
+  const out = new Map<number, number[]>(monitorIds.map((id) => [id, []]));
+  if (monitorIds.length === 0) return out;
+  const rows = await db.selectFrom("monitor_channels").select(["monitor_id", "channel_id"]).where("monitor_id", "in", monitorIds).orderBy("channel_id").execute();
+  for (const r of rows) out.get(r.monitor_id)?.push(r.channel_id);
+  return out;
+}
+
+/** Which of `ids` are notification channels of this account. */
+export async function ownedChannelIds(db: Db, accountId: number, ids: number[]): Promise<Set<number>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom("notification_channels").select("id").where("account_id", "=", accountId).where("id", "in", ids).execute();
+  return new Set(rows.map((r) => r.id));
+}
+
+const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late"]);
+const JSON_COLUMNS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
+const SECRET_COLUMNS: Record<string, "api_auth_bearer_token_enc" | "api_auth_basic_pass_enc" | "api_auth_api_key_value_enc"> = {
+  api_auth_bearer_token: "api_auth_bearer_token_enc",
+  api_auth_basic_pass: "api_auth_basic_pass_enc",
+  api_auth_api_key_value: "api_auth_api_key_value_enc",
+};
+
+/** API values → columns: booleans 0/1, JSON as text, secrets sealed (AES-256-GCM) before they reach SQL. */
+export function changesToColumns(changes: MonitorChanges, secrets: SecretBox): MonitorRowUpdate {
+  const row: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(changes)) {
+    if (key === "notification_channel_ids") continue;
+    if (key in SECRET_COLUMNS) row[SECRET_COLUMNS[key]!] = value === null ? null : secrets.seal(value as string);
+    else if (BOOLEAN_COLUMNS.has(key)) row[key] = value ? 1 : 0;
+    else if (JSON_COLUMNS.has(key)) row[key] = value === null ? null : JSON.stringify(value);
+    else row[key] = value;
+  }
+  return row as MonitorRowUpdate;
+}
+
+export interface NewMonitor {
+  accountId: number;
+  changes: MonitorChanges;
+  now: number;
+  heartbeatToken: string | null;
+}
+
+/**
+ * Inserts a monitor and its channel links in one transaction. next_run_at stays null: the
+ * scheduler owns it and picks the monitor up from the `monitor.changed` event. Without
+ * `notification_channel_ids` the account's default_for_new_monitors channels are linked.
+ */
+export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): Promise<MonitorRow> {
+  const cols = changesToColumns(m.changes, secrets);
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .insertInto("monitors")
+      .values({
+        ...(cols as Record<string, unknown>),
+        account_id: m.accountId,
+        name: m.changes.name as string,
+        monitor_type: m.changes.monitor_type as string,
+        interval_sec: m.changes.interval_sec as number,
+        timeout_ms: m.changes.timeout_ms as number,
+        target: (m.changes.target as string | null | undefined) ?? null,
+        last_status: "unknown",
+        next_run_at: null,
+        heartbeat_token: m.heartbeatToken,
+        created_at: m.now,
+        updated_at: m.now,
+      })
+      .returningAll()
+      .executeTakeFirstOrThrow();
+    let channelIds = m.changes.notification_channel_ids as number[] | undefined;
+    if (channelIds === undefined) {
+      const defaults = await trx.selectFrom("notification_channels").select("id").where("account_id", "=", m.accountId).where("default_for_new_monitors", "=", 1).execute();
+      channelIds = defaults.map((d) => d.id);
+    }
+    await linkChannels(trx, row.id, channelIds);
+    return row;
+  });
+}
+
+async function linkChannels(db: Db, monitorId: number, channelIds: number[]): Promise<void> {
+  await db.deleteFrom("monitor_channels").where("monitor_id", "=", monitorId).execute();
+  if (channelIds.length) await db.insertInto("monitor_channels").values(channelIds.map((channel_id) => ({ monitor_id: monitorId, channel_id }))).execute();
+}
+
+/**
+ * Applies validated changes. Pausing clears next_run_at; resuming restarts the state at unknown
+ * (decisions.md "Monitor state": "on resume the state restarts at unknown and a check runs at
+ * once" — the scheduler runs it on the `monitor.changed` event). Neither runs a probe here.
+ */
+export async function updateMonitor(db: Db, secrets: SecretBox, u: { accountId: number; id: number; changes: MonitorChanges; now: number }): Promise<MonitorRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const before = await findMonitor(trx, u.accountId, u.id);
+    if (!before) return undefined;
+    if (Object.keys(u.changes).length === 0) return before;
+    const cols: Record<string, unknown> = { ...changesToColumns(u.changes, secrets), updated_at: u.now };
+    const pausedNow = u.changes.is_paused;
+    if (pausedNow === true && before.is_paused === 0) Object.assign(cols, { next_run_at: null, heartbeat_deadline_at: null });
+    if (pausedNow === false && before.is_paused === 1) {
+      Object.assign(cols, { last_status: "unknown", state_changed_at: u.now, next_run_at: null, heartbeat_deadline_at: null });
+    }
+    const after = await trx.updateTable("monitors").set(cols as MonitorRowUpdate).where("id", "=", u.id).where("account_id", "=", u.accountId).returningAll().executeTakeFirstOrThrow();
+    if (u.changes.notification_channel_ids !== undefined) await linkChannels(trx, u.id, u.changes.notification_channel_ids as number[]);
+    return after;
+  });
+}
+
+/** Deletes a monitor; checks, incidents, events, region states, status-page and channel links go with it (ON DELETE CASCADE). */
+export async function deleteMonitor(db: Db, accountId: number, id: number): Promise<boolean> {
+  const r = await db.deleteFrom("monitors").where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
+  return Number(r.numDeletedRows) > 0;
+}
+
+/**
+ * Swaps a heartbeat monitor's token and records the rotation on its timeline; the old token stops
+ * matching the moment this commits. Returns undefined for a missing, foreign or non-heartbeat monitor.
+ */
+export async function rotateHeartbeatToken(db: Db, accountId: number, id: number, token: string, now: number): Promise<MonitorRow | undefined> {
+  return db.transaction().execute(async (trx) => {
+    const row = await trx
+      .updateTable("monitors")
+      .set({ heartbeat_token: token, updated_at: now })
+      .where("id", "=", id)
+      .where("account_id", "=", accountId)
+      .where("monitor_type", "=", "heartbeat")
+      .returningAll()
+      .executeTakeFirst();
+    if (row) await insertMonitorEvent(trx, { monitorId: id, kind: "token_rotated", at: now });
+    return row;
+  });
+}
