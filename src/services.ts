@@ -1,5 +1,6 @@
 import type { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
+import { startHeartbeatService } from "./heartbeat/service.ts";
 
 /**
  * The long-running parts of a process besides the HTTP server: each starts here and is stopped in
@@ -18,6 +19,7 @@ export interface Service {
 
 export async function startServices(ctx: AppContext): Promise<Service[]> {
   const services: Service[] = [];
-  void ctx;
+  // heartbeat pings and deadlines are the leader's: probes only run active checks
+  if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
   return services;
 }

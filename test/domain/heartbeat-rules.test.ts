@@ -34,7 +34,7 @@ describe("heartbeatPhaseAt (fixed period)", () => {
     ["at the end of grace", 90_000, "down"],
     ["long after", 86_400_000, "down"],
   ])("%s", (_name, offset, phase) => {
-    expect(heartbeatPhaseAt(T0, fixed(60, 30), T0 + offset)).toBe(phase as string);
+    expect(heartbeatPhaseAt(T0, fixed(60, 30), T0 + (offset as number)) as string).toBe(phase as string);
   });
 
   test("no grace: up straight to down when the period ends", () => {
@@ -108,7 +108,7 @@ describe("cron schedules", () => {
     ["never again", "0 0 1 1 * 2020", "UTC", "heartbeat_schedule"],
   ])("scheduleProblem: %s", (_name, expr, tz, attribute) => {
     const p = scheduleProblem(expr, tz);
-    expect(p?.attribute ?? null).toBe(attribute);
+    expect((p?.attribute ?? null) as string | null).toBe(attribute as string | null);
     if (p) expect(p.message.length).toBeGreaterThan(5);
   });
 });

@@ -1,0 +1,194 @@
+/**
+ * What one batch of heartbeat work writes, inside the intake's transaction: pings (ping, start,
+ * fail) and deadline evaluations, in arrival order, against the monitor rows as the transaction
+ * sees them. Every state change goes through applyStateChange, so a ping and a timer racing for the
+ * same monitor cannot both flip it.
+ */
+import type { AppContext, AppEvents } from "../context.ts";
+import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
+import { dueHeartbeatState, heartbeatPlanOf, nextHeartbeatTransition, pingExpectedBy } from "../domain/heartbeat-rules.ts";
+import type { MonitorState } from "../domain/monitor.ts";
+import { applyStateChange } from "../engine/state-change.ts";
+import { toIso } from "../lib/dates.ts";
+import { insertCheck } from "../store/checks.ts";
+import type { Db } from "../store/database.ts";
+import { insertChecks, insertMonitorEvents, loadMonitorsByIds, updateHeartbeatRow, type HeartbeatRowPatch } from "../store/heartbeat.ts";
+import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
+import type { NewMonitorEvent } from "../store/monitor-events.ts";
+import type { MonitorRow } from "../store/tables.ts";
+import { evaluatePingPayload } from "./payload-policy.ts";
+
+export type PingKind = "ping" | "start" | "fail";
+
+export interface PingRequest {
+  monitorId: number;
+  /** the token the ping used: a ping that reaches the batch after a rotation is refused */
+  token: string;
+  kind: PingKind;
+  sourceIp: string | null;
+  body: string | null;
+  /** why the job failed (/fail, /<exit-code>) */
+  failReason: string | null;
+}
+
+export type PingOutcome = { result: "accepted" | "ignored" } | { result: "rejected"; reason: string } | { result: "not_found" };
+
+export type HeartbeatOp = { type: "ping"; at: number; ping: PingRequest } | { type: "evaluate"; monitorId: number };
+
+export interface Transition {
+  monitorId: number;
+  from: string;
+  to: string;
+  at: number;
+  /** how long after its deadline a timer-driven transition was applied */
+  lateMs: number | null;
+}
+
+export interface BatchResult {
+  /** one per op, in order; null for evaluations */
+  outcomes: (PingOutcome | null)[];
+  /** the monitors whose deadline the timers must now hold (null: none) */
+  deadlines: Map<number, number | null>;
+  stateChanges: AppEvents["monitor.state"][];
+  transitions: Transition[];
+}
+
+export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): Promise<BatchResult> {
+  const ids = [...new Set(ops.map((o) => (o.type === "ping" ? o.ping.monitorId : o.monitorId)))];
+  const rows = await loadMonitorsByIds(trx, ids);
+  const region = ctx.config.region;
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [] };
+  const patches = new Map<number, HeartbeatRowPatch>();
+  const touched = new Set<MonitorRow>();
+  let events: NewMonitorEvent[] = [];
+  let checks: { monitorId: number; result: CheckResult }[] = [];
+
+  // Plain pings are written many rows per statement; anything that needs a check id (a state
+  // change points at its check) writes what is pending first, so ids follow arrival order.
+  const flushPending = async () => {
+    if (events.length) await insertMonitorEvents(trx, events);
+    if (checks.length) await insertChecks(trx, region, checks);
+    events = [];
+    checks = [];
+  };
+  const setFields = (r: MonitorRow, p: HeartbeatRowPatch) => {
+    Object.assign(r, p);
+    patches.set(r.id, { ...patches.get(r.id), ...p });
+  };
+  const flip = async (r: MonitorRow, to: MonitorState, at: number, checkId: number, errorCode: string | null, message: string | null, lateMs: number | null) => {
+    const out = await applyStateChange(trx, ctx, {
+      monitor: r, to, at, checkId, errorCode, errorMessage: message, httpCode: null,
+      alertOnDegraded: r.heartbeat_notify_on_late === 1,
+    });
+    if (!out.changed) return;
+    r.last_status = to;
+    r.state_changed_at = at;
+    result.stateChanges.push({ monitorId: r.id, accountId: r.account_id, from: out.from, to, at });
+    result.transitions.push({ monitorId: r.id, from: out.from, to, at, lateMs });
+  };
+
+  for (const op of ops) {
+    if (op.type === "evaluate") {
+      result.outcomes.push(null);
+      const r = rows.get(op.monitorId);
+      if (!r || r.monitor_type !== "heartbeat") {
+        result.deadlines.set(op.monitorId, null);
+        continue;
+      }
+      touched.add(r);
+      if (r.is_paused) continue;
+      const now = ctx.clock.now();
+      const plan = heartbeatPlanOf(r);
+      const last = r.heartbeat_last_ping_at;
+      const to = dueHeartbeatState(r.last_status, last, plan, now);
+      if (!to || last === null) continue;
+      const expected = pingExpectedBy(last, plan)!;
+      const downAt = expected + plan.graceSec * 1000;
+      const silence = `no ping for ${seconds(now - last)} (expected by ${toIso(expected)})`;
+      let check: CheckResult;
+      let message: string;
+      if (to === "degraded") {
+        message = `${silence}; down at ${toIso(downAt)} unless a valid ping arrives`;
+        check = { ...emptyResult(now), status: "degraded", degraded_reason: message };
+      } else {
+        message = `${silence}: ${seconds(now - expected)} late${plan.graceSec > 0 ? `, grace of ${plan.graceSec} s over` : ""}`;
+        check = failed(now, "heartbeat_missed", message);
+      }
+      await flushPending();
+      const checkId = await insertCheck(trx, r.id, region, check);
+      setFields(r, { last_checked_at: now });
+      await flip(r, to, now, checkId, to === "down" ? "heartbeat_missed" : null, message, now - (to === "down" ? downAt : expected));
+      continue;
+    }
+
+    const { ping, at } = op;
+    const r = rows.get(ping.monitorId);
+    if (!r || r.monitor_type !== "heartbeat" || r.heartbeat_token !== ping.token) {
+      result.outcomes.push({ result: "not_found" });
+      continue;
+    }
+    touched.add(r);
+    const base = { monitorId: r.id, kind: ping.kind, at, sourceIp: ping.sourceIp } as const;
+    if (r.is_paused) {
+      // decisions.md: a paused monitor's pings are ignored but recorded
+      events.push({ ...base, result: "ignored", reason: "monitor is paused" });
+      result.outcomes.push({ result: "ignored" });
+      continue;
+    }
+    if (ping.kind === "start") {
+      events.push({ ...base, result: "accepted" });
+      setFields(r, { heartbeat_last_start_at: at });
+      result.outcomes.push({ result: "accepted" });
+      continue;
+    }
+    const start = r.heartbeat_last_start_at;
+    const durationMs = start !== null && at >= start ? at - start : null;
+    if (ping.kind === "fail") {
+      const reason = ping.failReason ?? "the job reported a failure";
+      events.push({ ...base, result: "accepted", reason, durationMs });
+      await flushPending();
+      const checkId = await insertCheck(trx, r.id, region, failed(at, "heartbeat_failed", reason, { latency_ms: durationMs }));
+      setFields(r, { last_checked_at: at, heartbeat_last_start_at: null });
+      if (r.last_status !== "down") {
+        await flip(r, "down", at, checkId, "heartbeat_failed", reason, null);
+      } else if (!r.is_in_maintenance) {
+        const open = await findOpenIncident(trx, r.id);
+        if (open) await addIncidentFailure(trx, open.id, { errorCode: "heartbeat_failed", errorMessage: reason, httpCode: null, at });
+      }
+      result.outcomes.push({ result: "accepted" });
+      continue;
+    }
+    const verdict = evaluatePingPayload(r.heartbeat_payload_policy, r.heartbeat_payload_status_key, ping.body);
+    if (!verdict.valid) {
+      events.push({ ...base, result: "rejected", reason: verdict.reason });
+      result.outcomes.push({ result: "rejected", reason: verdict.reason });
+      continue;
+    }
+    events.push({ ...base, result: "accepted", durationMs });
+    const check: CheckResult = { ...emptyResult(at), latency_ms: durationMs };
+    setFields(r, { heartbeat_last_ping_at: Math.max(at, r.heartbeat_last_ping_at ?? 0), last_checked_at: at, heartbeat_last_start_at: null });
+    if (r.last_status === "up") {
+      checks.push({ monitorId: r.id, result: check });
+    } else {
+      await flushPending();
+      const checkId = await insertCheck(trx, r.id, region, check);
+      await flip(r, "up", at, checkId, null, null, null);
+    }
+    result.outcomes.push({ result: "accepted" });
+  }
+  await flushPending();
+
+  for (const r of touched) {
+    const next = r.is_paused ? null : nextHeartbeatTransition(r.last_status, r.heartbeat_last_ping_at, heartbeatPlanOf(r));
+    const at = next?.at ?? null;
+    if (at !== r.heartbeat_deadline_at) setFields(r, { heartbeat_deadline_at: at });
+    result.deadlines.set(r.id, at);
+  }
+  for (const [id, patch] of patches) await updateHeartbeatRow(trx, id, patch);
+  return result;
+}
+
+function seconds(ms: number): string {
+  const s = ms / 1000;
+  return `${s < 10 ? s.toFixed(1) : Math.round(s)} s`;
+}

@@ -1,0 +1,130 @@
+/**
+ * `{heartbeat_url}/h/<token>` and its extensions (decisions.md "Heartbeat ping endpoint"):
+ *   /h/<token>            a ping (GET, POST or HEAD; the token in the path is the only credential)
+ *   /h/<token>/start      the job started; the next ping records how long it ran
+ *   /h/<token>/fail       the job failed: the monitor goes down at once
+ *   /h/<token>/<0-255>    an exit code: 0 is a ping, anything else a failure
+ * The app's error handler only serves /api/v1, so this plugin answers its own errors, with the
+ * API's error body.
+ */
+import { Elysia } from "elysia";
+import { ApiError, methodNotAllowed, notFound, payloadTooLarge, rateLimited } from "../api/errors.ts";
+import { stateFor, type RequestState } from "../api/request-state.ts";
+import { errorResponse, standardHeaders } from "../api/respond.ts";
+import type { AppContext } from "../context.ts";
+import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
+import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
+import { clientAddress, trustedSet } from "./source-ip.ts";
+
+export const PING_BODY_LIMIT = 64 * 1024;
+const METHODS = ["GET", "HEAD", "POST"];
+/** generated tokens are base64url; anything else cannot be one, and is refused before any lookup */
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
+const FAIL_REASON_MAX = 200;
+
+export interface PingIntake {
+  resolveToken(token: string): Promise<number | null>;
+  submit(ping: PingRequest): Promise<PingOutcome>;
+}
+
+type Action = { kind: PingKind; exitCode: number | null };
+
+function parseAction(action: string | null): Action | null {
+  if (action === null) return { kind: "ping", exitCode: null };
+  if (action === "start") return { kind: "start", exitCode: null };
+  if (action === "fail") return { kind: "fail", exitCode: null };
+  if (/^\d{1,3}$/.test(action)) {
+    const code = Number(action);
+    if (code > 255) return null;
+    return { kind: code === 0 ? "ping" : "fail", exitCode: code };
+  }
+  return null;
+}
+
+const tokenNotFound = () => new ApiError(404, "not_found", "no heartbeat monitor has this token (a rotated token stops working at once)");
+
+export function heartbeatPlugin(ctx: AppContext, intake: PingIntake) {
+  const log = ctx.log.child("heartbeat");
+  const ipLimiter = new FixedWindowLimiter<string>(60_000);
+  const tokenLimiter = new FixedWindowLimiter<string>(60_000);
+  const trusted = trustedSet(ctx.config.trustedProxies);
+
+  async function handle(request: Request, socketIp: string | null, token: string, action: string | null): Promise<Response> {
+    const state = stateFor(request);
+    const path = new URL(request.url).pathname;
+    try {
+      if (!METHODS.includes(request.method)) throw methodNotAllowed(METHODS);
+      const parsed = parseAction(action);
+      if (!parsed) throw notFound("endpoint");
+      const sourceIp = clientAddress(socketIp, request.headers.get("x-forwarded-for"), trusted);
+      const now = ctx.clock.now();
+      // Per IP first, and for every request, so guessing tokens is as limited as using them.
+      const byIp = ipLimiter.hit(sourceIp ?? "unknown", ctx.config.pingLimitIp, now);
+      if (!byIp.allowed) throw rateLimited(retryAfterSeconds(byIp, now));
+      const declared = Number(request.headers.get("content-length") ?? "0");
+      if (declared > PING_BODY_LIMIT) throw payloadTooLarge(PING_BODY_LIMIT);
+      if (!TOKEN_SHAPE.test(token)) throw tokenNotFound();
+      const monitorId = await intake.resolveToken(token);
+      if (monitorId === null) throw tokenNotFound();
+      const byToken = tokenLimiter.hit(token, ctx.config.pingLimitToken, now);
+      if (!byToken.allowed) throw rateLimited(retryAfterSeconds(byToken, now));
+      const body = await readCapped(request, PING_BODY_LIMIT);
+      if (body === TOO_LARGE) throw payloadTooLarge(PING_BODY_LIMIT);
+      const failReason = parsed.kind !== "fail" ? null : parsed.exitCode !== null ? `exit code ${parsed.exitCode}` : failText(body);
+      const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body, failReason });
+      if (outcome.result === "not_found") throw tokenNotFound();
+      ctx.metrics.pings.inc({ result: outcome.result });
+      log.debug("ping", { monitor_id: monitorId, kind: parsed.kind, result: outcome.result, source_ip: sourceIp, request_id: state.requestId });
+      return ok(state, request.method, outcome.result === "rejected" ? { result: "rejected", reason: outcome.reason } : { result: outcome.result });
+    } catch (err) {
+      if (err instanceof ApiError && (err.status === 404 || err.status === 429)) ctx.metrics.pings.inc({ result: err.status === 404 ? "not_found" : "rate_limited" });
+      return errorResponse(state, err, log, request.method, redactToken(path));
+    }
+  }
+
+  type RouteCtx = { request: Request; server: { requestIP(r: Request): { address: string } | null } | null; params: Record<string, string> };
+  const route = (withAction: boolean) => ({ request, server, params }: RouteCtx) =>
+    handle(request, server?.requestIP(request)?.address ?? null, params.token!, withAction ? params.action! : null);
+  // parse "none": the body is read here, capped at 64 KiB, not by Elysia
+  return new Elysia({ name: "heartbeat" })
+    .all("/h/:token", route(false) as never, { parse: "none" } as never)
+    .all("/h/:token/:action", route(true) as never, { parse: "none" } as never);
+}
+
+function ok(state: RequestState, method: string, body: Record<string, unknown>): Response {
+  return new Response(method === "HEAD" ? null : JSON.stringify(body), { status: 200, headers: standardHeaders(state) });
+}
+
+/** The first line of a /fail body, if any, says why; otherwise a generic reason. */
+function failText(body: string | null): string {
+  const line = body?.trim().split(/\r?\n/, 1)[0]?.trim();
+  if (!line) return "the job reported a failure";
+  return line.length > FAIL_REASON_MAX ? line.slice(0, FAIL_REASON_MAX - 3) + "..." : line;
+}
+
+/** The token is a credential: it is never written to a log line. */
+function redactToken(path: string): string {
+  return path.replace(/^\/h\/[^/]+/, "/h/<token>");
+}
+
+const TOO_LARGE = Symbol("too large");
+
+/** Reads at most `limit` bytes; a chunked body that goes past it is cut off and refused. */
+async function readCapped(request: Request, limit: number): Promise<string | null | typeof TOO_LARGE> {
+  if (!request.body) return null;
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > limit) {
+      await reader.cancel().catch(() => {});
+      return TOO_LARGE;
+    }
+    chunks.push(value);
+  }
+  if (total === 0) return null;
+  return new TextDecoder().decode(Buffer.concat(chunks));
+}

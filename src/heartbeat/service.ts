@@ -1,0 +1,66 @@
+/**
+ * The heartbeat service: the ping endpoint, the group-commit intake and the deadline timers,
+ * started once per leader process from services.ts.
+ *
+ * Start-up rebuilds the timers from monitors.heartbeat_deadline_at; a deadline that passed while the
+ * server was down fires at once, and the conditional UPDATE in applyStateChange keeps a transition
+ * that did commit before a crash from firing twice. `monitor.changed` (pause, resume, edits,
+ * deletion, token rotation) re-evaluates the monitor without a restart.
+ */
+import type { AppContext } from "../context.ts";
+import type { Service } from "../services.ts";
+import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
+import type { BatchResult } from "./apply-batch.ts";
+import { DeadlineTimers } from "./deadline-timers.ts";
+import { heartbeatPlugin } from "./endpoint.ts";
+import { PingWriter } from "./ping-writer.ts";
+import { TokenCache } from "./token-cache.ts";
+
+/** after a batch failed to commit, its evaluations are tried again this much later */
+const RETRY_MS = 1000;
+
+export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
+  const log = ctx.log.child("heartbeat");
+  const tokens = new TokenCache(ctx.db);
+
+  const onCommitted = (r: BatchResult) => {
+    for (const [id, at] of r.deadlines) timers.set(id, at);
+    for (const t of r.transitions) {
+      log.info("transition", { monitor_id: t.monitorId, from: t.from, to: t.to, at: new Date(t.at).toISOString(), late_ms: t.lateMs });
+    }
+    for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
+  };
+  const writer = new PingWriter(ctx, log, onCommitted, (ids) => {
+    for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
+  });
+  const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
+
+  const cached = await tokens.warm();
+  const rows = await listHeartbeatDeadlines(ctx.db);
+  const unscheduled: number[] = [];
+  for (const r of rows) {
+    if (r.heartbeat_deadline_at === null) unscheduled.push(r.id);
+    else timers.set(r.id, r.heartbeat_deadline_at);
+  }
+  if (unscheduled.length) writer.evaluate(unscheduled);
+  log.info("heartbeat timers rebuilt", { monitors: cached, deadlines: timers.size, overdue: rows.filter((r) => r.heartbeat_deadline_at !== null && r.heartbeat_deadline_at <= ctx.clock.now()).length });
+
+  ctx.metrics.gauge("vigil_heartbeat_deadlines", "Heartbeat monitors with a pending deadline timer", () => timers.size);
+  ctx.metrics.gauge("vigil_heartbeat_queue_length", "Pings and deadline evaluations waiting to be written", () => writer.pending);
+
+  const off = ctx.events.on("monitor.changed", ({ monitorId, deleted }) => {
+    tokens.changed(monitorId, deleted === true).catch((err) => log.error("token cache reload failed", { monitor_id: monitorId, error: String(err) }));
+    if (deleted) timers.set(monitorId, null);
+    else writer.evaluate([monitorId]);
+  });
+
+  return {
+    name: "heartbeat",
+    plugin: heartbeatPlugin(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) }),
+    async stop(deadlineMs) {
+      off();
+      timers.stop();
+      await Promise.race([writer.close(), Bun.sleep(deadlineMs)]);
+    },
+  };
+}

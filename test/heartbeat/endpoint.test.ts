@@ -1,0 +1,168 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHeartbeat, monitorRow, ping, rotateHeartbeat, timeline, updateHeartbeat } from "../helpers/heartbeat.ts";
+import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"]);
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+/** the API's error body: error.code and error.message, plus meta.request_id */
+function expectApiError(r: { status: number; json: any; headers: Headers }, status: number, code: string) {
+  expect(r.status).toBe(status);
+  expect(r.json.error.code).toBe(code);
+  expect(typeof r.json.error.message).toBe("string");
+  expect(r.json.meta.request_id).toBe(r.headers.get("x-request-id")!);
+}
+
+describe("ping endpoint", () => {
+  test("GET, POST and HEAD are accepted without a bearer header and recorded", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    const get = await ping(server.url, m.token);
+    expect(get.status).toBe(200);
+    expect(get.json).toEqual({ result: "accepted" });
+    expect(get.headers.get("x-request-id")).toBeTruthy();
+    const post = await ping(server.url, m.token, { body: "anything" });
+    expect(post.json).toEqual({ result: "accepted" });
+    const head = await ping(server.url, m.token, { method: "HEAD" });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
+
+    const events = await timeline(server.ctx, m.id);
+    const pings = events.filter((e) => e.kind === "ping");
+    expect(pings.map((e) => e.result)).toEqual(["accepted", "accepted", "accepted"]);
+    expect(pings.every((e) => e.source_ip === "127.0.0.1")).toBe(true);
+    const row = await monitorRow(server.ctx, m.id);
+    expect(row.last_status).toBe("up");
+    expect(row.heartbeat_last_ping_at).toBe(pings[2]!.at);
+    // every accepted ping is a check row too, in the server's region
+    const checks = await server.ctx.db.selectFrom("checks").selectAll().where("monitor_id", "=", m.id).execute();
+    expect(checks.map((c) => c.status)).toEqual(["up", "up", "up"]);
+    expect(checks.every((c) => c.region === server.ctx.config.region && c.latency_ms === null)).toBe(true);
+  });
+
+  test("unknown token, malformed token and unknown sub-path are 404 with the API's error body", async () => {
+    expectApiError(await ping(server.url, "x".repeat(32)), 404, "not_found");
+    expectApiError(await ping(server.url, "bad$token"), 404, "not_found");
+    const m = await createHeartbeat(server);
+    expectApiError(await ping(server.url, m.token, { suffix: "/nonsense" }), 404, "not_found");
+    expectApiError(await ping(server.url, m.token, { suffix: "/256" }), 404, "not_found");
+    expect((await timeline(server.ctx, m.id)).filter((e) => e.kind !== "transition")).toEqual([]);
+  });
+
+  test("other methods are 405 with Allow", async () => {
+    const m = await createHeartbeat(server);
+    const r = await ping(server.url, m.token, { method: "PUT", body: "{}" });
+    expectApiError(r, 405, "method_not_allowed");
+    expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
+  });
+
+  test("a body over 64 KiB is 413 and not recorded; 64 KiB exactly is fine", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    expectApiError(await ping(server.url, m.token, { body: "x".repeat(64 * 1024 + 1) }), 413, "payload_too_large");
+    // chunked, without Content-Length: the cap applies while reading
+    const stream = new ReadableStream({
+      start(c) {
+        for (let i = 0; i < 20; i++) c.enqueue(new Uint8Array(4096).fill(65));
+        c.close();
+      },
+    });
+    const res = await fetch(`${server.url}/h/${m.token}`, { method: "POST", body: stream });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("payload_too_large");
+    expect((await timeline(server.ctx, m.id)).length).toBe(0);
+    expect((await ping(server.url, m.token, { body: "x".repeat(64 * 1024) })).json).toEqual({ result: "accepted" });
+  });
+
+  test("a paused monitor's pings are ignored but recorded, and change nothing", async () => {
+    const m = await createHeartbeat(server, { paused: true });
+    const r = await ping(server.url, m.token);
+    expect(r.status).toBe(200);
+    expect(r.json).toEqual({ result: "ignored" });
+    const events = await timeline(server.ctx, m.id);
+    expect(events.map((e) => [e.kind, e.result])).toEqual([["ping", "ignored"]]);
+    const row = await monitorRow(server.ctx, m.id);
+    expect(row.last_status).toBe("unknown");
+    expect(row.heartbeat_last_ping_at).toBeNull();
+  });
+
+  test("the token never appears in a log line", async () => {
+    const m = await createHeartbeat(server);
+    await ping(server.url, m.token, { method: "PUT" });
+    await ping(server.url, m.token);
+    expect(server.logText()).not.toContain(m.token);
+  });
+});
+
+describe("payload policy status_ok", () => {
+  const cases: [string, string | undefined, string | null, string][] = [
+    ["no body", undefined, null, "no body"],
+    ["not JSON", "ok", null, "not valid JSON"],
+    ["key missing", '{"state":"ok"}', null, 'key "status" is missing'],
+    ["other value", '{"status":"fail"}', null, 'key "status" is "fail"'],
+    ["not the text ok", '{"status":true}', null, 'key "status" is true'],
+    ["nested key missing", '{"result":{"status":"ok"}}', "job.status", 'key "job.status" is missing'],
+  ];
+  test.each(cases)("rejected: %s", async (_name, body, key, reason) => {
+    const m = await createHeartbeat(server, { policy: "status_ok", statusKey: key, periodSec: 60 });
+    const r = await ping(server.url, m.token, { body });
+    expect(r.status).toBe(200);
+    expect(r.json.result).toBe("rejected");
+    expect(r.json.reason).toContain(reason);
+    const events = await timeline(server.ctx, m.id);
+    expect(events.map((e) => [e.kind, e.result, e.reason])).toEqual([["ping", "rejected", r.json.reason]]);
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("unknown"); // does not advance
+  });
+
+  test.each([
+    ["default key", '{"status":"ok"}', null],
+    ["dot notation", '{"job":{"status":"ok","n":3}}', "job.status"],
+    ["array index", '{"runs":[{"status":"ok"}]}', "runs.0.status"],
+  ])("accepted: %s", async (_name, body, key) => {
+    const m = await createHeartbeat(server, { policy: "status_ok", statusKey: key, periodSec: 60 });
+    const r = await ping(server.url, m.token, { body, headers: { "content-type": "application/json" } });
+    expect(r.json).toEqual({ result: "accepted" });
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("up");
+  });
+
+  test("policy none accepts any body, even invalid JSON", async () => {
+    const m = await createHeartbeat(server, { policy: "none", periodSec: 60 });
+    expect((await ping(server.url, m.token, { body: '{"status":"fail"' })).json).toEqual({ result: "accepted" });
+  });
+});
+
+describe("token rotation", () => {
+  test("the old token answers 404 at once; the new one works; history is kept", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" });
+    const fresh = await rotateHeartbeat(server, m.id);
+    expect(fresh).not.toBe(m.token);
+    expectApiError(await ping(server.url, m.token), 404, "not_found");
+    expect((await ping(server.url, fresh)).json).toEqual({ result: "accepted" });
+    expectApiError(await ping(server.url, m.token), 404, "not_found");
+    const pings = (await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping");
+    expect(pings.length).toBe(2);
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("up");
+  });
+
+  test("a deleted monitor's token is 404 at once", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    expect((await ping(server.url, m.token)).status).toBe(200);
+    await server.ctx.db.deleteFrom("monitors").where("id", "=", m.id).execute();
+    server.ctx.events.emit("monitor.changed", { monitorId: m.id, accountId: 1, deleted: true });
+    expectApiError(await ping(server.url, m.token), 404, "not_found");
+  });
+
+  test("pausing through monitor.changed makes pings ignored without a restart", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" });
+    await updateHeartbeat(server, m.id, { is_paused: true });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "ignored" });
+    await updateHeartbeat(server, m.id, { is_paused: false });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" });
+    expect(await waitFor(async () => (await monitorRow(server.ctx, m.id)).last_status === "up")).toBe(true);
+  });
+});
