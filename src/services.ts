@@ -1,6 +1,8 @@
 import type { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
+import { recordCheckResult } from "./engine/record-check.ts";
+import { maintenanceService, startSchedulerService } from "./scheduler/service.ts";
 
 /**
  * The long-running parts of a process besides the HTTP server: each starts here and is stopped in
@@ -19,7 +21,14 @@ export interface Service {
 
 export async function startServices(ctx: AppContext): Promise<Service[]> {
   const services: Service[] = [];
+  // first in, so stopped last: every producer of writes has stopped before the queue is flushed
+  services.push({ name: "write-queue", stop: () => ctx.writes.close() });
   // heartbeat pings and deadlines are the leader's: probes only run active checks
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
+  if (ctx.config.role === "leader") {
+    // local checks run in this instance's --region and go straight to the engine
+    services.push(await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result))));
+    services.push(maintenanceService(ctx));
+  }
   return services;
 }

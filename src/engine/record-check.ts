@@ -1,0 +1,122 @@
+import type { AppContext } from "../context.ts";
+import type { CheckResult } from "../domain/check-result.ts";
+import { aggregateState, type RegionView } from "../domain/consensus.ts";
+import type { MonitorState } from "../domain/monitor.ts";
+import { insertCheck } from "../store/checks.ts";
+import type { Db } from "../store/database.ts";
+import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
+import { getRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
+import { findMonitorRow } from "../store/schedule.ts";
+import type { MonitorRow } from "../store/tables.ts";
+import { monitorRegions } from "./probe-monitor.ts";
+import { applyStateChange } from "./state-change.ts";
+
+export type DropReason = "deleted" | "paused" | "heartbeat" | "duplicate" | "region_excluded";
+
+export type RecordOutcome =
+  | {
+      recorded: true;
+      checkId: number;
+      accountId: number;
+      from: MonitorState;
+      to: MonitorState;
+      changed: boolean;
+      incidentOpened: number | null;
+      incidentResolved: number | null;
+    }
+  | { recorded: false; reason: DropReason };
+
+/**
+ * The one write path for check results, from the local scheduler and from probe peers alike. In one
+ * transaction (shared with other results arriving at the same moment, see WriteQueue): the check
+ * row, the region's state, the monitor's last_checked_at (and certificate expiry), the open
+ * incident's failure count, and, when the consensus rule says so, the state change with its
+ * incident and alert (applyStateChange). `monitor.state` is announced after the commit.
+ *
+ * Results for deleted, paused and heartbeat monitors are dropped, as are repeats of a `resultUid`
+ * (a peer re-delivering after a lost acknowledgement).
+ */
+export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, result: CheckResult, resultUid?: string): Promise<RecordOutcome> {
+  const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null));
+  if (outcome.recorded && outcome.changed) {
+    ctx.events.emit("monitor.state", { monitorId, accountId: outcome.accountId, from: outcome.from, to: outcome.to, at: result.checked_at });
+  }
+  return outcome;
+}
+
+async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, region: string, result: CheckResult, resultUid: string | null): Promise<RecordOutcome> {
+  const monitor = await findMonitorRow(trx, monitorId);
+  if (!monitor) return { recorded: false, reason: "deleted" };
+  if (monitor.monitor_type === "heartbeat") return { recorded: false, reason: "heartbeat" };
+  if (monitor.is_paused) return { recorded: false, reason: "paused" };
+  const allowed = monitorRegions(monitor);
+  if (allowed && !allowed.includes(region)) return { recorded: false, reason: "region_excluded" };
+  if (resultUid !== null) {
+    const seen = await trx.selectFrom("checks").select("id").where("result_uid", "=", resultUid).executeTakeFirst();
+    if (seen) return { recorded: false, reason: "duplicate" };
+  }
+
+  const checkId = await insertCheck(trx, monitorId, region, result, resultUid);
+
+  // the region's view moves only forward in time: a late, older result is kept as history only
+  const prev = stillValid(monitor, await getRegionState(trx, monitorId, region));
+  if (!prev || prev.last_checked_at <= result.checked_at) {
+    await upsertRegionState(trx, {
+      monitor_id: monitorId,
+      region,
+      last_status: result.status,
+      last_checked_at: result.checked_at,
+      consecutive_down: result.status === "down" ? (prev?.last_status === "down" ? prev.consecutive_down : 0) + 1 : 0,
+      last_check_id: checkId,
+    });
+  }
+
+  const lastCheckedAt = Math.max(monitor.last_checked_at ?? 0, result.checked_at);
+  await trx
+    .updateTable("monitors")
+    .set(result.ssl_not_after !== null ? { last_checked_at: lastCheckedAt, ssl_expiry_last_not_after: result.ssl_not_after } : { last_checked_at: lastCheckedAt })
+    .where("id", "=", monitorId)
+    .execute();
+
+  // while an incident is open every failed check, from any region, counts into it
+  const open = await findOpenIncident(trx, monitorId);
+  if (open && result.status === "down") {
+    await addIncidentFailure(trx, open.id, { errorCode: result.error_code, errorMessage: result.error_message, httpCode: result.http_code, at: result.checked_at });
+  }
+
+  const regions = (await listRegionStates(trx, monitorId))
+    .map((r) => stillValid(monitor, r))
+    .filter((r): r is RegionStateRow => !!r && (!allowed || allowed.includes(r.region)))
+    .map(toView);
+  const from = monitor.last_status as MonitorState;
+  const to = aggregateState({ current: from, intervalSec: monitor.interval_sec, now: ctx.clock.now(), confirmations: ctx.config.confirmations, regions });
+  const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id };
+  if (to === from) return { ...base, changed: false, incidentOpened: null, incidentResolved: null };
+
+  const change = await applyStateChange(trx, ctx, {
+    monitor: { ...monitor, last_checked_at: lastCheckedAt },
+    to,
+    at: result.checked_at,
+    checkId,
+    errorCode: result.error_code,
+    errorMessage: result.error_message,
+    httpCode: result.http_code,
+    // failed checks (all regions) since each region's last success, this one included
+    failureCount: Math.max(1, regions.reduce((n, r) => n + r.consecutive_down, 0)),
+  });
+  return { ...base, changed: change.changed, incidentOpened: change.opened?.id ?? null, incidentResolved: change.resolved?.id ?? null };
+}
+
+/**
+ * A monitor reset to `unknown` (resumed after a pause) starts over: region views older than the
+ * reset no longer count, so downs from before the pause do not confirm a down after it.
+ */
+function stillValid(monitor: MonitorRow, r: RegionStateRow | undefined): RegionStateRow | undefined {
+  if (!r) return undefined;
+  if (monitor.last_status === "unknown" && monitor.state_changed_at !== null && r.last_checked_at < monitor.state_changed_at) return undefined;
+  return r;
+}
+
+function toView(r: RegionStateRow): RegionView {
+  return { region: r.region, last_status: r.last_status as RegionView["last_status"], last_checked_at: r.last_checked_at, consecutive_down: r.consecutive_down };
+}

@@ -1,0 +1,106 @@
+import type { AppContext } from "../context.ts";
+import { bucketStart, DAY_MS, HOUR_MS } from "../domain/uptime.ts";
+import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, listMonitorIds, pruneChecks, pruneRollups, rollupMonitorRange, setWatermark } from "../store/rollups.ts";
+
+/** Hourly rollups are kept this long: enough for day-by-day drill-down on a 90-day status page. */
+export const HOURLY_ROLLUP_KEEP_DAYS = 90;
+/** Daily rollups are kept this long: a year of uptime figures with room to spare (issue 4). */
+export const DAILY_ROLLUP_KEEP_DAYS = 400;
+/** Hours re-rolled on every run, so results delivered late (probe spools) still land in rollups. */
+export const HOURLY_LOOKBACK_MS = HOUR_MS;
+/** A day is rolled up this long after it ended, for the same reason. */
+export const DAILY_GRACE_MS = HOUR_MS;
+
+export interface MaintenanceOptions {
+  /** raw checks deleted per statement (default 5,000) */
+  batchSize?: number;
+  /** monitors rolled up per transaction (default 100) */
+  monitorsPerTransaction?: number;
+  /** stop early (shutdown); checked between batches */
+  shouldStop?: () => boolean;
+  /** most raw checks deleted in one run; the rest waits for the next (default 1,000,000) */
+  maxPrunedPerRun?: number;
+}
+
+export interface MaintenanceReport {
+  hourlyBuckets: number;
+  dailyBuckets: number;
+  checksPruned: number;
+  rollupsPruned: number;
+  stopped: boolean;
+}
+
+/** Lets other work (check writes, API reads) in between batches. */
+const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function alignUp(t: number, size: number): number {
+  return Math.ceil(t / size) * size;
+}
+
+/**
+ * The periodic job: roll completed hours and days up from raw checks, then prune raw checks past
+ * retention and rollups past theirs. Idempotent: a bucket recomputed overwrites itself, so running
+ * it twice, or after a crash half-way, gives the same rows. Raw checks are pruned only once they
+ * are rolled up, in small batches between which check writes proceed.
+ */
+export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions = {}): Promise<MaintenanceReport> {
+  const log = ctx.log.child("retention");
+  const stop = opts.shouldStop ?? (() => false);
+  const now = ctx.clock.now();
+  const rawCutoff = now - ctx.config.retentionDays * DAY_MS;
+  const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, stopped: false };
+  const ids = await listMonitorIds(ctx.db);
+  const perTx = opts.monitorsPerTransaction ?? 100;
+
+  // rollups never reach back past raw retention: those checks may be gone, and a recomputed bucket
+  // would overwrite a good rollup with a partial one
+  const rollRange = async (key: string, g: "h" | "d", done: number | null, start: number, end: number): Promise<number | null> => {
+    let buckets = 0;
+    for (let i = 0; end > start && i < ids.length; i += perTx) {
+      if (stop()) return null;
+      const slice = ids.slice(i, i + perTx);
+      buckets += await ctx.db.transaction().execute(async (trx) => {
+        let n = 0;
+        for (const id of slice) n += await rollupMonitorRange(trx, id, g, start, end);
+        return n;
+      });
+      await yieldToOthers();
+    }
+    // the watermark only moves forward, also when there was nothing to roll up
+    if (done === null || end > done) await setWatermark(ctx.db, key, end);
+    return buckets;
+  };
+
+  const hourlyUntil = await getWatermark(ctx.db, HOURLY_WATERMARK);
+  const hourEnd = bucketStart(now, "h");
+  const hourFloor = alignUp(rawCutoff, HOUR_MS);
+  const hourStart = hourlyUntil === null ? hourFloor : Math.max(hourFloor, Math.min(hourlyUntil, hourEnd) - HOURLY_LOOKBACK_MS);
+  const hourly = await rollRange(HOURLY_WATERMARK, "h", hourlyUntil, hourStart, hourEnd);
+  if (hourly === null) return { ...report, stopped: true };
+  report.hourlyBuckets = hourly;
+
+  const dailyUntil = await getWatermark(ctx.db, DAILY_WATERMARK);
+  const dayEnd = bucketStart(now - DAILY_GRACE_MS, "d");
+  const dayStart = Math.max(alignUp(rawCutoff, DAY_MS), dailyUntil ?? -Infinity);
+  const daily = await rollRange(DAILY_WATERMARK, "d", dailyUntil, dayStart, dayEnd);
+  if (daily === null) return { ...report, stopped: true };
+  report.dailyBuckets = daily;
+
+  // prune only what both rollups have already taken in
+  const pruneBefore = Math.min(rawCutoff, (await getWatermark(ctx.db, HOURLY_WATERMARK)) ?? -Infinity, (await getWatermark(ctx.db, DAILY_WATERMARK)) ?? -Infinity);
+  const batch = opts.batchSize ?? 5000;
+  const maxPruned = opts.maxPrunedPerRun ?? 1_000_000;
+  for (const id of ids) {
+    for (let guard = 0; guard < 10_000 && report.checksPruned < maxPruned; guard++) {
+      if (stop()) return { ...report, stopped: true };
+      const n = await pruneChecks(ctx.db, id, pruneBefore, Math.min(batch, maxPruned - report.checksPruned));
+      report.checksPruned += n;
+      if (n > 0) await yieldToOthers();
+      if (n < batch) break;
+    }
+    report.rollupsPruned += await pruneRollups(ctx.db, id, "h", now - HOURLY_ROLLUP_KEEP_DAYS * DAY_MS);
+    report.rollupsPruned += await pruneRollups(ctx.db, id, "d", now - DAILY_ROLLUP_KEEP_DAYS * DAY_MS);
+  }
+  log.debug("maintenance done", { ...report });
+  return report;
+}

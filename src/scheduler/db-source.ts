@@ -1,0 +1,49 @@
+import type { AppContext } from "../context.ts";
+import type { ProbeMonitor } from "../domain/monitor.ts";
+import { rowToProbeMonitor, runsInRegion } from "../engine/probe-monitor.ts";
+import { findMonitorRow, listSchedulableMonitors, setNextRunTimes } from "../store/schedule.ts";
+import type { MonitorRow } from "../store/tables.ts";
+
+/** A monitor as the scheduler holds it: timing fields, and a way to build the probe's view per run. */
+export interface SchedulableMonitor {
+  id: number;
+  intervalSec: number;
+  nextRunAt: number | null;
+  lastCheckedAt: number | null;
+  /** builds the probe's view (secrets opened) for one run; may throw MonitorDefinitionError */
+  build(): ProbeMonitor;
+}
+
+/** Where the scheduler's monitors come from: the leader's own store, or (probe role) the leader's feed. */
+export interface MonitorSource {
+  loadAll(): Promise<SchedulableMonitor[]>;
+  /** the monitor's current definition, or null when it is gone, paused or not run here */
+  loadOne(monitorId: number): Promise<SchedulableMonitor | null>;
+  /** records next_run_at values (null = not scheduled); absent when nothing is persisted */
+  persistNextRuns?(times: ReadonlyMap<number, number | null>): Promise<void>;
+}
+
+function schedulable(row: MonitorRow, region: string): boolean {
+  return row.is_paused === 0 && row.monitor_type !== "heartbeat" && runsInRegion(row, region);
+}
+
+/** The leader's source: its own database; next_run_at writes ride the check results' group commit. */
+export function dbMonitorSource(ctx: AppContext, region: string): MonitorSource {
+  const toSchedulable = (row: MonitorRow): SchedulableMonitor => ({
+    id: row.id,
+    intervalSec: row.interval_sec,
+    nextRunAt: row.next_run_at,
+    lastCheckedAt: row.last_checked_at,
+    build: () => rowToProbeMonitor(row, ctx.secrets),
+  });
+  return {
+    async loadAll() {
+      return (await listSchedulableMonitors(ctx.db)).filter((r) => schedulable(r, region)).map(toSchedulable);
+    },
+    async loadOne(id) {
+      const row = await findMonitorRow(ctx.db, id);
+      return row && schedulable(row, region) ? toSchedulable(row) : null;
+    },
+    persistNextRuns: (times) => ctx.writes.run((trx) => setNextRunTimes(trx, times)),
+  };
+}

@@ -1,0 +1,336 @@
+import type { AppEvents } from "../context.ts";
+import { failed, type CheckResult, type CheckStatus } from "../domain/check-result.ts";
+import type { Clock } from "../lib/clock.ts";
+import type { EventHub } from "../lib/event-hub.ts";
+import type { Logger } from "../lib/logger.ts";
+import type { MonitorSource, SchedulableMonitor } from "./db-source.ts";
+import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
+import { MinHeap, type HeapItem } from "./min-heap.ts";
+import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
+import { effectiveIntervalMs, joinPhase, MAX_RECHECK_DELAY_MS, nextRegularRun, phaseOffset, recheckDelay } from "./timing.ts";
+
+/** Where results go: the engine on the leader, the spool on a probe. */
+export type ResultSink = (monitorId: number, region: string, result: CheckResult) => Promise<void>;
+
+export interface SchedulerOptions {
+  region: string;
+  sink: ResultSink;
+  source: MonitorSource;
+  clock: Clock;
+  log: Logger;
+  maxConcurrent: number;
+  /** heard for 'monitor.changed', so edits take effect without a restart */
+  events?: EventHub<AppEvents>;
+  probes?: ProbeTable;
+  extraCa?: string;
+  blockPrivateTargets?: boolean;
+  /** cap of the re-check delay after a first failure (default 10 s; tests shorten it) */
+  recheckMaxMs?: number;
+  /** how long next_run_at changes gather before one write (default 500 ms) */
+  persistDelayMs?: number;
+  /** how often lateness is logged at debug (default 60 s) */
+  statsEveryMs?: number;
+  /** abort margin beyond timeout_ms (default 1 s) */
+  abortMarginMs?: number;
+}
+
+export interface SchedulerStats extends LatenessSummary {
+  scheduled: number;
+  in_flight: number;
+  waiting: number;
+}
+
+interface Entry extends HeapItem {
+  id: number;
+  def: SchedulableMonitor;
+  intervalMs: number;
+  offset: number;
+  /** the run due at `key` is off the phase (first run, re-check): the one after joins the phase */
+  offPhase: boolean;
+  /** set while a run is in flight */
+  running: AbortController | null;
+  waiting: boolean;
+  lastStatus: CheckStatus | null;
+  removed: boolean;
+}
+
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * When each monitor runs. One min-heap keyed by due time and one timer armed for its top, so ten
+ * thousand monitors cost ten thousand small objects, not ten thousand timers. Due monitors wait in
+ * a FIFO for one of `maxConcurrent` slots; a monitor still running when due again is skipped (and
+ * the skip counted and logged), so one monitor never runs twice at once.
+ */
+export class Scheduler {
+  private heap = new MinHeap<Entry>();
+  private entries = new Map<number, Entry>();
+  private ready: { entry: Entry; dueAt: number }[] = [];
+  private inFlight = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+  private armedFor = Infinity;
+  private statsTimer: ReturnType<typeof setInterval> | null = null;
+  private persistTimer: ReturnType<typeof setTimeout> | null = null;
+  private pendingTimes = new Map<number, number | null>();
+  private persisting: Promise<void> = Promise.resolve();
+  private reloads = new Map<number, Promise<void>>();
+  /** ids with a run in flight, kept apart from entries: a monitor paused and resumed mid-run gets a
+   * new entry while the old run finishes, and must still not run twice at once */
+  private runningIds = new Set<number>();
+  private unsubscribe: (() => void) | null = null;
+  private idleWaiters: (() => void)[] = [];
+  private lateness = new LatenessHistogram();
+  private stopped = false;
+  private readonly probes: ProbeTable;
+
+  constructor(private readonly o: SchedulerOptions) {
+    this.probes = o.probes ?? DEFAULT_PROBES;
+  }
+
+  /** Loads every schedulable monitor and starts the clock. */
+  async start(): Promise<void> {
+    const now = this.o.clock.now();
+    const defs = await this.o.source.loadAll();
+    for (const def of defs) {
+      // a stored future next_run_at is kept across restarts; a new or overdue monitor runs at once
+      const keep = def.nextRunAt !== null && def.nextRunAt > now && def.lastCheckedAt !== null;
+      this.add(def, keep ? def.nextRunAt! : now, !keep);
+    }
+    this.unsubscribe = this.o.events?.on("monitor.changed", (e) => void this.reload(e.monitorId, e.deleted === true)) ?? null;
+    const every = this.o.statsEveryMs ?? 60_000;
+    this.statsTimer = setInterval(() => this.o.log.debug("lateness", { ...this.stats(), buckets: undefined }), every);
+    this.statsTimer.unref?.();
+    this.o.log.info("scheduler started", { monitors: defs.length, region: this.o.region, max_concurrent: this.o.maxConcurrent });
+    this.arm();
+  }
+
+  /**
+   * Picks up a monitor's current definition (created, edited, paused, resumed, deleted). Reloads of
+   * one monitor run in order, so a quick pause-resume cannot be applied backwards.
+   */
+  reload(monitorId: number, deleted = false): Promise<void> {
+    const prev = this.reloads.get(monitorId) ?? Promise.resolve();
+    const next = prev
+      .then(() => this.applyReload(monitorId, deleted))
+      .catch((err) => this.o.log.error("reloading a monitor failed", { monitor_id: monitorId, error: String(err) }))
+      .finally(() => {
+        if (this.reloads.get(monitorId) === next) this.reloads.delete(monitorId);
+      });
+    this.reloads.set(monitorId, next);
+    return next;
+  }
+
+  /** Makes a monitor due now (an operator's "check now", and tests). False when it is not scheduled. */
+  runNow(monitorId: number): boolean {
+    const e = this.entries.get(monitorId);
+    if (!e || this.stopped) return false;
+    e.offPhase = true;
+    this.heap.update(e, this.o.clock.now());
+    this.arm();
+    return true;
+  }
+
+  /** When a monitor is next due, or null when it is not scheduled here. */
+  nextRunAt(monitorId: number): number | null {
+    const e = this.entries.get(monitorId);
+    return e && this.heap.has(e) ? e.key : null;
+  }
+
+  stats(): SchedulerStats {
+    return { scheduled: this.entries.size, in_flight: this.inFlight, waiting: this.ready.length, ...this.lateness.summary() };
+  }
+
+  /** Stops scheduling, lets in-flight checks finish until the deadline, aborts the rest, flushes. */
+  async stop(deadlineMs: number): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearTimeout(this.timer);
+    if (this.statsTimer) clearInterval(this.statsTimer);
+    this.timer = null;
+    this.ready = [];
+    const idle = new Promise<void>((resolve) => (this.inFlight === 0 ? resolve() : this.idleWaiters.push(resolve)));
+    let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
+    const timedOut = await Promise.race([idle.then(() => false), new Promise<boolean>((r) => (deadlineTimer = setTimeout(() => r(true), Math.max(0, deadlineMs))))]);
+    clearTimeout(deadlineTimer);
+    if (timedOut) {
+      const running = [...this.entries.values()].filter((e) => e.running);
+      this.o.log.warn("aborting checks still running at shutdown", { count: running.length });
+      for (const e of running) e.running!.abort(new Error("shutting down"));
+      // aborted probes settle promptly; their results are dropped
+      await Promise.race([idle, Bun.sleep(250)]);
+    }
+    await this.flushTimes();
+    this.o.log.info("scheduler stopped", { runs: this.lateness.summary().runs });
+  }
+
+  private async applyReload(monitorId: number, deleted: boolean): Promise<void> {
+    if (this.stopped) return;
+    const def = deleted ? null : await this.o.source.loadOne(monitorId);
+    if (this.stopped) return;
+    const e = this.entries.get(monitorId);
+    if (!def) {
+      if (!e) return;
+      this.removeEntry(e, deleted);
+      if (!deleted) this.persistTime(monitorId, null);
+      this.o.log.debug("monitor unscheduled", { monitor_id: monitorId, deleted });
+    } else if (!e) {
+      // new or resumed: checked at once (decisions.md "Resources")
+      this.add(def, this.o.clock.now(), true);
+      this.o.log.debug("monitor scheduled", { monitor_id: monitorId });
+    } else {
+      const intervalMs = effectiveIntervalMs(def.intervalSec);
+      e.def = def;
+      if (intervalMs !== e.intervalMs) {
+        e.intervalMs = intervalMs;
+        e.offset = phaseOffset(e.id, intervalMs);
+        const rejoin = joinPhase(this.o.clock.now(), intervalMs, e.offset);
+        if (!this.heap.has(e) || rejoin < e.key) {
+          this.heap.update(e, rejoin);
+          e.offPhase = false;
+          this.persistTime(e.id, rejoin);
+        }
+      }
+    }
+    this.arm();
+  }
+
+  private add(def: SchedulableMonitor, dueAt: number, offPhase: boolean): void {
+    const intervalMs = effectiveIntervalMs(def.intervalSec);
+    const e: Entry = { id: def.id, def, key: dueAt, heapIndex: -1, intervalMs, offset: phaseOffset(def.id, intervalMs), offPhase, running: null, waiting: false, lastStatus: null, removed: false };
+    this.entries.set(def.id, e);
+    this.heap.push(e);
+    this.persistTime(def.id, dueAt);
+  }
+
+  private removeEntry(e: Entry, abort: boolean): void {
+    e.removed = true;
+    this.heap.remove(e);
+    this.entries.delete(e.id);
+    if (abort && e.running) e.running.abort(new Error("monitor deleted"));
+  }
+
+  /** Points the one timer at the earliest due entry, unless it already is. */
+  private arm(): void {
+    if (this.stopped) return;
+    const top = this.heap.peek();
+    const at = top ? top.key : Infinity;
+    if (this.timer && at === this.armedFor) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.armedFor = at;
+    if (!top) return;
+    const delay = Math.min(MAX_TIMER_MS, Math.max(0, at - this.o.clock.now()));
+    this.timer = setTimeout(() => this.onTimer(), delay);
+  }
+
+  private onTimer(): void {
+    this.timer = null;
+    this.armedFor = Infinity;
+    if (this.stopped) return;
+    const now = this.o.clock.now();
+    for (let top = this.heap.peek(); top && top.key <= now; top = this.heap.peek()) {
+      this.heap.pop();
+      this.due(top, now);
+    }
+    this.pump();
+    this.arm();
+  }
+
+  private due(e: Entry, now: number): void {
+    const dueAt = e.key;
+    if (e.running || e.waiting || this.runningIds.has(e.id)) {
+      // never two runs of one monitor at once: this run is skipped, the next keeps the cadence
+      this.lateness.skip();
+      this.o.log.info("run skipped: the previous check is still running", { monitor_id: e.id, due_at: dueAt });
+      this.schedule(e, dueAt, now);
+      return;
+    }
+    e.waiting = true;
+    this.ready.push({ entry: e, dueAt });
+  }
+
+  /** Starts waiting runs while there are free slots. */
+  private pump(): void {
+    while (!this.stopped && this.inFlight < this.o.maxConcurrent && this.ready.length > 0) {
+      const { entry, dueAt } = this.ready.shift()!;
+      entry.waiting = false;
+      if (entry.removed) continue;
+      void this.execute(entry, dueAt);
+    }
+  }
+
+  private schedule(e: Entry, dueAt: number, now: number): void {
+    const next = e.offPhase ? joinPhase(now, e.intervalMs, e.offset) : nextRegularRun(dueAt, now, e.intervalMs, e.offset);
+    e.offPhase = false;
+    this.heap.update(e, next);
+    this.persistTime(e.id, next);
+  }
+
+  private async execute(e: Entry, dueAt: number): Promise<void> {
+    const started = this.o.clock.now();
+    this.lateness.observe(started - dueAt);
+    // the next run is placed now, so the cadence does not drift by the check's duration
+    if (!this.heap.has(e)) this.schedule(e, dueAt, started);
+    const controller = new AbortController();
+    e.running = controller;
+    this.runningIds.add(e.id);
+    this.inFlight++;
+    try {
+      let result: CheckResult;
+      try {
+        const monitor = e.def.build();
+        result = await runProbe(monitor, { probes: this.probes, now: () => this.o.clock.now(), extraCa: this.o.extraCa, blockPrivateTargets: this.o.blockPrivateTargets, signal: controller.signal, marginMs: this.o.abortMarginMs });
+      } catch (err) {
+        // a definition that cannot be run (unreadable secret, bad stored JSON) is a failed check
+        result = failed(started, "internal_error", (err as Error).message);
+      }
+      if (controller.signal.aborted && (this.stopped || e.removed)) return; // shutdown or deletion: not a real result
+      try {
+        await this.o.sink(e.id, this.o.region, result);
+      } catch (err) {
+        this.o.log.error("recording a check result failed", { monitor_id: e.id, error: String(err) });
+      }
+      this.afterResult(e, result);
+    } finally {
+      e.running = null;
+      this.runningIds.delete(e.id);
+      this.inFlight--;
+      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
+      this.pump();
+      this.arm();
+    }
+  }
+
+  /** After a region's first failure it re-checks within min(interval, 10 s) (decisions.md). */
+  private afterResult(e: Entry, result: CheckResult): void {
+    const firstFailure = result.status === "down" && e.lastStatus !== "down";
+    e.lastStatus = result.status;
+    if (!firstFailure || e.removed || this.stopped) return;
+    const at = this.o.clock.now() + recheckDelay(e.intervalMs, this.o.recheckMaxMs ?? MAX_RECHECK_DELAY_MS);
+    if (this.heap.has(e) && at >= e.key) return;
+    e.offPhase = true;
+    this.heap.update(e, at);
+    this.persistTime(e.id, at);
+  }
+
+  private persistTime(id: number, at: number | null): void {
+    if (!this.o.source.persistNextRuns) return;
+    this.pendingTimes.set(id, at);
+    if (this.persistTimer || this.stopped) return;
+    this.persistTimer = setTimeout(() => void this.flushTimes(), this.o.persistDelayMs ?? 500);
+  }
+
+  /** Writes gathered next_run_at values in one job of the write queue (one transaction). */
+  private flushTimes(): Promise<void> {
+    if (this.persistTimer) clearTimeout(this.persistTimer);
+    this.persistTimer = null;
+    if (this.pendingTimes.size === 0) return this.persisting;
+    const batch = this.pendingTimes;
+    this.pendingTimes = new Map();
+    this.persisting = this.persisting
+      .then(() => this.o.source.persistNextRuns!(batch))
+      .catch((err) => this.o.log.error("writing next_run_at failed", { monitors: batch.size, error: String(err) }));
+    return this.persisting;
+  }
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from "node:fs";
+import type { AppContext } from "../context.ts";
+import type { Service } from "../services.ts";
+import { dbMonitorSource, type MonitorSource } from "./db-source.ts";
+import { startMaintenance } from "./maintenance.ts";
+import { Scheduler, type ResultSink, type SchedulerOptions } from "./scheduler.ts";
+
+/** PEM text of --extra-ca, read once; a missing file stops the start with a message naming it. */
+export function readExtraCa(path: string | null): string | undefined {
+  if (!path) return undefined;
+  try {
+    return readFileSync(path, "utf8");
+  } catch (err) {
+    throw new Error(`cannot read --extra-ca file ${path}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
+  }
+}
+
+/**
+ * The check scheduler as a service: region from --region, concurrency from
+ * --max-concurrent-checks, results to `sink` (the engine on the leader; a probe's spool later).
+ */
+export async function startSchedulerService(
+  ctx: AppContext,
+  sink: ResultSink,
+  source: MonitorSource = dbMonitorSource(ctx, ctx.config.region),
+  extra: Partial<SchedulerOptions> = {},
+): Promise<Service & { scheduler: Scheduler }> {
+  const scheduler = new Scheduler({
+    region: ctx.config.region,
+    sink,
+    source,
+    clock: ctx.clock,
+    log: ctx.log.child("scheduler"),
+    maxConcurrent: Math.max(1, ctx.config.maxConcurrentChecks),
+    events: ctx.events,
+    extraCa: readExtraCa(ctx.config.extraCaFile),
+    blockPrivateTargets: ctx.config.blockPrivateTargets,
+    ...extra,
+  });
+  await scheduler.start();
+  return { name: "scheduler", scheduler, stop: (deadlineMs) => scheduler.stop(deadlineMs) };
+}
+
+export function maintenanceService(ctx: AppContext): Service {
+  const job = startMaintenance(ctx);
+  return { name: "maintenance", stop: (deadlineMs) => job.stop(deadlineMs) };
+}

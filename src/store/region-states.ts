@@ -1,0 +1,36 @@
+import type { Db } from "./database.ts";
+import type { MonitorRegionStatesTable } from "./tables.ts";
+
+export type RegionStateRow = MonitorRegionStatesTable;
+
+/** Every region's view of one monitor (what the consensus rule reads). */
+export async function listRegionStates(db: Db, monitorId: number): Promise<RegionStateRow[]> {
+  return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).orderBy("region").execute();
+}
+
+export async function getRegionState(db: Db, monitorId: number, region: string): Promise<RegionStateRow | undefined> {
+  return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).where("region", "=", region).executeTakeFirst();
+}
+
+export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void> {
+  await db
+    .insertInto("monitor_region_states")
+    .values(s)
+    .onConflict((oc) =>
+      oc.columns(["monitor_id", "region"]).doUpdateSet({
+        last_status: s.last_status,
+        last_checked_at: s.last_checked_at,
+        consecutive_down: s.consecutive_down,
+        last_check_id: s.last_check_id,
+      }),
+    )
+    .execute();
+}
+
+/**
+ * Forgets every region's view of a monitor, so its state restarts from nothing (decisions.md
+ * "Monitor state": on resume the state restarts at `unknown`).
+ */
+export async function resetRegionStates(db: Db, monitorId: number): Promise<void> {
+  await db.deleteFrom("monitor_region_states").where("monitor_id", "=", monitorId).execute();
+}

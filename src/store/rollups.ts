@@ -1,0 +1,140 @@
+import { bucketSize, bucketStart, splitRange, summarize, uptimeOf, type BucketSummary, type Granularity, type Uptime, type UptimeCounts } from "../domain/uptime.ts";
+import type { Db } from "./database.ts";
+
+/** kv keys: every bucket before this time has been rolled up (epoch ms, as text). */
+export const HOURLY_WATERMARK = "rollups.hourly_until";
+export const DAILY_WATERMARK = "rollups.daily_until";
+
+export async function getWatermark(db: Db, key: string): Promise<number | null> {
+  const row = await db.selectFrom("kv").select("value").where("key", "=", key).executeTakeFirst();
+  return row ? Number(row.value) : null;
+}
+
+export async function setWatermark(db: Db, key: string, at: number): Promise<void> {
+  await db
+    .insertInto("kv")
+    .values({ key, value: String(at) })
+    .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(at) }))
+    .execute();
+}
+
+export async function listMonitorIds(db: Db): Promise<number[]> {
+  return (await db.selectFrom("monitors").select("id").orderBy("id").execute()).map((r) => r.id);
+}
+
+/**
+ * Recomputes one monitor's buckets of granularity `g` in [from, to) from raw checks, replacing what
+ * was there: running it twice gives the same rows. Callers keep [from, to) inside raw retention.
+ */
+export async function rollupMonitorRange(db: Db, monitorId: number, g: Granularity, from: number, to: number): Promise<number> {
+  const samples = await db
+    .selectFrom("checks")
+    .select(["status", "latency_ms", "checked_at"])
+    .where("monitor_id", "=", monitorId)
+    .where("checked_at", ">=", from)
+    .where("checked_at", "<", to)
+    .execute();
+  const buckets = new Map<number, typeof samples>();
+  for (const s of samples) {
+    const b = bucketStart(s.checked_at, g);
+    let list = buckets.get(b);
+    if (!list) buckets.set(b, (list = []));
+    list.push(s);
+  }
+  await db.deleteFrom("check_rollups").where("monitor_id", "=", monitorId).where("granularity", "=", g).where("bucket_start", ">=", from).where("bucket_start", "<", to).execute();
+  for (const [start, list] of buckets) {
+    await db
+      .insertInto("check_rollups")
+      .values({ monitor_id: monitorId, granularity: g, bucket_start: start, ...summarize(list) })
+      .execute();
+  }
+  return buckets.size;
+}
+
+export interface RollupRow extends BucketSummary {
+  bucket_start: number;
+}
+
+export async function listRollups(db: Db, monitorId: number, g: Granularity, from: number, to: number): Promise<RollupRow[]> {
+  return db
+    .selectFrom("check_rollups")
+    .select(["bucket_start", "up_count", "degraded_count", "down_count", "latency_count", "latency_sum", "latency_min", "latency_max", "latency_p50", "latency_p95", "latency_p99"])
+    .where("monitor_id", "=", monitorId)
+    .where("granularity", "=", g)
+    .where("bucket_start", ">=", from)
+    .where("bucket_start", "<", to)
+    .orderBy("bucket_start")
+    .execute();
+}
+
+/** Deletes up to `limit` raw checks of one monitor older than `before`; returns how many. */
+export async function pruneChecks(db: Db, monitorId: number, before: number, limit: number): Promise<number> {
+  const res = await db
+    .deleteFrom("checks")
+    .where("id", "in", (qb) => qb.selectFrom("checks").select("id").where("monitor_id", "=", monitorId).where("checked_at", "<", before).orderBy("checked_at").limit(limit))
+    .executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+export async function pruneRollups(db: Db, monitorId: number, g: Granularity, before: number): Promise<number> {
+  const res = await db.deleteFrom("check_rollups").where("monitor_id", "=", monitorId).where("granularity", "=", g).where("bucket_start", "<", before).executeTakeFirst();
+  return Number(res.numDeletedRows);
+}
+
+async function rollupCounts(db: Db, monitorId: number, g: Granularity, from: number, to: number): Promise<UptimeCounts> {
+  const row = await db
+    .selectFrom("check_rollups")
+    .select((eb) => [eb.fn.sum<number>("up_count").as("up"), eb.fn.sum<number>("degraded_count").as("degraded"), eb.fn.sum<number>("down_count").as("down")])
+    .where("monitor_id", "=", monitorId)
+    .where("granularity", "=", g)
+    .where("bucket_start", ">=", from)
+    .where("bucket_start", "<", to)
+    .executeTakeFirst();
+  return { up: Number(row?.up ?? 0), degraded: Number(row?.degraded ?? 0), down: Number(row?.down ?? 0) };
+}
+
+async function rawCounts(db: Db, monitorId: number, from: number, to: number): Promise<UptimeCounts> {
+  const rows = await db
+    .selectFrom("checks")
+    .select((eb) => ["status", eb.fn.countAll<number>().as("n")])
+    .where("monitor_id", "=", monitorId)
+    .where("checked_at", ">=", from)
+    .where("checked_at", "<", to)
+    .groupBy("status")
+    .execute();
+  const c: UptimeCounts = { up: 0, degraded: 0, down: 0 };
+  for (const r of rows) if (r.status === "up" || r.status === "degraded" || r.status === "down") c[r.status] += Number(r.n);
+  return c;
+}
+
+/**
+ * Up/degraded/down counts and the uptime ratio of one monitor over [from, to), for status pages:
+ * whole days from daily rollups, whole hours from hourly ones, and what is not rolled up yet (the
+ * current hour) or not a whole hour from raw checks. A partial hour older than raw retention counts
+ * nothing, as its checks are gone.
+ */
+export async function uptimeFromRollups(db: Db, monitorId: number, from: number, to: number): Promise<Uptime> {
+  const hourlyUntil = (await getWatermark(db, HOURLY_WATERMARK)) ?? 0;
+  const dailyUntil = (await getWatermark(db, DAILY_WATERMARK)) ?? 0;
+  const total: UptimeCounts = { up: 0, degraded: 0, down: 0 };
+  for (const p of splitRange(from, to, hourlyUntil, dailyUntil)) {
+    const c = p.source === "raw" ? await rawCounts(db, monitorId, p.from, p.to) : await rollupCounts(db, monitorId, p.source, p.from, p.to);
+    total.up += c.up;
+    total.degraded += c.degraded;
+    total.down += c.down;
+  }
+  return uptimeOf(total);
+}
+
+/** The current, partial bucket computed on demand from raw checks (not stored). */
+export async function partialBucket(db: Db, monitorId: number, g: Granularity, now: number): Promise<RollupRow> {
+  const start = bucketStart(now, g);
+  const samples = await db
+    .selectFrom("checks")
+    .select(["status", "latency_ms"])
+    .where("monitor_id", "=", monitorId)
+    .where("checked_at", ">=", start)
+    .where("checked_at", "<", start + bucketSize(g))
+    .execute();
+  return { bucket_start: start, ...summarize(samples) };
+}
