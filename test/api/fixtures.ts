@@ -1,0 +1,45 @@
+import { expect } from "bun:test";
+import type { TestServer } from "../helpers/server.ts";
+
+/**
+ * Monitors for API tests. Targets are loopback addresses, and monitors are created paused unless a
+ * test needs otherwise, so no scheduler probes them and seeded states stay as the test set them.
+ */
+export const LOOPBACK_URL = "http://127.0.0.1:9/health"; // discard port: nothing listens there
+
+export function httpAttrs(over: Record<string, unknown> = {}): Record<string, unknown> {
+  return { name: "web", monitor_type: "http", target: LOOPBACK_URL, interval_sec: 60, timeout_ms: 5000, is_paused: true, ...over };
+}
+
+/** Minimal valid attributes per monitor type. */
+export const VALID_BY_TYPE: Record<string, Record<string, unknown>> = {
+  http: httpAttrs(),
+  tcp: { name: "db", monitor_type: "tcp", target: "127.0.0.1:5432", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  dns: { name: "dns", monitor_type: "dns", target: "localhost", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  ssl: { name: "cert", monitor_type: "ssl", target: "127.0.0.1:443", interval_sec: 3600, timeout_ms: 5000, is_paused: true },
+  ping: { name: "ping", monitor_type: "ping", target: "127.0.0.1", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  heartbeat: { name: "job", monitor_type: "heartbeat", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+};
+
+/** Creates a monitor through the API and returns its id; fails the test on anything but 201. */
+export async function createMonitor(s: TestServer, attrs: Record<string, unknown> = httpAttrs(), token?: string): Promise<number> {
+  const res = await s.api("POST", "/api/v1/monitors", attrs, token ? { token } : {});
+  if (res.status !== 201) throw new Error(`POST /api/v1/monitors answered ${res.status}: ${res.text}`);
+  return Number(res.json.data.id);
+}
+
+export async function createStatusPage(s: TestServer, attrs: Record<string, unknown>, token?: string): Promise<number> {
+  const res = await s.api("POST", "/api/v1/status-pages", attrs, token ? { token } : {});
+  if (res.status !== 201) throw new Error(`POST /api/v1/status-pages answered ${res.status}: ${res.text}`);
+  return Number(res.json.data.id);
+}
+
+/** The list envelope: data array, pagination of four integers, meta with request_id and rate_limit. */
+export function expectListEnvelope(json: any, pagination: { page: number; per_page: number; total: number; total_pages: number }): void {
+  expect(Array.isArray(json.data)).toBe(true);
+  expect(json.pagination).toEqual(pagination);
+  expect(typeof json.meta.request_id).toBe("string");
+  expect(Object.keys(json.meta.rate_limit).sort()).toEqual(["limit", "remaining", "reset"]);
+}
+
+export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
