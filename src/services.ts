@@ -2,6 +2,7 @@ import type { Elysia } from "elysia";
 import type { AppContext } from "./context.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
+import { startNotifyService } from "./notify/service.ts";
 import { maintenanceService, startSchedulerService } from "./scheduler/service.ts";
 
 /**
@@ -23,6 +24,8 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
   const services: Service[] = [];
   // first in, so stopped last: every producer of writes has stopped before the queue is flushed
   services.push({ name: "write-queue", stop: () => ctx.writes.close() });
+  // the alert outbox is the leader's; started before the producers of alerts, so stopped after them
+  if (ctx.config.role === "leader") services.push(await startNotifyService(ctx));
   // heartbeat pings and deadlines are the leader's: probes only run active checks
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
   if (ctx.config.role === "leader") {

@@ -1,8 +1,22 @@
 import type { AppContext } from "../context.ts";
+import { toIso } from "../lib/dates.ts";
+import {
+  alertChannelIds,
+  countTransitions,
+  deliveryIdFor,
+  deliverySalt,
+  hadQuietGap,
+  insertAlerts,
+  lastFlappingAlertAt,
+  latestTransition,
+  regionSummary,
+} from "../store/alerts.ts";
 import type { Db } from "../store/database.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 
 export type AlertEvent = "monitor.down" | "monitor.degraded" | "monitor.up";
+/** What a delivered alert announces: a state change, a monitor reported as flapping, or a test. */
+export type PayloadEvent = AlertEvent | "monitor.flapping" | "test";
 
 export interface AlertRequest {
   monitor: MonitorRow;
@@ -16,17 +30,103 @@ export interface AlertRequest {
 }
 
 /**
- * Hands an alert to delivery, inside the caller's transaction so an alert exists exactly when the
- * state change that caused it does. Until notification channels exist this is a log line.
+ * What an outbox row carries, format-neutral: the webhook's JSON (decisions.md "Notification
+ * channels") plus what the human-readable channels add. Snapshotted when the alert is raised, so a
+ * retry a day later still tells what happened then.
+ */
+export interface AlertPayload {
+  event: PayloadEvent;
+  occurred_at: string;
+  monitor: { id: string; name: string; monitor_type: string; target: string | null };
+  state: string;
+  previous_state: string;
+  incident: { id: string; started_at: string; resolved_at: string | null; duration_ms: number | null } | null;
+  error_code: string | null;
+  error_message: string | null;
+  regions: { region: string; status: string; last_checked_at: string }[];
+  /** the monitor's page in the dashboard */
+  dashboard_url: string;
+  /** on monitor.flapping: how many state changes in how long triggered it */
+  flapping?: { changes: number; window_ms: number };
+}
+
+/**
+ * Flap protection: more than FLAP_MAX_CHANGES state changes within FLAP_WINDOW_MS make the monitor
+ * "flapping": it is reported once, and its alerts are suppressed until it has gone FLAP_WINDOW_MS
+ * without a state change; the change after that quiet spell alerts normally.
+ */
+export const FLAP_MAX_CHANGES = 5;
+export const FLAP_WINDOW_MS = 10 * 60_000;
+
+type FlapVerdict = { kind: "normal" } | { kind: "flapping"; changes: number } | { kind: "suppressed" };
+
+/** Decides from the monitor's transition rows and flapping alerts, so the verdict survives restarts. */
+async function flapVerdict(db: Db, monitorId: number, at: number): Promise<FlapVerdict> {
+  const lastFlap = await lastFlappingAlertAt(db, monitorId);
+  if (lastFlap !== null && lastFlap <= at && !(await hadQuietGap(db, monitorId, lastFlap, at, FLAP_WINDOW_MS))) return { kind: "suppressed" };
+  const changes = await countTransitions(db, monitorId, at - FLAP_WINDOW_MS, at);
+  return changes > FLAP_MAX_CHANGES ? { kind: "flapping", changes } : { kind: "normal" };
+}
+
+export function dashboardUrl(baseUrl: string, monitorId: number | string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/monitors/${monitorId}`;
+}
+
+/**
+ * Hands an alert to delivery: one outbox row per enabled channel linked to the monitor, written
+ * inside the caller's transaction (`db`), so an alert exists exactly when the state change that
+ * caused it does. The dispatcher (src/notify/dispatcher.ts) sends them after the commit. The
+ * delivery id is derived from the transition and the channel, so one state change can never queue
+ * two alerts for the same channel.
  */
 export async function raiseAlert(db: Db, ctx: AppContext, a: AlertRequest): Promise<void> {
-  void db;
-  ctx.log.child("alerts").info("alert", {
-    event: a.event,
-    monitor_id: a.monitor.id,
+  const log = ctx.log.child("alerts");
+  const channelIds = await alertChannelIds(db, a.monitor.account_id, a.monitor.id);
+  const verdict = await flapVerdict(db, a.monitor.id, a.at);
+  const fields = { monitor_id: a.monitor.id, event: a.event, state: a.state, previous_state: a.previousState, channels: channelIds.length };
+  if (verdict.kind === "suppressed") {
+    log.info("alert suppressed: the monitor is flapping", fields);
+    return;
+  }
+  const event: PayloadEvent = verdict.kind === "flapping" ? "monitor.flapping" : a.event;
+  log.info(event === "monitor.flapping" ? "monitor flapping: reported once, then quiet until stable" : "alert queued", { ...fields, event });
+  if (channelIds.length === 0) return;
+
+  const payload = await buildPayload(db, ctx, a, event);
+  if (verdict.kind === "flapping") payload.flapping = { changes: verdict.changes, window_ms: FLAP_WINDOW_MS };
+  const transition = await latestTransition(db, a.monitor.id);
+  const salt = await deliverySalt(db);
+  // Without a transition row (a caller outside applyStateChange) the time stands in for it.
+  const key = transition?.id ?? -a.at;
+  const payloadJson = JSON.stringify(payload);
+  await insertAlerts(
+    db,
+    channelIds.map((channelId) => ({
+      accountId: a.monitor.account_id,
+      monitorId: a.monitor.id,
+      channelId,
+      event,
+      deliveryId: deliveryIdFor(salt, key, channelId),
+      payloadJson,
+      createdAt: a.at,
+      nextAttemptAt: ctx.clock.now(),
+    })),
+  );
+}
+
+async function buildPayload(db: Db, ctx: AppContext, a: AlertRequest, event: PayloadEvent): Promise<AlertPayload> {
+  const regions = await regionSummary(db, a.monitor.id);
+  const i = a.incident;
+  return {
+    event,
+    occurred_at: toIso(a.at),
+    monitor: { id: String(a.monitor.id), name: a.monitor.name, monitor_type: a.monitor.monitor_type, target: a.monitor.target },
     state: a.state,
     previous_state: a.previousState,
-    incident_id: a.incident?.id ?? null,
+    incident: i ? { id: String(i.id), started_at: toIso(i.started_at), resolved_at: toIso(i.resolved_at), duration_ms: i.duration_ms } : null,
     error_code: a.errorCode,
-  });
+    error_message: a.errorMessage,
+    regions: regions.map((r) => ({ region: r.region, status: r.status, last_checked_at: toIso(r.last_checked_at) })),
+    dashboard_url: dashboardUrl(ctx.config.baseUrl, a.monitor.id),
+  };
 }

@@ -1,0 +1,114 @@
+/**
+ * The notification channel's attributes (decisions.md "Notification channels (extension)"): one
+ * catalogue says, per attribute, its TypeBox schema, which channel types it belongs to, whether it
+ * is read-only or write-only, and the message a client gets when a value does not fit. The OpenAPI
+ * document, the validator and the response mapper all read it.
+ */
+import { Type, type TSchema } from "@sinclair/typebox";
+
+export const CHANNEL_TYPES = ["webhook", "slack", "discord", "teams", "telegram", "ntfy", "gotify", "pushover", "email"] as const;
+export type ChannelType = (typeof CHANNEL_TYPES)[number];
+
+export const SMTP_SECURITY = ["none", "starttls", "tls"] as const;
+export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
+
+type Access = "rw" | "ro" | "wo";
+export interface ChannelField {
+  schema: TSchema;
+  /** channel types the attribute belongs to; "all" for the common fields */
+  types: "all" | readonly ChannelType[];
+  access: Access;
+  /** required on create for these types */
+  requiredFor?: readonly ChannelType[];
+  /** shown when the value does not match `schema` */
+  message: string;
+}
+
+const enumOf = (values: readonly string[], opts: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
+const nullable = (s: TSchema, description?: string) => Type.Union([s, Type.Null()], description ? { description } : {});
+const oneOf = (values: readonly string[]) => `must be one of ${values.join(", ")}`;
+const BOOL = "must be true or false";
+const TEXT = (max: number) => `must be a string of 1 to ${max} characters`;
+
+/** Types that POST to a URL the user gives; telegram and pushover take `url` only as an API base override. */
+const URL_REQUIRED: readonly ChannelType[] = ["webhook", "slack", "discord", "teams", "ntfy", "gotify"];
+const URL_TYPES: readonly ChannelType[] = [...URL_REQUIRED, "telegram", "pushover"];
+const EMAIL: readonly ChannelType[] = ["email"];
+
+const f = (schema: TSchema, types: ChannelField["types"], message: string, extra: Partial<ChannelField> = {}): ChannelField => ({ schema, types, access: "rw", message, ...extra });
+const ro = (schema: TSchema): ChannelField => ({ schema, types: "all", access: "ro", message: "is read-only" });
+const secret = (types: readonly ChannelType[], description: string, requiredFor?: readonly ChannelType[]): ChannelField =>
+  f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), types, "must be a string of 1 to 4096 characters, or null to remove it", {
+    access: "wo",
+    requiredFor,
+  });
+
+/** Every attribute, in the order responses list them. */
+export const CHANNEL_FIELDS = {
+  name: f(Type.String({ minLength: 1, maxLength: 200 }), "all", TEXT(200), { requiredFor: CHANNEL_TYPES }),
+  channel_type: f(enumOf(CHANNEL_TYPES, { description: "cannot change after creation" }), "all", oneOf(CHANNEL_TYPES)),
+  is_enabled: f(Type.Boolean({ default: true }), "all", BOOL),
+  default_for_new_monitors: f(Type.Boolean({ default: false, description: "linked to every monitor created later without notification_channel_ids" }), "all", BOOL),
+  url: f(
+    nullable(Type.String({ minLength: 1, maxLength: 2048 }), "webhook/slack/discord/teams/ntfy/gotify: where to POST; telegram/pushover: optional API base for a self-hosted gateway"),
+    URL_TYPES,
+    "must be an absolute http(s) URL of at most 2048 characters",
+    { requiredFor: URL_REQUIRED },
+  ),
+  secret: secret(["webhook"], "HMAC-SHA256 signing key for X-Vigil-Signature; write-only"),
+  telegram_chat_id: f(Type.Union([Type.String({ minLength: 1, maxLength: 100 }), Type.Integer()]), ["telegram"], "must be a chat id (integer) or @channelname", { requiredFor: ["telegram"] }),
+  telegram_bot_token: secret(["telegram"], "bot token from @BotFather; write-only", ["telegram"]),
+  gotify_token: secret(["gotify"], "application token; write-only", ["gotify"]),
+  pushover_token: secret(["pushover"], "application API token; write-only", ["pushover"]),
+  pushover_user: secret(["pushover"], "user or group key; write-only", ["pushover"]),
+  email_to: f(Type.String({ minLength: 3, maxLength: 1000 }), EMAIL, "must be one or more email addresses separated by commas", { requiredFor: EMAIL }),
+  smtp_host: f(Type.String({ minLength: 1, maxLength: 253 }), EMAIL, "must be a host name or IP address", { requiredFor: EMAIL }),
+  smtp_port: f(nullable(Type.Integer({ minimum: 1, maximum: 65535 }), "null: 25 for none, 587 for starttls, 465 for tls"), EMAIL, "must be an integer from 1 to 65535, or null for the default of smtp_security"),
+  smtp_security: f(enumOf(SMTP_SECURITY, { default: "starttls" }), EMAIL, oneOf(SMTP_SECURITY)),
+  smtp_user: f(nullable(Type.String({ minLength: 1, maxLength: 320 })), EMAIL, "must be a string of 1 to 320 characters, or null for no authentication"),
+  smtp_pass: secret(EMAIL, "SMTP password; write-only"),
+  smtp_from: f(Type.String({ minLength: 3, maxLength: 320 }), EMAIL, "must be an email address, optionally with a display name: Vigil <vigil@example.com>", { requiredFor: EMAIL }),
+  created_at: ro(Type.String({ format: "date-time" })),
+  updated_at: ro(Type.String({ format: "date-time" })),
+} satisfies Record<string, ChannelField>;
+
+export type ChannelAttributeName = keyof typeof CHANNEL_FIELDS;
+export const CHANNEL_ATTRIBUTE_NAMES = Object.keys(CHANNEL_FIELDS) as ChannelAttributeName[];
+export const READ_ONLY_CHANNEL_ATTRIBUTES: readonly string[] = ["id", "created_at", "updated_at"];
+export const CHANNEL_SECRET_ATTRIBUTES = CHANNEL_ATTRIBUTE_NAMES.filter((n) => CHANNEL_FIELDS[n].access === "wo");
+/** Settings kept in config_json: per-type, readable, not secret. */
+export const CHANNEL_SETTING_ATTRIBUTES = CHANNEL_ATTRIBUTE_NAMES.filter((n) => CHANNEL_FIELDS[n].types !== "all" && CHANNEL_FIELDS[n].access === "rw");
+
+export function channelFieldApplies(name: ChannelAttributeName, type: ChannelType): boolean {
+  const t = CHANNEL_FIELDS[name].types;
+  return t === "all" || (t as readonly string[]).includes(type);
+}
+
+/** Attributes a response shows for `type`, in catalogue order; write-only ones never. */
+export function channelResponseAttributes(type: ChannelType): ChannelAttributeName[] {
+  return CHANNEL_ATTRIBUTE_NAMES.filter((n) => CHANNEL_FIELDS[n].access !== "wo" && channelFieldApplies(n, type));
+}
+
+/** Defaults filled in on create. */
+export const CHANNEL_DEFAULTS: Partial<Record<ChannelAttributeName, unknown>> = {
+  is_enabled: true,
+  default_for_new_monitors: false,
+  url: null,
+  smtp_port: null,
+  smtp_security: "starttls",
+  smtp_user: null,
+};
+
+/** The default SMTP port of each security mode. */
+export const SMTP_DEFAULT_PORT: Record<SmtpSecurity, number> = { none: 25, starttls: 587, tls: 465 };
+
+/** The attributes' schema as one object, for the OpenAPI document. */
+export function channelAttributesSchema(forWrite: boolean): TSchema {
+  const props: Record<string, TSchema> = {};
+  for (const n of CHANNEL_ATTRIBUTE_NAMES) {
+    const field = CHANNEL_FIELDS[n];
+    if (forWrite ? field.access === "ro" : field.access === "wo") continue;
+    props[n] = Type.Optional(field.schema);
+  }
+  return Type.Object(props, { additionalProperties: false });
+}
