@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { createMonitor, expectListEnvelope, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
+
+// Lists (decisions.md "Resources"): page/per_page rules, id ascending, and the monitor filters.
+let s: TestServer;
+let acct: { accountId: number; token: string };
+const ids: number[] = [];
+const get = (path: string) => s.api("GET", path, undefined, { token: acct.token });
+
+beforeAll(async () => {
+  s = await startTestServer();
+  acct = await makeAccount(s.ctx, "lister", "enterprise");
+  const seeds = [
+    httpAttrs({ name: "Shop Front", target: "http://127.0.0.1:9/shop" }),
+    httpAttrs({ name: "Billing API", target: "http://127.0.0.1:9/billing" }),
+    { ...VALID_BY_TYPE.tcp, name: "Postgres", target: "127.0.0.1:5432" },
+    { ...VALID_BY_TYPE.tcp, name: "Redis 50%", target: "127.0.0.1:6379" },
+    { ...VALID_BY_TYPE.dns, name: "Resolver" },
+    { ...VALID_BY_TYPE.heartbeat, name: "Nightly backup" },
+    { ...VALID_BY_TYPE.ping, name: "Gateway" },
+  ];
+  for (const body of seeds) ids.push(await createMonitor(s, body, acct.token));
+  // states are set directly: these paused monitors are never checked, so they stay as seeded
+  const setStatus = (i: number, status: string) => s.ctx.db.updateTable("monitors").set({ last_status: status }).where("id", "=", ids[i]!).execute();
+  await setStatus(0, "up");
+  await setStatus(1, "down");
+  await setStatus(2, "down");
+  await setStatus(3, "degraded");
+  // another account's monitor never shows up
+  await createMonitor(s, httpAttrs({ name: "Shop of someone else" }));
+});
+afterAll(() => s.stop());
+
+describe("pagination", () => {
+  test("defaults: page 1, per_page 25, sorted by id ascending", async () => {
+    const res = await get("/api/v1/monitors");
+    expect(res.status).toBe(200);
+    expectListEnvelope(res.json, { page: 1, per_page: 25, total: 7, total_pages: 1 });
+    expect(res.json.data.map((d: { id: string }) => Number(d.id))).toEqual(ids);
+    expect(res.json.data.every((d: { type: string }) => d.type === "monitor")).toBe(true);
+  });
+
+  test("per_page above 100 is clamped to 100 and the pagination object shows 100", async () => {
+    const res = await get("/api/v1/monitors?per_page=500");
+    expect(res.status).toBe(200);
+    expect(res.json.pagination).toEqual({ page: 1, per_page: 100, total: 7, total_pages: 1 });
+  });
+
+  test("pages split the list; total_pages = ceil(total / per_page)", async () => {
+    const seen: number[] = [];
+    for (let page = 1; page <= 4; page++) {
+      const res = await get(`/api/v1/monitors?per_page=2&page=${page}`);
+      expect(res.json.pagination).toEqual({ page, per_page: 2, total: 7, total_pages: 4 });
+      seen.push(...res.json.data.map((d: { id: string }) => Number(d.id)));
+    }
+    expect(seen).toEqual(ids);
+  });
+
+  test("a page past the end returns empty data with correct totals", async () => {
+    const res = await get("/api/v1/monitors?per_page=2&page=9");
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual([]);
+    expect(res.json.pagination).toEqual({ page: 9, per_page: 2, total: 7, total_pages: 4 });
+  });
+
+  test("an empty list has total_pages 0", async () => {
+    const res = await get("/api/v1/monitors?q=no-such-monitor");
+    expect(res.json.pagination).toEqual({ page: 1, per_page: 25, total: 0, total_pages: 0 });
+  });
+
+  test.each([
+    ["per_page=0", "per_page"],
+    ["per_page=-1", "per_page"],
+    ["per_page=1.5", "per_page"],
+    ["page=abc", "page"],
+    ["page=0", "page"],
+    ["status=sleeping", "status"],
+    ["type=smtp", "type"],
+  ])("?%s is a 422 on that parameter", async (qs, key) => {
+    const res = await get(`/api/v1/monitors?${qs}`);
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe("validation_error");
+    expect(Object.keys(res.json.error.details)).toEqual([key]);
+  });
+});
+
+describe("filters", () => {
+  const names = async (qs: string) => (await get(`/api/v1/monitors?${qs}`)).json.data.map((d: { attributes: { name: string } }) => d.attributes.name);
+
+  test("status", async () => {
+    expect(await names("status=down")).toEqual(["Billing API", "Postgres"]);
+    expect(await names("status=up")).toEqual(["Shop Front"]);
+    expect(await names("status=degraded")).toEqual(["Redis 50%"]);
+    expect(await names("status=unknown")).toEqual(["Resolver", "Nightly backup", "Gateway"]);
+  });
+
+  test("type", async () => {
+    expect(await names("type=tcp")).toEqual(["Postgres", "Redis 50%"]);
+    expect(await names("type=heartbeat")).toEqual(["Nightly backup"]);
+    expect(await names("type=ssl")).toEqual([]);
+  });
+
+  test("q searches name and target, case-insensitively, with % taken literally", async () => {
+    expect(await names("q=shop")).toEqual(["Shop Front"]);
+    expect(await names("q=BILLING")).toEqual(["Billing API"]);
+    expect(await names("q=" + encodeURIComponent(":5432"))).toEqual(["Postgres"]);
+    expect(await names("q=" + encodeURIComponent("50%"))).toEqual(["Redis 50%"]);
+    expect(await names("q=" + encodeURIComponent("%"))).toEqual(["Redis 50%"]);
+    expect(await names("q=_")).toEqual([]);
+  });
+
+  test("filters combine, and the pagination counts the filtered set", async () => {
+    const res = await get("/api/v1/monitors?type=tcp&status=down&per_page=1");
+    expect(res.json.data.map((d: { attributes: { name: string } }) => d.attributes.name)).toEqual(["Postgres"]);
+    expect(res.json.pagination).toEqual({ page: 1, per_page: 1, total: 1, total_pages: 1 });
+  });
+});
