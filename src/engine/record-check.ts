@@ -18,6 +18,7 @@ export type RecordOutcome =
       recorded: true;
       checkId: number;
       accountId: number;
+      monitorType: string;
       from: MonitorState;
       to: MonitorState;
       changed: boolean;
@@ -38,6 +39,7 @@ export type RecordOutcome =
  */
 export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, result: CheckResult, resultUid?: string): Promise<RecordOutcome> {
   const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null));
+  if (outcome.recorded) ctx.metrics.checks.inc({ status: result.status, type: outcome.monitorType, region });
   if (outcome.recorded && outcome.changed) {
     ctx.events.emit("monitor.state", { monitorId, accountId: outcome.accountId, from: outcome.from, to: outcome.to, at: result.checked_at });
   }
@@ -90,7 +92,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
     .map(toView);
   const from = monitor.last_status as MonitorState;
   const to = aggregateState({ current: from, intervalSec: monitor.interval_sec, now: ctx.clock.now(), confirmations: ctx.config.confirmations, regions });
-  const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id };
+  const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id, monitorType: monitor.monitor_type };
   if (to === from) return { ...base, changed: false, incidentOpened: null, incidentResolved: null };
 
   const change = await applyStateChange(trx, ctx, {

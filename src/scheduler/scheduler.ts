@@ -3,6 +3,7 @@ import { failed, type CheckResult, type CheckStatus } from "../domain/check-resu
 import type { Clock } from "../lib/clock.ts";
 import type { EventHub } from "../lib/event-hub.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { Metrics } from "../lib/metrics.ts";
 import type { MonitorSource, SchedulableMonitor } from "./db-source.ts";
 import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
 import { MinHeap, type HeapItem } from "./min-heap.ts";
@@ -32,6 +33,8 @@ export interface SchedulerOptions {
   statsEveryMs?: number;
   /** abort margin beyond timeout_ms (default 1 s) */
   abortMarginMs?: number;
+  /** where lateness is also published (Prometheus histogram) */
+  metrics?: Pick<Metrics, "schedulerLateness">;
 }
 
 export interface SchedulerStats extends LatenessSummary {
@@ -270,6 +273,7 @@ export class Scheduler {
   private async execute(e: Entry, dueAt: number): Promise<void> {
     const started = this.o.clock.now();
     this.lateness.observe(started - dueAt);
+    this.o.metrics?.schedulerLateness.observe(Math.max(0, started - dueAt) / 1000);
     // the next run is placed now, so the cadence does not drift by the check's duration
     if (!this.heap.has(e)) this.schedule(e, dueAt, started);
     const controller = new AbortController();

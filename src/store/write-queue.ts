@@ -56,12 +56,13 @@ export class WriteQueue {
 
   /** Waits until everything queued so far has been written. */
   async flush(): Promise<void> {
-    for (let i = 0; i < 10_000 && (this.queue.length > 0 || this.running); i++) {
+    for (let i = 0; i < 10_000; i++) {
       if (this.timer) {
         clearTimeout(this.timer);
         this.timer = null;
-        this.drain();
       }
+      if (!this.running) this.drain();
+      if (!this.running) return;
       await this.running;
     }
   }
@@ -94,6 +95,8 @@ export class WriteQueue {
       }
     })().finally(() => {
       this.running = null;
+      // a job queued after the loop's last look (its caller woke before this ran) still gets written
+      if (this.queue.length > 0) this.schedule();
     });
   }
 

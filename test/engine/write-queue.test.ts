@@ -1,0 +1,54 @@
+import { afterEach, beforeEach, expect, test } from "bun:test";
+import { WriteQueue } from "../../src/store/write-queue.ts";
+import { engineHarness, type EngineHarness } from "./helpers.ts";
+
+let h: EngineHarness;
+beforeEach(async () => {
+  h = await engineHarness();
+});
+afterEach(async () => {
+  await h.close();
+});
+
+const kv = (key: string) => h.ctx.db.selectFrom("kv").select("value").where("key", "=", key).executeTakeFirst();
+const put = (key: string) => (trx: typeof h.ctx.db) => trx.insertInto("kv").values({ key, value: "1" }).execute().then(() => key);
+
+test("a job awaited right after another one's commit is still written (no lost wake-up)", async () => {
+  const q = new WriteQueue(h.ctx.db);
+  for (let i = 0; i < 20; i++) expect(await q.run(put(`k${i}`))).toBe(`k${i}`);
+  expect((await h.ctx.db.selectFrom("kv").select("key").where("key", "like", "k%").execute()).length).toBe(20);
+});
+
+test("jobs queued together commit in one transaction, and each promise settles after the commit", async () => {
+  const q = new WriteQueue(h.ctx.db, { windowMs: 5 });
+  const seen: (string | undefined)[] = [];
+  const all = Array.from({ length: 30 }, (_, i) => q.run(put(`b${i}`)).then(async (k) => seen.push((await kv(k)) ? k : undefined)));
+  await Promise.all(all);
+  expect(seen.filter(Boolean)).toHaveLength(30);
+  expect(q.counters.batches).toBe(1);
+  expect(q.counters.jobs).toBe(30);
+});
+
+test("a failing job fails alone: the others of its batch are retried and committed", async () => {
+  const q = new WriteQueue(h.ctx.db, { windowMs: 5 });
+  const good1 = q.run(put("g1"));
+  const bad = q.run(async (trx) => {
+    await trx.insertInto("kv").values({ key: "g1", value: "duplicate key" }).execute();
+  });
+  const good2 = q.run(put("g2"));
+  expect(await good1).toBe("g1");
+  expect(await good2).toBe("g2");
+  await expect(bad).rejects.toThrow();
+  expect(q.counters.retriedBatches).toBe(1);
+  expect(await kv("g1")).toEqual({ value: "1" });
+  expect(await kv("g2")).toEqual({ value: "1" });
+});
+
+test("close writes what is queued and refuses new jobs", async () => {
+  const q = new WriteQueue(h.ctx.db, { windowMs: 50 });
+  const pending = q.run(put("late"));
+  await q.close();
+  expect(await pending).toBe("late");
+  expect(await kv("late")).toEqual({ value: "1" });
+  await expect(q.run(put("after"))).rejects.toThrow("closed");
+});
