@@ -69,7 +69,7 @@ const PAYLOAD: AlertPayload = {
 };
 
 function emailChannel(settings: Record<string, unknown>): ChannelConfig {
-  const s = { email_to: "ops@example.com, oncall@example.com", smtp_host: "127.0.0.1", smtp_from: "Vigil <vigil@example.com>", smtp_security: "starttls", ...settings };
+  const s: Record<string, unknown> = { email_to: "ops@example.com, oncall@example.com", smtp_host: "127.0.0.1", smtp_from: "Vigil <vigil@example.com>", smtp_security: "starttls", ...settings };
   return { id: 1, accountId: 1, name: "mail", type: "email", isEnabled: true, settings: s, secretValues: typeof s.smtp_pass === "string" ? [s.smtp_pass] : [] };
 }
 
