@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { firstFreeSlug, slugify } from "../../src/domain/slug.ts";
+import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { createMonitor, createStatusPage, expectListEnvelope, httpAttrs, ISO_MS } from "./fixtures.ts";
+
+// Status pages (api-v1.md "Status pages", decisions.md "Resources").
+let s: TestServer;
+let other: { accountId: number; token: string };
+let m1: number;
+let m2: number;
+let foreignMonitor: number;
+
+beforeAll(async () => {
+  s = await startTestServer();
+  other = await makeAccount(s.ctx, "other", "pro");
+  m1 = await createMonitor(s, httpAttrs({ name: "m1" }));
+  m2 = await createMonitor(s, httpAttrs({ name: "m2" }));
+  foreignMonitor = await createMonitor(s, httpAttrs({ name: "theirs" }), other.token);
+});
+afterAll(() => s.stop());
+
+const post = (body: unknown, token?: string) => s.api("POST", "/api/v1/status-pages", body, token ? { token } : {});
+
+describe("create", () => {
+  test("201 with defaults, a slug from the name, and the documented fields", async () => {
+    const res = await post({ name: "Acme Production" });
+    expect(res.status).toBe(201);
+    expect(res.json.data.type).toBe("status_page");
+    const a = res.json.data.attributes;
+    expect(a).toMatchObject({ name: "Acme Production", slug: "acme-production", headline: null, description: null, is_public: true, is_enabled: true, is_token_protected: false, access_token: null, public_theme: "light", custom_domain: null, monitor_ids: [] });
+    expect(a.created_at).toMatch(ISO_MS);
+    expect(a.updated_at).toMatch(ISO_MS);
+  });
+
+  test("a JSON:API body works and every attribute is stored", async () => {
+    const attrs = { name: "Full", slug: "full-page", headline: "All good", description: "Our services", is_public: false, is_enabled: false, is_token_protected: true, access_token: "visitor-token-1", public_theme: "dark", custom_domain: "Status.Example.com", monitor_ids: [m2, m1] };
+    const res = await post({ data: { type: "status_page", attributes: attrs } });
+    expect(res.status).toBe(201);
+    expect(res.json.data.attributes).toMatchObject({ ...attrs, custom_domain: "status.example.com" });
+    const got = await s.api("GET", `/api/v1/status-pages/${res.json.data.id}`);
+    expect(got.json.data.attributes.monitor_ids).toEqual([m2, m1]); // order kept as position
+  });
+
+  test("slug generation folds case, accents and punctuation; collisions get -2, -3", async () => {
+    const slugs: string[] = [];
+    for (const name of ["  Café Déjà-Vu!! Status ", "cafe deja vu status", "CAFE/DEJA/VU/STATUS"]) slugs.push((await post({ name })).json.data.attributes.slug);
+    expect(slugs).toEqual(["cafe-deja-vu-status", "cafe-deja-vu-status-2", "cafe-deja-vu-status-3"]);
+    // a name with nothing usable still gets a valid slug
+    expect((await post({ name: "!!!" })).json.data.attributes.slug).toBe("status");
+  });
+
+  test("a generated slug from a long name fits in 64 characters, suffix included", async () => {
+    const name = "word ".repeat(30);
+    const a = (await post({ name })).json.data.attributes.slug as string;
+    const b = (await post({ name })).json.data.attributes.slug as string;
+    expect(a.length).toBeLessThanOrEqual(64);
+    expect(b.length).toBeLessThanOrEqual(64);
+    expect(b.endsWith("-2")).toBe(true);
+    expect(a).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+    expect(b).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+  });
+
+  test("slugs are unique across the instance: an explicit taken slug is 422 'has already been taken'", async () => {
+    await createStatusPage(s, { name: "Mine", slug: "shared-slug" });
+    const res = await post({ name: "Theirs", slug: "shared-slug" }, other.token);
+    expect(res.status).toBe(422);
+    expect(res.json.error.details).toEqual({ slug: ["has already been taken"] });
+    // and a generated one steps around another account's slug
+    const gen = await post({ name: "Shared Slug" }, other.token);
+    expect(gen.json.data.attributes.slug).toBe("shared-slug-2");
+  });
+
+  test("is_token_protected without access_token generates one", async () => {
+    const res = await post({ name: "Private", is_token_protected: true });
+    const token = res.json.data.attributes.access_token as string;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const again = await post({ name: "Private", is_token_protected: true });
+    expect(again.json.data.attributes.access_token).not.toBe(token);
+  });
+});
+
+const BAD: [string, Record<string, unknown>, Record<string, string>][] = [
+  ["name missing", {}, { name: "is required" }],
+  ["name blank", { name: "  " }, { name: "must not be blank" }],
+  ["name too long", { name: "x".repeat(201) }, { name: "1 to 200 characters" }],
+  ["slug uppercase", { name: "a", slug: "Acme" }, { slug: "lowercase letters and digits" }],
+  ["slug double hyphen", { name: "a", slug: "acme--status" }, { slug: "single hyphens" }],
+  ["slug leading hyphen", { name: "a", slug: "-acme" }, { slug: "single hyphens" }],
+  ["slug too long", { name: "a", slug: "a".repeat(65) }, { slug: "1 to 64" }],
+  ["slug empty", { name: "a", slug: "" }, { slug: "1 to 64" }],
+  ["theme unknown", { name: "a", public_theme: "blue" }, { public_theme: "must be one of light, dark" }],
+  ["is_public not boolean", { name: "a", is_public: "yes" }, { is_public: "must be true or false" }],
+  ["access_token too short", { name: "a", access_token: "abc" }, { access_token: "8 to 128 characters" }],
+  ["headline too long", { name: "a", headline: "x".repeat(201) }, { headline: "at most 200 characters" }],
+  ["custom_domain not a host", { name: "a", custom_domain: "https://status.example.com" }, { custom_domain: "host name such as status.example.com" }],
+  ["custom_domain an IP", { name: "a", custom_domain: "192.0.2.1" }, { custom_domain: "host name" }],
+  ["monitor_ids not ints", { name: "a", monitor_ids: ["1"] }, { monitor_ids: "distinct monitor ids" }],
+  ["monitor_ids duplicated", { name: "a", monitor_ids: [1, 1] }, { monitor_ids: "distinct monitor ids" }],
+  ["monitor_ids unknown", { name: "a", monitor_ids: [999999] }, { monitor_ids: "monitor 999999 does not exist in this account" }],
+  ["unknown attribute", { name: "a", colour: "red" }, { colour: "is not a status page attribute" }],
+];
+
+describe("validation", () => {
+  test.each(BAD)("%s", async (_what, body, expected) => {
+    const res = await post(body);
+    expect(res.status).toBe(422);
+    expect(Object.keys(res.json.error.details).sort()).toEqual(Object.keys(expected).sort());
+    for (const [k, fragment] of Object.entries(expected)) expect(res.json.error.details[k].join(" | ")).toContain(fragment);
+  });
+
+  test("monitor_ids may only name the caller's monitors", async () => {
+    const res = await post({ name: "mixed", monitor_ids: [m1, foreignMonitor] });
+    expect(res.status).toBe(422);
+    expect(res.json.error.details.monitor_ids).toEqual([`monitor ${foreignMonitor} does not exist in this account`]);
+  });
+
+  test("custom_domain is unique across the instance", async () => {
+    await createStatusPage(s, { name: "domain", custom_domain: "status.unique.example" });
+    const res = await post({ name: "domain", custom_domain: "STATUS.unique.example" }, other.token);
+    expect(res.json.error.details).toEqual({ custom_domain: ["has already been taken"] });
+  });
+});
+
+describe("read, update, delete", () => {
+  test("PATCH is partial; keeping its own slug is fine; another page's slug is taken", async () => {
+    const id = await createStatusPage(s, { name: "Patch me", headline: "kept" });
+    await createStatusPage(s, { name: "Occupied" });
+    const res = await s.api("PATCH", `/api/v1/status-pages/${id}`, { public_theme: "dark", slug: "patch-me", created_at: "2000-01-01T00:00:00.000Z", id: "5" });
+    expect(res.status).toBe(200);
+    expect(res.json.data.attributes).toMatchObject({ name: "Patch me", headline: "kept", public_theme: "dark", slug: "patch-me" });
+    expect(res.json.data.attributes.created_at).not.toBe("2000-01-01T00:00:00.000Z");
+    const taken = await s.api("PATCH", `/api/v1/status-pages/${id}`, { slug: "occupied" });
+    expect(taken.json.error.details).toEqual({ slug: ["has already been taken"] });
+    expect((await s.api("PATCH", `/api/v1/status-pages/${id}`, { slug: "renamed-page" })).json.data.attributes.slug).toBe("renamed-page");
+  });
+
+  test("turning on protection generates a token once and keeps it; an explicit token wins", async () => {
+    const id = await createStatusPage(s, { name: "Protect" });
+    const on = await s.api("PATCH", `/api/v1/status-pages/${id}`, { is_token_protected: true });
+    const token = on.json.data.attributes.access_token;
+    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
+    const again = await s.api("PATCH", `/api/v1/status-pages/${id}`, { is_token_protected: true, headline: "x" });
+    expect(again.json.data.attributes.access_token).toBe(token);
+    const mine = await s.api("PATCH", `/api/v1/status-pages/${id}`, { access_token: "my-own-token" });
+    expect(mine.json.data.attributes.access_token).toBe("my-own-token");
+  });
+
+  test("monitor_ids is replaced in the order given", async () => {
+    const id = await createStatusPage(s, { name: "Order", monitor_ids: [m1, m2] });
+    const res = await s.api("PATCH", `/api/v1/status-pages/${id}`, { monitor_ids: [m2] });
+    expect(res.json.data.attributes.monitor_ids).toEqual([m2]);
+    const bad = await s.api("PATCH", `/api/v1/status-pages/${id}`, { monitor_ids: [foreignMonitor] });
+    expect(bad.status).toBe(422);
+  });
+
+  test("list: q on name, paging, id ascending, own pages only", async () => {
+    const acct = await makeAccount(s.ctx, "pages", "pro");
+    const ids: number[] = [];
+    for (const name of ["Alpha Status", "Beta", "alpha internal"]) ids.push(await createStatusPage(s, { name }, acct.token));
+    const all = await s.api("GET", "/api/v1/status-pages", undefined, { token: acct.token });
+    expectListEnvelope(all.json, { page: 1, per_page: 25, total: 3, total_pages: 1 });
+    expect(all.json.data.map((d: { id: string }) => Number(d.id))).toEqual(ids);
+    const q = await s.api("GET", "/api/v1/status-pages?q=ALPHA", undefined, { token: acct.token });
+    expect(q.json.data.map((d: { attributes: { name: string } }) => d.attributes.name)).toEqual(["Alpha Status", "alpha internal"]);
+    const paged = await s.api("GET", "/api/v1/status-pages?per_page=2&page=2", undefined, { token: acct.token });
+    expect(paged.json.pagination).toEqual({ page: 2, per_page: 2, total: 3, total_pages: 2 });
+    expect(paged.json.data.map((d: { id: string }) => Number(d.id))).toEqual([ids[2]]);
+    const clamp = await s.api("GET", "/api/v1/status-pages?per_page=1000", undefined, { token: acct.token });
+    expect(clamp.json.pagination.per_page).toBe(100);
+    expect((await s.api("GET", "/api/v1/status-pages?per_page=0", undefined, { token: acct.token })).status).toBe(422);
+  });
+
+  test("DELETE answers {deleted: true}, then GET is 404; the monitors stay", async () => {
+    const id = await createStatusPage(s, { name: "Bye", monitor_ids: [m1] });
+    const res = await s.api("DELETE", `/api/v1/status-pages/${id}`);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual({ id: String(id), type: "status_page", attributes: { deleted: true } });
+    expect((await s.api("GET", `/api/v1/status-pages/${id}`)).status).toBe(404);
+    expect((await s.api("DELETE", `/api/v1/status-pages/${id}`)).status).toBe(404);
+    expect((await s.api("GET", `/api/v1/monitors/${m1}`)).status).toBe(200);
+  });
+});
+
+describe("slug rules (pure)", () => {
+  test.each([
+    ["Acme Status", "acme-status"],
+    ["  --Hello,   World--  ", "hello-world"],
+    ["Ünïcödé Ñame", "unicode-name"],
+    ["日本語", "status"],
+    ["a".repeat(80), "a".repeat(64)],
+  ])("slugify(%j) = %j", (name, slug) => expect(slugify(name)).toBe(slug));
+
+  test("firstFreeSlug skips taken suffixes and shortens the base to fit", () => {
+    expect(firstFreeSlug("acme", new Set())).toBe("acme");
+    expect(firstFreeSlug("acme", new Set(["acme", "acme-2"]))).toBe("acme-3");
+    const long = "a".repeat(64);
+    expect(firstFreeSlug(long, new Set([long]))).toBe("a".repeat(62) + "-2");
+  });
+});
