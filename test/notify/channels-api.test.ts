@@ -1,0 +1,187 @@
+/**
+ * /api/v1/notification-channels on a real server: CRUD, envelopes, validation, write-only secrets
+ * (absent from responses and logs), tenancy, scopes, the test endpoint and default channels.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { createHmac } from "node:crypto";
+import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { startReceiver, type Receiver } from "./helpers.ts";
+
+let s: TestServer;
+let r: Receiver;
+const BASE = "/api/v1/notification-channels";
+const SECRETS = ["whsec-Q1w2E3r4T5y6", "987654:TG-token-Zx9", "gotify-A1b2C3", "po-token-K8l9", "po-user-M7n6", "smtp-pass-P0o9"];
+
+beforeAll(async () => {
+  s = await startTestServer();
+  r = startReceiver();
+});
+afterAll(async () => {
+  await s.stop();
+  await r.stop();
+});
+
+const create = (body: Record<string, unknown>) => s.api("POST", BASE, body);
+
+describe("notification channels API", () => {
+  test("create, read, list, update and delete with the monitor envelopes", async () => {
+    const c = await create({ name: "  Ops hook ", channel_type: "webhook", url: `${r.url}/hook`, secret: SECRETS[0] });
+    expect(c.status).toBe(201);
+    const id = c.json.data.id;
+    expect(c.json.data).toEqual({
+      id,
+      type: "notification_channel",
+      attributes: {
+        name: "Ops hook",
+        channel_type: "webhook",
+        is_enabled: true,
+        default_for_new_monitors: false,
+        url: `${r.url}/hook`,
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+        updated_at: expect.stringMatching(/Z$/),
+      },
+    });
+    expect(c.json.meta.request_id).toBe(c.headers.get("x-request-id"));
+
+    const got = await s.api("GET", `${BASE}/${id}`);
+    expect(got.status).toBe(200);
+    expect(got.json.data).toEqual(c.json.data);
+
+    const patched = await s.api("PATCH", `${BASE}/${id}`, { data: { type: "notification_channel", id, attributes: { is_enabled: false, name: "Renamed", created_at: "ignored" } } });
+    expect(patched.status).toBe(200);
+    expect(patched.json.data.attributes.is_enabled).toBe(false);
+    expect(patched.json.data.attributes.name).toBe("Renamed");
+    expect(patched.json.data.attributes.url).toBe(`${r.url}/hook`);
+
+    const del = await s.api("DELETE", `${BASE}/${id}`);
+    expect(del.status).toBe(200);
+    expect(del.json.data).toEqual({ id, type: "notification_channel", attributes: { deleted: true } });
+    expect((await s.api("GET", `${BASE}/${id}`)).status).toBe(404);
+    expect((await s.api("DELETE", `${BASE}/${id}`)).status).toBe(404);
+  });
+
+  test("every channel type is accepted with its own attributes; write-only secrets never come back", async () => {
+    const bodies: Record<string, unknown>[] = [
+      { name: "slack", channel_type: "slack", url: "https://hooks.slack.com/services/T/B/X" },
+      { name: "discord", channel_type: "discord", url: "https://discord.com/api/webhooks/1/x" },
+      { name: "teams", channel_type: "teams", url: "https://example.webhook.office.com/x" },
+      { name: "tg", channel_type: "telegram", telegram_chat_id: -1001234, telegram_bot_token: SECRETS[1] },
+      { name: "ntfy", channel_type: "ntfy", url: "https://ntfy.sh/vigil" },
+      { name: "gotify", channel_type: "gotify", url: "https://gotify.example.com", gotify_token: SECRETS[2] },
+      { name: "po", channel_type: "pushover", pushover_token: SECRETS[3], pushover_user: SECRETS[4] },
+      { name: "mail", channel_type: "email", email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_user: "vigil", smtp_pass: SECRETS[5], smtp_from: "vigil@example.com" },
+    ];
+    for (const b of bodies) {
+      const res = await create(b);
+      expect({ type: b.channel_type, status: res.status }).toEqual({ type: b.channel_type, status: 201 });
+    }
+    const tg = (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === "telegram");
+    expect(Object.keys(tg.attributes).sort()).toEqual(["channel_type", "created_at", "default_for_new_monitors", "is_enabled", "name", "telegram_chat_id", "updated_at", "url"]);
+    expect(tg.attributes.telegram_chat_id).toBe("-1001234");
+    const mail = (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === "email");
+    expect(mail.attributes).toMatchObject({ email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_port: null, smtp_security: "starttls", smtp_user: "vigil", smtp_from: "vigil@example.com" });
+    expect("smtp_pass" in mail.attributes).toBe(false);
+
+    const everything = (await s.api("GET", `${BASE}?per_page=100`)).text;
+    for (const secret of SECRETS) {
+      expect(everything).not.toContain(secret);
+      expect(s.logText()).not.toContain(secret);
+    }
+    // and they are sealed at rest
+    const raw = await s.ctx.db.selectFrom("notification_channels").select(["config_json", "secrets_enc"]).execute();
+    for (const secret of SECRETS) expect(JSON.stringify(raw)).not.toContain(secret);
+  });
+
+  test("validation: 422 details per attribute; unknown and other-type attributes refused; channel_type fixed", async () => {
+    const bad = await create({ channel_type: "webhook", url: "ftp://x", secret: 5, smtp_host: "x", color: "red", is_enabled: "yes" });
+    expect(bad.status).toBe(422);
+    expect(bad.json.error.code).toBe("validation_error");
+    expect(Object.keys(bad.json.error.details).sort()).toEqual(["color", "is_enabled", "name", "secret", "smtp_host", "url"]);
+    expect(bad.json.error.details.smtp_host[0]).toContain("does not apply to webhook channels");
+
+    expect((await create({ name: "x" })).json.error.details.channel_type).toEqual(["is required: one of webhook, slack, discord, teams, telegram, ntfy, gotify, pushover, email"]);
+    expect((await create({ name: "x", channel_type: "pager" })).json.error.details.channel_type).toBeDefined();
+    const tg = await create({ name: "tg", channel_type: "telegram" });
+    expect(Object.keys(tg.json.error.details).sort()).toEqual(["telegram_bot_token", "telegram_chat_id"]);
+    const mail = await create({ name: "m", channel_type: "email", email_to: "not-an-address", smtp_host: "h", smtp_from: "v@example.com", smtp_port: 70000, smtp_security: "ssl" });
+    expect(Object.keys(mail.json.error.details).sort()).toEqual(["email_to", "smtp_port", "smtp_security"]);
+
+    const ok = await create({ name: "g", channel_type: "gotify", url: "https://g.example.com", gotify_token: "tok-1" });
+    const id = ok.json.data.id;
+    const change = await s.api("PATCH", `${BASE}/${id}`, { channel_type: "webhook" });
+    expect(change.status).toBe(422);
+    expect(change.json.error.details.channel_type[0]).toContain("cannot be changed");
+    const drop = await s.api("PATCH", `${BASE}/${id}`, { gotify_token: null });
+    expect(drop.status).toBe(422);
+    expect(drop.json.error.details.gotify_token).toBeDefined();
+    expect((await s.api("PATCH", `${BASE}/${id}`, { url: "nope" })).status).toBe(422);
+    expect((await s.api("PATCH", `${BASE}/${id}`, "[1]")).status).toBe(400);
+  });
+
+  test("pagination by id ascending with page/per_page and totals", async () => {
+    const a = await makeAccount(s.ctx, "pager-acct", "pro");
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await s.api("POST", BASE, { name: `n${i}`, channel_type: "ntfy", url: "https://ntfy.sh/x" }, { token: a.token })).json.data.id);
+    const p2 = await s.api("GET", `${BASE}?page=2&per_page=2`, undefined, { token: a.token });
+    expect(p2.json.pagination).toEqual({ page: 2, per_page: 2, total: 5, total_pages: 3 });
+    expect(p2.json.data.map((d: { id: string }) => d.id)).toEqual(ids.slice(2, 4));
+    expect((await s.api("GET", `${BASE}?page=9`, undefined, { token: a.token })).json.data).toEqual([]);
+    expect((await s.api("GET", `${BASE}?per_page=0`, undefined, { token: a.token })).status).toBe(422);
+  });
+
+  test("tenancy and scopes: another account's channel is a 404; reads need monitors:read, writes monitors:write", async () => {
+    const mine = (await create({ name: "mine", channel_type: "ntfy", url: "https://ntfy.sh/mine" })).json.data.id;
+    const other = await makeAccount(s.ctx, "other-acct", "pro");
+    for (const [method, path, body] of [["GET", `${BASE}/${mine}`], ["PATCH", `${BASE}/${mine}`, { name: "x" }], ["DELETE", `${BASE}/${mine}`], ["POST", `${BASE}/${mine}/test`]] as const) {
+      expect((await s.api(method, path, body, { token: other.token })).status).toBe(404);
+    }
+    expect((await s.api("GET", BASE, undefined, { token: other.token })).json.data).toEqual([]);
+    expect((await s.api("GET", `${BASE}/${mine}`)).json.data.attributes.name).toBe("mine");
+
+    const reader = await makeAccount(s.ctx, "reader-acct", "pro", ["monitors:read"]);
+    expect((await s.api("GET", BASE, undefined, { token: reader.token })).status).toBe(200);
+    const denied = await s.api("POST", BASE, { name: "x", channel_type: "ntfy", url: "https://ntfy.sh/x" }, { token: reader.token });
+    expect([denied.status, denied.json.error.code]).toEqual([403, "insufficient_scope"]);
+    const none = await makeAccount(s.ctx, "status-acct", "pro", ["status_pages:read"]);
+    expect((await s.api("GET", BASE, undefined, { token: none.token })).status).toBe(403);
+    const free = await makeAccount(s.ctx, "free-acct", "free");
+    expect((await s.api("GET", BASE, undefined, { token: free.token })).json.error.code).toBe("plan_feature_disabled");
+  });
+
+  test("POST /:id/test sends a signed sample synchronously and returns the outcome", async () => {
+    const id = (await create({ name: "t", channel_type: "webhook", url: `${r.url}/test-hook`, secret: "test-signing-key" })).json.data.id;
+    const before = r.requests.length;
+    const res = await s.api("POST", `${BASE}/${id}/test`);
+    expect(res.status).toBe(200);
+    expect(res.json.data).toEqual({ id, type: "notification_channel", attributes: { ok: true, status_code: 200, error: null } });
+    const got = r.requests.slice(before);
+    expect(got.length).toBe(1);
+    expect(got[0]!.headers.get("x-vigil-event")).toBe("test");
+    expect(got[0]!.headers.get("x-vigil-signature")).toBe("sha256=" + createHmac("sha256", "test-signing-key").update(got[0]!.body).digest("hex"));
+    const body = JSON.parse(got[0]!.body);
+    expect(body.event).toBe("test");
+    expect(Object.keys(body)).toEqual(["event", "occurred_at", "monitor", "state", "previous_state", "incident", "error_code", "error_message", "regions"]);
+
+    const failing = startReceiver(() => new Response("bad token", { status: 401 }));
+    const id2 = (await create({ name: "t2", channel_type: "gotify", url: failing.url, gotify_token: "gotify-secret-77" })).json.data.id;
+    const res2 = await s.api("POST", `${BASE}/${id2}/test`);
+    await failing.stop();
+    expect(res2.json.data.attributes).toEqual({ ok: false, status_code: 401, error: "HTTP 401: bad token" });
+    expect(failing.requests[0]!.search.get("token")).toBe("gotify-secret-77");
+    expect(s.logText()).not.toContain("gotify-secret-77");
+    expect((await s.api("POST", `${BASE}/999999/test`)).status).toBe(404);
+  });
+
+  test("default_for_new_monitors: linked to monitors created without notification_channel_ids", async () => {
+    const acct = await makeAccount(s.ctx, "defaults-acct", "pro");
+    const api = (m: string, p: string, b?: unknown) => s.api(m, p, b, { token: acct.token });
+    const def = (await api("POST", BASE, { name: "d", channel_type: "ntfy", url: "https://ntfy.sh/d", default_for_new_monitors: true })).json.data.id;
+    await api("POST", BASE, { name: "not default", channel_type: "ntfy", url: "https://ntfy.sh/n" });
+    const monitor = { name: "hb", monitor_type: "heartbeat", interval_sec: 60, timeout_ms: 1000 };
+    const m1 = await api("POST", "/api/v1/monitors", monitor);
+    expect(m1.status).toBe(201);
+    expect(m1.json.data.attributes.notification_channel_ids).toEqual([Number(def)]);
+    const m2 = await api("POST", "/api/v1/monitors", { ...monitor, notification_channel_ids: [] });
+    expect(m2.json.data.attributes.notification_channel_ids).toEqual([]);
+  });
+});
