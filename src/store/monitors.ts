@@ -4,6 +4,7 @@ import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
 import { likeContains } from "./like.ts";
 import { insertMonitorEvent } from "./monitor-events.ts";
+import { linkDefaultChannels } from "./notification-channels.ts";
 import type { MonitorRow, MonitorRowUpdate } from "./tables.ts";
 
 /**
@@ -114,12 +115,9 @@ export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): 
       })
       .returningAll()
       .executeTakeFirstOrThrow();
-    let channelIds = m.changes.notification_channel_ids as number[] | undefined;
-    if (channelIds === undefined) {
-      const defaults = await trx.selectFrom("notification_channels").select("id").where("account_id", "=", m.accountId).where("default_for_new_monitors", "=", 1).execute();
-      channelIds = defaults.map((d) => d.id);
-    }
-    await linkChannels(trx, row.id, channelIds);
+    const channelIds = m.changes.notification_channel_ids as number[] | undefined;
+    if (channelIds === undefined) await linkDefaultChannels(trx, m.accountId, row.id);
+    else await linkChannels(trx, row.id, channelIds);
     return row;
   });
 }
