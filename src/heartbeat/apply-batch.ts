@@ -12,7 +12,7 @@ import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import { insertCheck } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
-import { insertChecks, insertMonitorEvents, loadMonitorsByIds, updateHeartbeatRow, type HeartbeatRowPatch } from "../store/heartbeat.ts";
+import { insertChecks, insertMonitorEvents, loadMonitorsByIds, updateHeartbeatRows, type HeartbeatRowState } from "../store/heartbeat.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import type { NewMonitorEvent } from "../store/monitor-events.ts";
 import type { MonitorRow } from "../store/tables.ts";
@@ -58,7 +58,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
   const rows = await loadMonitorsByIds(trx, ids);
   const region = ctx.config.region;
   const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [] };
-  const patches = new Map<number, HeartbeatRowPatch>();
+  const dirty = new Set<MonitorRow>();
   const touched = new Set<MonitorRow>();
   let events: NewMonitorEvent[] = [];
   let checks: { monitorId: number; result: CheckResult }[] = [];
@@ -71,9 +71,9 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
     events = [];
     checks = [];
   };
-  const setFields = (r: MonitorRow, p: HeartbeatRowPatch) => {
+  const setFields = (r: MonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
     Object.assign(r, p);
-    patches.set(r.id, { ...patches.get(r.id), ...p });
+    dirty.add(r);
   };
   const flip = async (r: MonitorRow, to: MonitorState, at: number, checkId: number, errorCode: string | null, message: string | null, lateMs: number | null) => {
     const out = await applyStateChange(trx, ctx, {
@@ -184,7 +184,8 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
     if (at !== r.heartbeat_deadline_at) setFields(r, { heartbeat_deadline_at: at });
     result.deadlines.set(r.id, at);
   }
-  for (const [id, patch] of patches) await updateHeartbeatRow(trx, id, patch);
+  // the rows were read in this transaction, so writing back their unchanged columns is harmless
+  await updateHeartbeatRows(trx, [...dirty]);
   return result;
 }
 

@@ -2,6 +2,7 @@
  * Queries of the heartbeat service. The ping path is hot, so the writes here take many rows per
  * statement: one transaction of the intake holds a batch of pings (group commit).
  */
+import { sql } from "kysely";
 import type { CheckResult } from "../domain/check-result.ts";
 import type { Db } from "./database.ts";
 import type { NewMonitorEvent } from "./monitor-events.ts";
@@ -104,15 +105,28 @@ export async function insertChecks(db: Db, region: string, checks: { monitorId: 
   }
 }
 
-export interface HeartbeatRowPatch {
-  heartbeat_last_ping_at?: number | null;
-  heartbeat_last_start_at?: number | null;
-  heartbeat_deadline_at?: number | null;
-  last_checked_at?: number | null;
+export interface HeartbeatRowState {
+  id: number;
+  heartbeat_last_ping_at: number | null;
+  heartbeat_last_start_at: number | null;
+  heartbeat_deadline_at: number | null;
+  last_checked_at: number | null;
 }
 
-/** The heartbeat bookkeeping columns of one monitor; never touches its configuration or state. */
-export async function updateHeartbeatRow(db: Db, monitorId: number, patch: HeartbeatRowPatch): Promise<void> {
-  if (Object.keys(patch).length === 0) return;
-  await db.updateTable("monitors").set(patch).where("id", "=", monitorId).execute();
+/**
+ * Writes the heartbeat bookkeeping columns of many monitors in one statement per chunk (never their
+ * configuration or state). One UPDATE per monitor was the ping path's largest cost.
+ * `UPDATE ... FROM (VALUES ...)` with the VALUES columns named column1..N is understood alike by
+ * SQLite (3.33+) and PostgreSQL.
+ */
+export async function updateHeartbeatRows(db: Db, rows: HeartbeatRowState[]): Promise<void> {
+  const CHUNK = 500; // 5 parameters a row
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const values = sql.join(
+      rows.slice(i, i + CHUNK).map((r) => sql`(${r.id}, ${r.heartbeat_last_ping_at}, ${r.heartbeat_last_start_at}, ${r.heartbeat_deadline_at}, ${r.last_checked_at})`),
+    );
+    await sql`UPDATE monitors SET heartbeat_last_ping_at = v.column2, heartbeat_last_start_at = v.column3,
+      heartbeat_deadline_at = v.column4, last_checked_at = v.column5
+      FROM (VALUES ${values}) AS v WHERE monitors.id = v.column1`.execute(db);
+  }
 }
