@@ -68,18 +68,19 @@ export async function startControlledTarget(slowMs = 300): Promise<ControlledTar
       return new Response("released");
     },
   });
+  const release = () => {
+    const w = waiting;
+    waiting = [];
+    for (const fn of w) fn();
+  };
   return {
     ...target,
     maxInFlight,
     inFlight,
     status,
-    release() {
-      const w = waiting;
-      waiting = [];
-      for (const fn of w) fn();
-    },
+    release,
     async close() {
-      this.release();
+      release();
       await target.close();
     },
   };
