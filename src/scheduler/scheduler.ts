@@ -7,6 +7,7 @@ import type { Metrics } from "../lib/metrics.ts";
 import type { MonitorSource, SchedulableMonitor } from "./db-source.ts";
 import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
 import { MinHeap, type HeapItem } from "./min-heap.ts";
+import { NextRunWriter } from "./next-run-writer.ts";
 import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
 import { effectiveIntervalMs, joinPhase, MAX_RECHECK_DELAY_MS, nextRegularRun, phaseOffset, recheckDelay } from "./timing.ts";
 
@@ -73,9 +74,6 @@ export class Scheduler {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private armedFor = Infinity;
   private statsTimer: ReturnType<typeof setInterval> | null = null;
-  private persistTimer: ReturnType<typeof setTimeout> | null = null;
-  private pendingTimes = new Map<number, number | null>();
-  private persisting: Promise<void> = Promise.resolve();
   private reloads = new Map<number, Promise<void>>();
   /** ids with a run in flight, kept apart from entries: a monitor paused and resumed mid-run gets a
    * new entry while the old run finishes, and must still not run twice at once */
@@ -85,9 +83,11 @@ export class Scheduler {
   private lateness = new LatenessHistogram();
   private stopped = false;
   private readonly probes: ProbeTable;
+  private readonly times: NextRunWriter;
 
   constructor(private readonly o: SchedulerOptions) {
     this.probes = o.probes ?? DEFAULT_PROBES;
+    this.times = new NextRunWriter(o.source.persistNextRuns?.bind(o.source), o.persistDelayMs ?? 500, o.log);
   }
 
   /** Loads every schedulable monitor and starts the clock. */
@@ -163,7 +163,7 @@ export class Scheduler {
       // aborted probes settle promptly; their results are dropped
       await Promise.race([idle, Bun.sleep(250)]);
     }
-    await this.flushTimes();
+    await this.times.flush();
     this.o.log.info("scheduler stopped", { runs: this.lateness.summary().runs });
   }
 
@@ -175,7 +175,7 @@ export class Scheduler {
     if (!def) {
       if (!e) return;
       this.removeEntry(e, deleted);
-      if (!deleted) this.persistTime(monitorId, null);
+      if (!deleted) this.times.set(monitorId, null);
       this.o.log.debug("monitor unscheduled", { monitor_id: monitorId, deleted });
     } else if (!e) {
       // new or resumed: checked at once (decisions.md "Resources")
@@ -191,7 +191,7 @@ export class Scheduler {
         if (!this.heap.has(e) || rejoin < e.key) {
           this.heap.update(e, rejoin);
           e.offPhase = false;
-          this.persistTime(e.id, rejoin);
+          this.times.set(e.id, rejoin);
         }
       }
     }
@@ -203,7 +203,7 @@ export class Scheduler {
     const e: Entry = { id: def.id, def, key: dueAt, heapIndex: -1, intervalMs, offset: phaseOffset(def.id, intervalMs), offPhase, running: null, waiting: false, lastStatus: null, removed: false };
     this.entries.set(def.id, e);
     this.heap.push(e);
-    this.persistTime(def.id, dueAt);
+    this.times.set(def.id, dueAt);
   }
 
   private removeEntry(e: Entry, abort: boolean): void {
@@ -267,7 +267,7 @@ export class Scheduler {
     const next = e.offPhase ? joinPhase(now, e.intervalMs, e.offset) : nextRegularRun(dueAt, now, e.intervalMs, e.offset);
     e.offPhase = false;
     this.heap.update(e, next);
-    this.persistTime(e.id, next);
+    this.times.set(e.id, next);
   }
 
   private async execute(e: Entry, dueAt: number): Promise<void> {
@@ -315,26 +315,6 @@ export class Scheduler {
     if (this.heap.has(e) && at >= e.key) return;
     e.offPhase = true;
     this.heap.update(e, at);
-    this.persistTime(e.id, at);
-  }
-
-  private persistTime(id: number, at: number | null): void {
-    if (!this.o.source.persistNextRuns) return;
-    this.pendingTimes.set(id, at);
-    if (this.persistTimer || this.stopped) return;
-    this.persistTimer = setTimeout(() => void this.flushTimes(), this.o.persistDelayMs ?? 500);
-  }
-
-  /** Writes gathered next_run_at values in one job of the write queue (one transaction). */
-  private flushTimes(): Promise<void> {
-    if (this.persistTimer) clearTimeout(this.persistTimer);
-    this.persistTimer = null;
-    if (this.pendingTimes.size === 0) return this.persisting;
-    const batch = this.pendingTimes;
-    this.pendingTimes = new Map();
-    this.persisting = this.persisting
-      .then(() => this.o.source.persistNextRuns!(batch))
-      .catch((err) => this.o.log.error("writing next_run_at failed", { monitors: batch.size, error: String(err) }));
-    return this.persisting;
+    this.times.set(e.id, at);
   }
 }
