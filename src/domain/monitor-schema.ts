@@ -103,7 +103,7 @@ export const MONITOR_FIELDS = {
   heartbeat_payload_status_key: f(nullable(Type.String({ maxLength: 200, pattern: "^[^.]+(\\.[^.]+)*$" }), "JSON key checked under status_ok, dot notation; null means status"), HEARTBEAT, "must be a key such as status or result.state (dot notation), or null for status"),
   heartbeat_last_ping_at: ro(isoOrNull("time of the last accepted ping"), HEARTBEAT),
   heartbeat_schedule: f(nullable(Type.String({ minLength: 1, maxLength: 200 }), "extension: cron expression of when runs are expected; null uses heartbeat_period_sec"), HEARTBEAT, "must be a cron expression such as */5 * * * *, or null"),
-  heartbeat_timezone: f(Type.String({ minLength: 1, maxLength: 64, default: "UTC", description: "extension: IANA time zone of heartbeat_schedule" }), HEARTBEAT, "must be an IANA time zone name such as UTC or Europe/Paris"),
+  heartbeat_timezone: f(nullable(Type.String({ minLength: 1, maxLength: 64, default: "UTC" }), "extension: IANA time zone of heartbeat_schedule; null is stored as UTC"), HEARTBEAT, "must be an IANA time zone name such as UTC or Europe/Paris, or null for UTC"),
 } satisfies Record<string, MonitorField>;
 
 export type MonitorAttributeName = keyof typeof MONITOR_FIELDS;

@@ -134,6 +134,7 @@ function valueProblems(name: MonitorAttributeName, value: unknown): string[] {
 }
 
 function normalise(name: MonitorAttributeName, value: unknown): unknown {
+  if (name === "heartbeat_timezone" && value === null) return "UTC";
   if (typeof value !== "string") return value;
   if (name === "name" || name === "target" || name === "dns_resolver" || name === "heartbeat_schedule" || name === "expected_http_codes") return value.trim();
   return value;

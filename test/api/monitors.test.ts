@@ -89,6 +89,10 @@ describe("create", () => {
     expect(ssl.json.data.attributes.tls_verify).toBe(true);
     const hb = await s.api("POST", "/api/v1/monitors", VALID_BY_TYPE.heartbeat);
     expect(hb.json.data.attributes).toMatchObject({ heartbeat_payload_policy: "none", heartbeat_timezone: "UTC", heartbeat_notify_on_late: false, heartbeat_period_sec: null, heartbeat_grace_sec: null, heartbeat_payload_status_key: null, heartbeat_last_ping_at: null, target: null });
+    const tz = await s.api("POST", "/api/v1/monitors", { ...VALID_BY_TYPE.heartbeat, heartbeat_timezone: "Asia/Tokyo" });
+    expect(tz.json.data.attributes.heartbeat_timezone).toBe("Asia/Tokyo");
+    const back = await s.api("PATCH", `/api/v1/monitors/${tz.json.data.id}`, { heartbeat_timezone: null });
+    expect(back.json.data.attributes.heartbeat_timezone).toBe("UTC");
   });
 
   test("heartbeat tokens are generated: URL-safe, at least 128 random bits, distinct", async () => {
