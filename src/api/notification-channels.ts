@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { AppContext } from "../context.ts";
-import { channelAttributesSchema } from "../domain/notification-channel-schema.ts";
+import { channelAttributesSchema, type ChannelType } from "../domain/notification-channel-schema.ts";
 import { validateChannelWrite, type ChannelWriteResult } from "../domain/notification-channel-validation.ts";
 import { sendTestAlert } from "../notify/test-send.ts";
 import { deleteChannel, findChannel, insertChannel, listChannels, storedSecretNames, updateChannel } from "../store/notification-channels.ts";
@@ -110,7 +110,7 @@ export const notificationChannelRoutes: RouteDef[] = [
       const accountId = req.caller.accountId;
       const row = await owned(ctx, accountId, req.params);
       const attrs = writeAttributes(req.body, TYPE, row.id);
-      const v = validateChannelWrite(attrs, { type: row.channel_type as never, secrets: storedSecretNames(row, ctx.secrets) });
+      const v = validateChannelWrite(attrs, { type: row.channel_type as ChannelType, secrets: storedSecretNames(row, ctx.secrets) });
       refuse(v);
       const after = await updateChannel(ctx.db, ctx.secrets, { accountId, id: row.id, changes: v.changes, now: ctx.clock.now() });
       if (!after) throw notFound("notification channel");
