@@ -1,6 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { CheckResult } from "../domain/check-result.ts";
-import { aggregateState, type RegionView } from "../domain/consensus.ts";
+import { aggregateState, quorumRegions, type RegionView } from "../domain/consensus.ts";
 import type { MonitorState } from "../domain/monitor.ts";
 import { insertCheck } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
@@ -91,7 +91,8 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
     .filter((r): r is RegionStateRow => !!r && (!allowed || allowed.includes(r.region)))
     .map(toView);
   const from = monitor.last_status as MonitorState;
-  const to = aggregateState({ current: from, intervalSec: monitor.interval_sec, now: ctx.clock.now(), confirmations: ctx.config.confirmations, regions });
+  const now = ctx.clock.now();
+  const to = aggregateState({ current: from, intervalSec: monitor.interval_sec, now, confirmations: ctx.config.confirmations, regions });
   const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id, monitorType: monitor.monitor_type };
   if (to === from) return { ...base, changed: false, incidentOpened: null, incidentResolved: null };
 
@@ -103,8 +104,9 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
     errorCode: result.error_code,
     errorMessage: result.error_message,
     httpCode: result.http_code,
-    // failed checks (all regions) since each region's last success, this one included
-    failureCount: Math.max(1, regions.reduce((n, r) => n + r.consecutive_down, 0)),
+    // failed checks since each reporting region's last success, this one included (a region
+    // silent for 3 intervals is out of the quorum, and its old failures are not this incident's)
+    failureCount: Math.max(1, quorumRegions(regions, monitor.interval_sec, now).reduce((n, r) => n + r.consecutive_down, 0)),
   });
   return { ...base, changed: change.changed, incidentOpened: change.opened?.id ?? null, incidentResolved: change.resolved?.id ?? null };
 }
