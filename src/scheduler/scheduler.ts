@@ -96,8 +96,13 @@ export class Scheduler {
     const defs = await this.o.source.loadAll();
     for (const def of defs) {
       // a stored future next_run_at is kept across restarts; a new or overdue monitor runs at once
-      const keep = def.nextRunAt !== null && def.nextRunAt > now && def.lastCheckedAt !== null;
-      this.add(def, keep ? def.nextRunAt! : now, !keep);
+      // (the concurrency cap paces a crowd of them), and one stored too far ahead (its interval
+      // was shortened while the service was down) rejoins its phase
+      const intervalMs = effectiveIntervalMs(def.intervalSec);
+      const stored = def.lastCheckedAt !== null ? def.nextRunAt : null;
+      if (stored === null || stored <= now) this.add(def, now, true);
+      else if (stored - now > intervalMs * 1.5) this.add(def, joinPhase(now, intervalMs, phaseOffset(def.id, intervalMs)), false);
+      else this.add(def, stored, false);
     }
     this.unsubscribe = this.o.events?.on("monitor.changed", (e) => void this.reload(e.monitorId, e.deleted === true)) ?? null;
     const every = this.o.statsEveryMs ?? 60_000;
@@ -203,7 +208,7 @@ export class Scheduler {
     const e: Entry = { id: def.id, def, key: dueAt, heapIndex: -1, intervalMs, offset: phaseOffset(def.id, intervalMs), offPhase, running: null, waiting: false, lastStatus: null, removed: false };
     this.entries.set(def.id, e);
     this.heap.push(e);
-    this.times.set(def.id, dueAt);
+    if (def.nextRunAt !== dueAt) this.times.set(def.id, dueAt);
   }
 
   private removeEntry(e: Entry, abort: boolean): void {

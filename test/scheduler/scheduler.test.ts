@@ -55,17 +55,21 @@ describe("first runs", () => {
     expect(scheduler.stats()).toMatchObject({ scheduled: 40, runs: 40, skipped: 0 });
   });
 
-  test("a monitor with a stored future next_run_at that was checked before keeps it; paused and heartbeat monitors are not scheduled", async () => {
+  test("a stored future next_run_at is kept across a restart (one too far ahead rejoins its phase); paused and heartbeat monitors are not scheduled", async () => {
     const future = Date.now() + 45_000;
     const kept = await insertMonitor(h, { target: `${target.url}/ok`, next_run_at: future, last_checked_at: Date.now() - 15_000 });
     const paused = await insertMonitor(h, { target: `${target.url}/ok`, is_paused: 1 });
     const hb = await insertMonitor(h, { monitor_type: "heartbeat", target: null });
     const elsewhere = await insertMonitor(h, { target: `${target.url}/ok`, regions: JSON.stringify(["mars"]) });
+    // interval shortened while the service was down: the stored time is days away
+    const tooFar = await insertMonitor(h, { target: `${target.url}/ok`, interval_sec: 60, next_run_at: Date.now() + 3 * 86_400_000, last_checked_at: Date.now() - 15_000 });
     ({ scheduler } = makeScheduler(h));
     await scheduler.start();
     expect(scheduler.nextRunAt(kept)).toBe(future);
+    expect(scheduler.nextRunAt(tooFar)! - Date.now()).toBeLessThanOrEqual(90_000);
     for (const id of [paused, hb, elsewhere]) expect(scheduler.nextRunAt(id)).toBeNull();
-    expect(scheduler.stats().scheduled).toBe(1);
+    expect(scheduler.stats().scheduled).toBe(2);
+    expect(scheduler.stats().runs).toBe(0);
   });
 });
 
