@@ -10,11 +10,9 @@ import { dueHeartbeatState, heartbeatPlanOf, nextHeartbeatTransition, pingExpect
 import type { MonitorState } from "../domain/monitor.ts";
 import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
-import { insertCheck } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
-import { insertChecks, insertMonitorEvents, loadMonitorsByIds, updateHeartbeatRows, type HeartbeatRowState } from "../store/heartbeat.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import type { NewMonitorEvent } from "../store/monitor-events.ts";
+import type { HeartbeatRowState, PingStatements } from "../store/ping-statements.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 
@@ -53,24 +51,26 @@ export interface BatchResult {
   transitions: Transition[];
 }
 
-export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): Promise<BatchResult> {
-  const ids = [...new Set(ops.map((o) => (o.type === "ping" ? o.ping.monitorId : o.monitorId)))];
-  const rows = await loadMonitorsByIds(trx, ids);
+/**
+ * `trx` is the write queue's transaction; `stmts` are prepared statements on the same connection,
+ * used for the per-ping work (see store/ping-statements.ts), while the rare state changes go
+ * through applyStateChange on `trx`.
+ */
+export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements, ops: HeartbeatOp[]): Promise<BatchResult> {
+  // Rows are read inside the transaction, so they are the truth even if a change was committed a
+  // moment ago and its monitor.changed has not been heard yet.
+  const rows = new Map<number, MonitorRow | null>();
+  const rowOf = (id: number) => {
+    let r = rows.get(id);
+    if (r === undefined) rows.set(id, (r = stmts.monitor(id)));
+    return r;
+  };
   const region = ctx.config.region;
   const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [] };
   const dirty = new Set<MonitorRow>();
   const touched = new Set<MonitorRow>();
-  let events: NewMonitorEvent[] = [];
-  let checks: { monitorId: number; result: CheckResult }[] = [];
-
-  // Plain pings are written many rows per statement; anything that needs a check id (a state
-  // change points at its check) writes what is pending first, so ids follow arrival order.
-  const flushPending = async () => {
-    if (events.length) await insertMonitorEvents(trx, events);
-    if (checks.length) await insertChecks(trx, region, checks);
-    events = [];
-    checks = [];
-  };
+  const record = stmts.insertEvent;
+  const insertCheck = (id: number, r: CheckResult) => stmts.insertCheck(id, region, r);
   const setFields = (r: MonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
     Object.assign(r, p);
     dirty.add(r);
@@ -90,7 +90,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
   for (const op of ops) {
     if (op.type === "evaluate") {
       result.outcomes.push(null);
-      const r = rows.get(op.monitorId);
+      const r = rowOf(op.monitorId);
       if (!r || r.monitor_type !== "heartbeat") {
         result.deadlines.set(op.monitorId, null);
         continue;
@@ -114,15 +114,14 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
         message = `${silence}: ${seconds(now - expected)} late${plan.graceSec > 0 ? `, grace of ${plan.graceSec} s over` : ""}`;
         check = failed(now, "heartbeat_missed", message);
       }
-      await flushPending();
-      const checkId = await insertCheck(trx, r.id, region, check);
+      const checkId = insertCheck(r.id, check);
       setFields(r, { last_checked_at: now });
       await flip(r, to, now, checkId, to === "down" ? "heartbeat_missed" : null, message, now - (to === "down" ? downAt : expected));
       continue;
     }
 
     const { ping, at } = op;
-    const r = rows.get(ping.monitorId);
+    const r = rowOf(ping.monitorId);
     if (!r || r.monitor_type !== "heartbeat" || r.heartbeat_token !== ping.token) {
       result.outcomes.push({ result: "not_found" });
       continue;
@@ -131,12 +130,12 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
     const base = { monitorId: r.id, kind: ping.kind, at, sourceIp: ping.sourceIp } as const;
     if (r.is_paused) {
       // decisions.md: a paused monitor's pings are ignored but recorded
-      events.push({ ...base, result: "ignored", reason: "monitor is paused" });
+      record({ ...base, result: "ignored", reason: "monitor is paused" });
       result.outcomes.push({ result: "ignored" });
       continue;
     }
     if (ping.kind === "start") {
-      events.push({ ...base, result: "accepted" });
+      record({ ...base, result: "accepted" });
       setFields(r, { heartbeat_last_start_at: at });
       result.outcomes.push({ result: "accepted" });
       continue;
@@ -145,9 +144,8 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
     const durationMs = start !== null && at >= start ? at - start : null;
     if (ping.kind === "fail") {
       const reason = ping.failReason ?? "the job reported a failure";
-      events.push({ ...base, result: "accepted", reason, durationMs });
-      await flushPending();
-      const checkId = await insertCheck(trx, r.id, region, failed(at, "heartbeat_failed", reason, { latency_ms: durationMs }));
+      record({ ...base, result: "accepted", reason, durationMs });
+      const checkId = insertCheck(r.id, failed(at, "heartbeat_failed", reason, { latency_ms: durationMs }));
       setFields(r, { last_checked_at: at, heartbeat_last_start_at: null });
       if (r.last_status !== "down") {
         await flip(r, "down", at, checkId, "heartbeat_failed", reason, null);
@@ -160,24 +158,17 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
     }
     const verdict = evaluatePingPayload(r.heartbeat_payload_policy, r.heartbeat_payload_status_key, ping.body);
     if (!verdict.valid) {
-      events.push({ ...base, result: "rejected", reason: verdict.reason });
+      record({ ...base, result: "rejected", reason: verdict.reason });
       result.outcomes.push({ result: "rejected", reason: verdict.reason });
       continue;
     }
-    events.push({ ...base, result: "accepted", durationMs });
+    record({ ...base, result: "accepted", durationMs });
     const check: CheckResult = { ...emptyResult(at), latency_ms: durationMs };
     setFields(r, { heartbeat_last_ping_at: Math.max(at, r.heartbeat_last_ping_at ?? 0), last_checked_at: at, heartbeat_last_start_at: null });
-    if (r.last_status === "up") {
-      checks.push({ monitorId: r.id, result: check });
-    } else {
-      await flushPending();
-      const checkId = await insertCheck(trx, r.id, region, check);
-      await flip(r, "up", at, checkId, null, null, null);
-    }
+    const checkId = insertCheck(r.id, check);
+    if (r.last_status !== "up") await flip(r, "up", at, checkId, null, null, null);
     result.outcomes.push({ result: "accepted" });
   }
-  await flushPending();
-
   for (const r of touched) {
     const next = r.is_paused ? null : nextHeartbeatTransition(r.last_status, r.heartbeat_last_ping_at, heartbeatPlanOf(r));
     const at = next?.at ?? null;
@@ -185,7 +176,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, ops: HeartbeatOp[]): 
     result.deadlines.set(r.id, at);
   }
   // the rows were read in this transaction, so writing back their unchanged columns is harmless
-  await updateHeartbeatRows(trx, [...dirty]);
+  for (const r of dirty) stmts.updateBookkeeping(r);
   return result;
 }
 

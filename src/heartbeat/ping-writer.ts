@@ -5,11 +5,12 @@
  * commit: a 200 means the ping is in the WAL (synchronous=NORMAL: it survives a process crash).
  *
  * While one batch is being written, new pings pile up and become the next batch, so batches grow
- * with load. A batch is one job rather than one job per ping so its rows go in many per statement
- * and its monitors are read with one SELECT.
+ * with load. A batch is one job rather than one job per ping, so a burst costs one promise chain
+ * through the write queue, not thousands.
  */
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
+import type { PingStatements } from "../store/ping-statements.ts";
 import { applyBatch, type BatchResult, type HeartbeatOp, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 
 /** A bound on one transaction's size keeps the writer from holding the database for long. */
@@ -28,6 +29,7 @@ export class PingWriter {
 
   constructor(
     private readonly ctx: AppContext,
+    private readonly stmts: PingStatements,
     private readonly log: Logger,
     private readonly onCommitted: (r: BatchResult) => void,
     /** evaluations of a batch that failed to commit, to be retried */
@@ -85,7 +87,7 @@ export class PingWriter {
       let result: BatchResult;
       try {
         const ops = batch.map((q) => q.op);
-        result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, ops));
+        result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, ops));
       } catch (err) {
         this.log.error("heartbeat batch failed; nothing of it was written", { ops: batch.length, error: err instanceof Error ? err.message : String(err) });
         for (const q of batch) q.settle?.reject(err);

@@ -10,6 +10,7 @@
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
+import { preparePingStatements } from "../store/ping-statements.ts";
 import type { BatchResult } from "./apply-batch.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatPlugin } from "./endpoint.ts";
@@ -30,7 +31,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     }
     for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
   };
-  const writer = new PingWriter(ctx, log, onCommitted, (ids) => {
+  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));

@@ -1,0 +1,57 @@
+/**
+ * The ping path's four statements as prepared statements on the raw bun:sqlite handle.
+ *
+ * Why not Kysely here: Kysely builds and compiles a query tree per call and kysely-bun-sqlite
+ * prepares every statement anew, which together were about 60% of the CPU a ping cost
+ * (scripts/bench/heartbeat.ts with --profile). Prepared once, each statement costs a few
+ * microseconds. They must only be run inside a transaction the caller holds through Kysely (a
+ * write-queue job): there is one connection, so they are part of that transaction. The SQL is plain
+ * ANSI; a PostgreSQL port replaces this file.
+ */
+import type { Database, Statement } from "bun:sqlite";
+import type { CheckResult } from "../domain/check-result.ts";
+import type { NewMonitorEvent } from "./monitor-events.ts";
+import type { MonitorRow } from "./tables.ts";
+
+export interface HeartbeatRowState {
+  id: number;
+  heartbeat_last_ping_at: number | null;
+  heartbeat_last_start_at: number | null;
+  heartbeat_deadline_at: number | null;
+  last_checked_at: number | null;
+}
+
+export interface PingStatements {
+  monitor(id: number): MonitorRow | null;
+  insertEvent(e: NewMonitorEvent): void;
+  /** returns the new check's id */
+  insertCheck(monitorId: number, region: string, r: CheckResult): number;
+  /** the heartbeat bookkeeping columns only, never configuration or state */
+  updateBookkeeping(r: HeartbeatRowState): void;
+}
+
+export function preparePingStatements(sqlite: Database): PingStatements {
+  const monitor = sqlite.prepare("SELECT * FROM monitors WHERE id = ?") as Statement<MonitorRow, [number]>;
+  const event = sqlite.prepare(
+    "INSERT INTO monitor_events (monitor_id, kind, at, result, reason, source_ip, from_state, to_state, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const check = sqlite.prepare(
+    "INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms, http_code, error_code, error_message, degraded_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+  );
+  const bookkeeping = sqlite.prepare(
+    "UPDATE monitors SET heartbeat_last_ping_at = ?, heartbeat_last_start_at = ?, heartbeat_deadline_at = ?, last_checked_at = ? WHERE id = ?",
+  );
+  return {
+    monitor: (id) => monitor.get(id) ?? null,
+    insertEvent: (e) => {
+      event.run(e.monitorId, e.kind, e.at, e.result ?? null, e.reason ?? null, e.sourceIp ?? null, e.fromState ?? null, e.toState ?? null, e.durationMs ?? null);
+    },
+    insertCheck: (monitorId, region, r) => {
+      const res = check.run(monitorId, region, r.status, r.checked_at, r.latency_ms === null ? null : Math.round(r.latency_ms), r.http_code, r.error_code, r.error_message, r.degraded_reason);
+      return Number(res.lastInsertRowid);
+    },
+    updateBookkeeping: (r) => {
+      bookkeeping.run(r.heartbeat_last_ping_at, r.heartbeat_last_start_at, r.heartbeat_deadline_at, r.last_checked_at, r.id);
+    },
+  };
+}
