@@ -166,3 +166,33 @@ describe("token rotation", () => {
     expect(await waitFor(async () => (await monitorRow(server.ctx, m.id)).last_status === "up")).toBe(true);
   });
 });
+
+describe("timeline and history through the API", () => {
+  test("GET /monitors/{id}/events lists pings and transitions newest first; checks and incidents list the heartbeat's history", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60, policy: "status_ok" });
+    await ping(server.url, m.token, { body: '{"status":"nope"}' });
+    await ping(server.url, m.token, { body: '{"status":"ok"}' });
+    await ping(server.url, m.token, { suffix: "/fail", body: "boom" });
+    const events = await server.api("GET", `/api/v1/monitors/${m.id}/events`);
+    expect(events.status).toBe(200);
+    const items = events.json.data.map((d: any) => d.attributes);
+    expect(items.map((a: any) => `${a.kind}:${a.result ?? ""}:${a.from ?? ""}>${a.to ?? ""}`)).toEqual([
+      "transition::up>down",
+      "fail:accepted:>",
+      "transition::unknown>up",
+      "ping:accepted:>",
+      "ping:rejected:>",
+    ]);
+    expect(items[4].reason).toContain('key "status" is "nope"');
+    expect(items[4].source_ip).toBe("127.0.0.1");
+    expect(items[4].received_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    const checks = await server.api("GET", `/api/v1/monitors/${m.id}/checks`);
+    expect(checks.json.data.map((d: any) => [d.attributes.status, d.attributes.error_code])).toEqual([
+      ["down", "heartbeat_failed"],
+      ["up", null],
+    ]);
+    const incidents = await server.api("GET", `/api/v1/incidents?monitor_id=${m.id}&resolved=false`);
+    expect(incidents.json.pagination.total).toBe(1);
+    expect(incidents.json.data[0].attributes.root_check_id).toBe(Number(checks.json.data[0].id));
+  });
+});
