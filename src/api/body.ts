@@ -30,8 +30,10 @@ export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): 
   let value: unknown;
   try {
     value = JSON.parse(text);
-  } catch (e) {
-    throw invalidJson(`the body is not valid JSON: ${(e as Error).message}`);
+  } catch {
+    // Bun's parse error quotes the text it choked on, and a malformed body may hold a secret, so
+    // the message quotes nothing from the body.
+    throw invalidJson("the body is not valid JSON; check its syntax (quotes, commas, brackets)");
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalidJson("the body must be a JSON object");
   return value as Record<string, unknown>;
@@ -55,3 +57,4 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   }
   return Buffer.concat(chunks);
 }
+

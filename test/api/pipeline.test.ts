@@ -149,6 +149,12 @@ describe("decisions.md HTTP behaviour table", () => {
     expect(r.json.error.code).toBe("invalid_json");
   });
 
+  test("a malformed body is never echoed in the error (it may hold a secret)", async () => {
+    const r = await call("POST", "/api/v1/things", { token: ent.token, body: '{"api_auth_bearer_token": SuperSecret123}' });
+    expect(r.status).toBe(400);
+    expect(r.text).not.toContain("SuperSecret123");
+  });
+
   test("invalid UTF-8 body: 400 invalid_json", async () => {
     const res = await fetch(server.url + "/api/v1/things", {
       method: "POST",
