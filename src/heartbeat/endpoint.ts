@@ -51,7 +51,6 @@ export function heartbeatPlugin(ctx: AppContext, intake: PingIntake) {
 
   async function handle(request: Request, socketIp: string | null, token: string, action: string | null): Promise<Response> {
     const state = stateFor(request);
-    const path = new URL(request.url).pathname;
     try {
       if (!METHODS.includes(request.method)) throw methodNotAllowed(METHODS);
       const parsed = parseAction(action);
@@ -78,7 +77,7 @@ export function heartbeatPlugin(ctx: AppContext, intake: PingIntake) {
       return ok(state, request.method, outcome.result === "rejected" ? { result: "rejected", reason: outcome.reason } : { result: outcome.result });
     } catch (err) {
       if (err instanceof ApiError && (err.status === 404 || err.status === 429)) ctx.metrics.pings.inc({ result: err.status === 404 ? "not_found" : "rate_limited" });
-      return errorResponse(state, err, log, request.method, redactToken(path));
+      return errorResponse(state, err, log, request.method, redactToken(new URL(request.url).pathname));
     }
   }
 
