@@ -68,7 +68,8 @@ export function scheduleProblem(expr: string, timezone: string = DEFAULT_HEARTBE
   try {
     cron = new Cron(expr, { timezone, paused: true });
   } catch (err) {
-    return { attribute: "heartbeat_schedule", message: `is not a valid cron expression: ${(err as Error).message.replace(/^CronPattern: /, "")}` };
+    const why = (err as Error).message.replace(/^CronPattern: /, "");
+    return { attribute: "heartbeat_schedule", message: `is not a valid cron expression (${why}); e.g. "*/5 * * * *" or "0 3 * * 1-5"` };
   }
   if (!cron.nextRun()) return { attribute: "heartbeat_schedule", message: "never fires again" };
   return null;

@@ -4,8 +4,8 @@
  * secret values are never echoed.
  */
 import { Value } from "@sinclair/typebox/value";
-import { Cron } from "croner";
 import { expectedCodesProblems } from "./expected-codes.ts";
+import { isValidTimezone, scheduleProblem } from "./heartbeat-rules.ts";
 import { MONITOR_TYPES, type MonitorType } from "./monitor.ts";
 import {
   fieldApplies,
@@ -94,26 +94,6 @@ const STRUCTURED: Partial<Record<MonitorAttributeName, (v: unknown) => string[]>
   synthetic_steps_json: (v) => scenarioProblems(v),
 };
 
-export function isValidTimeZone(tz: string): boolean {
-  try {
-    new Intl.DateTimeFormat("en-US", { timeZone: tz });
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A message when `expr` is not a cron expression croner accepts in `timezone`; null when fine. */
-export function cronProblem(expr: string, timezone: string): string | null {
-  try {
-    const job = new Cron(expr, { paused: true, timezone });
-    job.stop();
-    return null;
-  } catch (e) {
-    return `is not a valid cron expression (${(e as Error).message}); e.g. "*/5 * * * *" or "0 3 * * 1-5"`;
-  }
-}
-
 /** Per-attribute checks beyond the schema, on a value that already matches it. */
 function valueProblems(name: MonitorAttributeName, value: unknown): string[] {
   if (value === null) return [];
@@ -127,7 +107,7 @@ function valueProblems(name: MonitorAttributeName, value: unknown): string[] {
       return p ? [p] : [];
     }
     case "heartbeat_timezone":
-      return isValidTimeZone(value as string) ? [] : [(MONITOR_FIELDS.heartbeat_timezone as MonitorField).message];
+      return isValidTimezone(value as string) ? [] : [(MONITOR_FIELDS.heartbeat_timezone as MonitorField).message];
     default:
       return [];
   }
@@ -209,8 +189,9 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
     add("synthetic_steps_json", 'is required when synthetic_enabled is true: {"steps": [{"url": "..."}]}');
   }
   if (type === "heartbeat" && touched("heartbeat_schedule", "heartbeat_timezone") && clean("heartbeat_schedule", "heartbeat_timezone") && typeof merged.heartbeat_schedule === "string") {
-    const p = cronProblem(merged.heartbeat_schedule, (merged.heartbeat_timezone as string) ?? "UTC");
-    if (p) add("heartbeat_schedule", p);
+    // one rule for the API and the heartbeat timers: a schedule croner parses and that fires again
+    const p = scheduleProblem(merged.heartbeat_schedule, (merged.heartbeat_timezone as string) ?? "UTC");
+    if (p) add(p.attribute, p.message);
   }
 }
 
