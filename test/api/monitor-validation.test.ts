@@ -87,7 +87,7 @@ const BAD_CREATES: [string, Record<string, unknown>, Record<string, string>][] =
   ["heartbeat policy unknown", hb({ heartbeat_payload_policy: "json" }), { heartbeat_payload_policy: "must be one of none, status_ok" }],
   ["heartbeat status key with an empty segment", hb({ heartbeat_payload_status_key: "a..b" }), { heartbeat_payload_status_key: "dot notation" }],
   ["heartbeat schedule not cron", hb({ heartbeat_schedule: "every day" }), { heartbeat_schedule: "is not a valid cron expression" }],
-  ["heartbeat schedule that never fires again", hb({ heartbeat_schedule: "0 0 1 1 * 2020" }), { heartbeat_schedule: "never fires again" }],
+  ["heartbeat schedule that never fires again (30 February)", hb({ heartbeat_schedule: "0 0 30 2 *" }), { heartbeat_schedule: "never fires again" }],
   ["heartbeat timezone unknown", hb({ heartbeat_timezone: "Mars/Olympus" }), { heartbeat_timezone: "must be an IANA time zone name" }],
   ["unknown attribute", http({ colour: "red" }), { colour: "is not a monitor attribute" }],
   ["http attribute on tcp", tcp({ keyword: "ok" }), { keyword: "does not apply to tcp monitors; it is for http monitors" }],
