@@ -3,6 +3,8 @@ import type { AppContext } from "./context.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
 import { startNotifyService } from "./notify/service.ts";
+import { startPeerLeaderService } from "./peers/leader/service.ts";
+import { startProbeServices } from "./peers/probe/service.ts";
 import { maintenanceService, startSchedulerService } from "./scheduler/service.ts";
 
 /**
@@ -16,6 +18,8 @@ export interface Service {
   plugin?: Elysia<any, any, any, any, any, any, any>;
   /** false while the service cannot do its job (reported by /readyz) */
   ready?(): boolean;
+  /** the server is about to stop accepting: end long-held requests (peer long-polls) now */
+  drain?(): void;
   /** stop taking new work, finish in-flight work within `deadlineMs`, flush */
   stop(deadlineMs: number): Promise<void>;
 }
@@ -32,6 +36,10 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
     // local checks run in this instance's --region and go straight to the engine
     services.push(await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result))));
     services.push(maintenanceService(ctx));
+    // the /peer/v1 endpoints: probes pull definitions and push results
+    services.push(startPeerLeaderService(ctx));
   }
+  // a probe: the leader's feed, the same scheduler and probes, a spool and its pusher
+  if (ctx.config.role === "probe") services.push(...(await startProbeServices(ctx)));
   return services;
 }

@@ -5,6 +5,7 @@ import { SERVE_OPTIONS, type OptionSpec } from "../config/options.ts";
 import { buildContext, loadSecretBox, type AppContext } from "../context.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { createLogger, type LogSink } from "../lib/logger.ts";
+import { buildProbeHttpApp } from "../peers/probe/http.ts";
 import { buildHttpApp, listen } from "../server.ts";
 import { startServices } from "../services.ts";
 import { mkdirSync } from "node:fs";
@@ -47,7 +48,11 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
   const ctx = buildContext({ config, store, log, clock: overrides.clock ?? systemClock, secrets });
   if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);
   const services = await startServices(ctx);
-  const app = buildHttpApp(ctx, { services, plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
+  // a probe serves only /healthz and /readyz: no API, no accounts (decisions.md "Regions and probe peers")
+  const app =
+    config.role === "probe"
+      ? (buildProbeHttpApp(ctx, () => services) as unknown as ReturnType<typeof buildHttpApp>)
+      : buildHttpApp(ctx, { services, plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
   const server = listen(ctx, app);
   log.info("listening", { url: server.url, base_url: config.baseUrl, data: config.dataDir, role: config.role, region: config.region, version: VERSION });
 
@@ -56,6 +61,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
     (stopping ??= (async () => {
       log.info("shutting down");
       const deadline = Date.now() + SHUTDOWN_GRACE_MS;
+      for (const s of services) s.drain?.();
       await Promise.race([server.stop(), Bun.sleep(SHUTDOWN_GRACE_MS)]);
       for (const s of [...services].reverse()) {
         try {

@@ -21,3 +21,23 @@ export async function revokePeer(db: Db, id: number, now: number): Promise<boole
   const r = await db.updateTable("peers").set({ revoked_at: now }).where("id", "=", id).where("revoked_at", "is", null).executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+export async function findPeer(db: Db, id: number): Promise<PeerRow | undefined> {
+  return db.selectFrom("peers").selectAll().where("id", "=", id).executeTakeFirst();
+}
+
+/** What the leader learned at a peer's latest contact; fields left undefined keep their value. */
+export interface PeerContact {
+  lastSeenAt: number;
+  lagMs?: number | null;
+  skewMs?: number | null;
+  queueLength?: number | null;
+}
+
+export async function recordPeerContact(db: Db, id: number, c: PeerContact): Promise<void> {
+  const set: Record<string, number | null> = { last_seen_at: c.lastSeenAt };
+  if (c.lagMs !== undefined) set.last_lag_ms = c.lagMs;
+  if (c.skewMs !== undefined) set.last_skew_ms = c.skewMs;
+  if (c.queueLength !== undefined) set.queue_length = c.queueLength;
+  await db.updateTable("peers").set(set).where("id", "=", id).execute();
+}

@@ -1,0 +1,68 @@
+import { randomBytes } from "node:crypto";
+
+/**
+ * Which monitors changed since a probe last looked, so the definitions feed sends only those.
+ *
+ * Every `monitor.changed` (create, edit, pause, resume, delete; announced after the commit) gets the
+ * next sequence number. A cursor is `<epoch>.<seq>`: the epoch is random per leader process, so a
+ * cursor from before a leader restart (whose in-memory log is gone) earns a full snapshot instead
+ * of a wrong "nothing changed". Kept in memory on purpose: the only writers of monitor definitions
+ * are this process's own API handlers, which announce every change, and a restart costs each probe
+ * one full download.
+ */
+export class MonitorChangeLog {
+  readonly epoch = randomBytes(6).toString("hex");
+  private seq = 0;
+  /** monitor id → sequence of its latest change */
+  private latest = new Map<number, number>();
+  private waiters = new Set<() => void>();
+
+  record(monitorId: number): void {
+    this.latest.set(monitorId, ++this.seq);
+    for (const w of [...this.waiters]) w();
+  }
+
+  get cursor(): string {
+    return `${this.epoch}.${this.seq}`;
+  }
+
+  /** The sequence a cursor stands for, or null when it is absent, malformed or of another epoch. */
+  parse(cursor: string | null): number | null {
+    if (!cursor) return null;
+    const m = /^([0-9a-f]{12})\.(\d{1,15})$/.exec(cursor);
+    if (!m || m[1] !== this.epoch) return null;
+    const seq = Number(m[2]);
+    return seq <= this.seq ? seq : null;
+  }
+
+  /** Monitor ids changed after `seq`. */
+  changedSince(seq: number): number[] {
+    const out: number[] = [];
+    for (const [id, s] of this.latest) if (s > seq) out.push(id);
+    return out.sort((a, b) => a - b);
+  }
+
+  /** Resolves on the next change, after `ms`, on abort, or when the log is woken (shutdown). */
+  waitForChange(ms: number, signal?: AbortSignal): Promise<void> {
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.waiters.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
+
+  /** Ends every wait now (the server is stopping). */
+  wakeAll(): void {
+    for (const w of [...this.waiters]) w();
+  }
+
+  get waiting(): number {
+    return this.waiters.size;
+  }
+}

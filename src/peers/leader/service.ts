@@ -1,0 +1,30 @@
+import type { AppContext } from "../../context.ts";
+import type { Service } from "../../services.ts";
+import { MonitorChangeLog } from "./change-log.ts";
+import { ResultIngest } from "./ingest.ts";
+import { peerLeaderPlugin } from "./plugin.ts";
+
+/**
+ * The leader's peer service: the /peer/v1 endpoints, and the change log the definitions feed reads,
+ * fed by `monitor.changed` (announced by the API after each committed change).
+ */
+export function startPeerLeaderService(ctx: AppContext): Service {
+  const changes = new MonitorChangeLog();
+  const off = ctx.events.on("monitor.changed", ({ monitorId }) => changes.record(monitorId));
+  let draining = false;
+  const ingest = new ResultIngest(ctx, ctx.log.child("peers"));
+  return {
+    name: "peers",
+    plugin: peerLeaderPlugin(ctx, { changes, ingest, draining: () => draining }),
+    drain() {
+      // held long-polls would otherwise keep the server's graceful stop waiting
+      draining = true;
+      changes.wakeAll();
+    },
+    async stop() {
+      draining = true;
+      off();
+      changes.wakeAll();
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The peer protocol between a leader and its probes (decisions.md "Regions and probe peers"): paths,
+ * limits and message shapes, shared by both sides so they cannot drift apart.
+ *
+ *   GET  /peer/v1/hello?probe_time=MS      → the peer's region, the leader's region and clock
+ *   GET  /peer/v1/monitors?cursor=C&wait=S → definitions feed (full snapshot or changes since C)
+ *   POST /peer/v1/results                  → a batch of results; one outcome per result
+ *   GET  /peer/v1/peers                    → every peer with its last contact, lag, skew and queue
+ */
+import { Type, type Static } from "@sinclair/typebox";
+import { CHECK_ERROR_CODES, CHECK_STATUSES, type CheckResult } from "../domain/check-result.ts";
+import type { ProbeMonitor } from "../domain/monitor.ts";
+
+export const PEER_PREFIX = "/peer/v1";
+
+/** Results per POST; the probe also keeps a batch under MAX_BATCH_BYTES. */
+export const MAX_BATCH_RESULTS = 500;
+/** What the probe aims for per batch; the leader refuses bodies over MAX_RESULTS_BODY_BYTES. */
+export const MAX_BATCH_BYTES = 1024 * 1024;
+export const MAX_RESULTS_BODY_BYTES = 2 * 1024 * 1024;
+/** Results stamped further ahead of the leader's clock than this are refused (clock sanity). */
+export const MAX_FUTURE_MS = 60_000;
+/** Longest a feed request waits for a change before answering "nothing new". */
+export const MAX_LONG_POLL_SEC = 25;
+/** A peer heard from within this long counts as connected in the peers list. */
+export const CONNECTED_WITHIN_MS = 60_000;
+
+export interface HelloResponse {
+  /** the region this peer token was created for: the region the probe's results are recorded in */
+  region: string;
+  leader_region: string;
+  /** the leader's clock, epoch ms */
+  server_time: number;
+  /** probe_time − server_time, when the probe sent probe_time (includes one-way network delay) */
+  skew_ms: number | null;
+  version: string;
+}
+
+/** One monitor as a probe receives it: the probe's view, secrets in plaintext (only on this channel). */
+export interface FeedMonitor {
+  id: number;
+  interval_sec: number;
+  monitor: ProbeMonitor | null;
+  /** set when the stored definition cannot be run (bad JSON, unreadable secret); checks then fail */
+  definition_error: string | null;
+}
+
+export interface FeedResponse {
+  /** opaque; send it back as ?cursor= to get only what changed since */
+  cursor: string;
+  /** true: `monitors` is everything this region runs now, and anything else is to be dropped */
+  full: boolean;
+  monitors: FeedMonitor[];
+  /** ids no longer run in this region (deleted, paused, moved to other regions, turned heartbeat) */
+  removed: number[];
+}
+
+const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number>>(s: T) => Type.Union([s, Type.Null()]);
+
+/** One result as the probe sends it: its id, the monitor, and the CheckResult (probe clock). */
+export const ResultItemSchema = Type.Object(
+  {
+    result_uid: Type.String({ pattern: "^[A-Za-z0-9_-]{8,100}$" }),
+    monitor_id: Type.Integer({ minimum: 1 }),
+    status: Type.Union(CHECK_STATUSES.map((s) => Type.Literal(s))),
+    checked_at: Type.Integer({ minimum: 0 }),
+    latency_ms: nullable(Type.Number({ minimum: 0 })),
+    http_code: nullable(Type.Integer({ minimum: 0, maximum: 999 })),
+    error_code: Type.Union([...CHECK_ERROR_CODES.map((s) => Type.Literal(s)), Type.Null()]),
+    error_message: nullable(Type.String({ maxLength: 4000 })),
+    degraded_reason: nullable(Type.String({ maxLength: 4000 })),
+    resolved_ip: nullable(Type.String({ maxLength: 100 })),
+    ssl_not_after: nullable(Type.Integer()),
+    dns_answer: Type.Union([Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }), Type.Null()]),
+    synthetic_trace_json: Type.Unknown(),
+  },
+  { additionalProperties: false },
+);
+export type ResultItem = Static<typeof ResultItemSchema>;
+
+export const ResultsBatchSchema = Type.Object({
+  /** the probe's clock when it sent the batch: the leader's per-batch skew estimate */
+  sent_at: Type.Integer({ minimum: 0 }),
+  /** results still spooled on the probe besides this batch */
+  queue_length: Type.Integer({ minimum: 0 }),
+  results: Type.Array(Type.Unknown(), { maxItems: MAX_BATCH_RESULTS }),
+});
+
+/**
+ * stored: recorded; duplicate: recorded earlier (a re-delivery); dropped: the leader does not want it
+ * (monitor deleted, paused, not run in this region) — all three are final, the probe deletes them.
+ * rejected: invalid or stamped too far in the future — final too, the probe deletes and logs it.
+ * retry: the leader could not store it now; the probe keeps it and sends it again.
+ */
+export type ResultOutcome = "stored" | "duplicate" | "dropped" | "rejected" | "retry";
+
+export interface ResultAck {
+  result_uid: string;
+  outcome: ResultOutcome;
+  reason?: string;
+}
+
+export interface ResultsResponse {
+  results: ResultAck[];
+  server_time: number;
+}
+
+export function toResultItem(uid: string, monitorId: number, r: CheckResult): ResultItem {
+  return { result_uid: uid, monitor_id: monitorId, ...r } as ResultItem;
+}
+
+export function fromResultItem(i: ResultItem): CheckResult {
+  const { result_uid: _u, monitor_id: _m, ...r } = i;
+  return { ...r, synthetic_trace_json: r.synthetic_trace_json ?? null } as CheckResult;
+}
