@@ -17,7 +17,8 @@ export const PEER_PREFIX = "/peer/v1";
 export const MAX_BATCH_RESULTS = 500;
 /** What the probe aims for per batch; the leader refuses bodies over MAX_RESULTS_BODY_BYTES. */
 export const MAX_BATCH_BYTES = 1024 * 1024;
-export const MAX_RESULTS_BODY_BYTES = 2 * 1024 * 1024;
+// below the server's own 2 MiB cap, so an oversized batch gets the API's JSON 413, not a bare one
+export const MAX_RESULTS_BODY_BYTES = 1536 * 1024;
 /** Results stamped further ahead of the leader's clock than this are refused (clock sanity). */
 export const MAX_FUTURE_MS = 60_000;
 /** Longest a feed request waits for a change before answering "nothing new". */
