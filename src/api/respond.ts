@@ -1,4 +1,5 @@
 import type { Logger } from "../lib/logger.ts";
+import { logStorageFailure, STORAGE_MESSAGES, storageFailure } from "../lib/storage-errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RequestState } from "./request-state.ts";
 
@@ -32,14 +33,22 @@ export function jsonResponse(state: RequestState, status: number, body: Record<s
 }
 
 /**
- * Turns anything thrown into the documented error body. Unexpected errors are logged with the
- * request id and answered as 500 internal_error without a stack trace or message.
+ * Turns anything thrown into the documented error body. A full disk is 507 insufficient_storage and
+ * an I/O error of the store 503 storage_unavailable (logged once a minute, not per request). Other
+ * unexpected errors are logged with the request id and answered as 500 internal_error without a
+ * stack trace or message.
  */
 export function errorResponse(state: RequestState, err: unknown, log: Logger, method: string, path: string): Response {
   if (err instanceof ApiError) {
     const error: Record<string, unknown> = { code: err.code, message: err.message };
     if (err.details) error.details = err.details;
     return jsonResponse(state, err.status, { error }, err.headers);
+  }
+  const storage = storageFailure(err);
+  if (storage) {
+    logStorageFailure(log, storage, { request_id: state.requestId, method, path });
+    const { status, code, message } = STORAGE_MESSAGES[storage];
+    return jsonResponse(state, status, { error: { code, message } }, { "retry-after": "5" });
   }
   log.error("unexpected failure", { request_id: state.requestId, method, path, error: err instanceof Error ? err.stack ?? err.message : String(err) });
   return jsonResponse(state, 500, { error: { code: "internal_error", message: "an unexpected error occurred; the request id identifies it in the server log" } });

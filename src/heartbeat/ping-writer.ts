@@ -10,6 +10,7 @@
  */
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
+import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { PingStatements } from "../store/ping-statements.ts";
 import { applyBatch, type BatchResult, type HeartbeatOp, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 
@@ -89,7 +90,10 @@ export class PingWriter {
         const ops = batch.map((q) => q.op);
         result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, ops));
       } catch (err) {
-        this.log.error("heartbeat batch failed; nothing of it was written", { ops: batch.length, error: err instanceof Error ? err.message : String(err) });
+        const storage = storageFailure(err);
+        // a full disk fails every batch: logged once a minute, not once per batch
+        if (storage) logStorageFailure(this.log, storage, { ops: batch.length });
+        else this.log.error("heartbeat batch failed; nothing of it was written", { ops: batch.length, error: err instanceof Error ? err.message : String(err) });
         for (const q of batch) q.settle?.reject(err);
         const ids = batch.flatMap((q) => (q.op.type === "evaluate" ? [q.op.monitorId] : []));
         if (ids.length) this.onEvaluateFailed(ids);

@@ -2,6 +2,7 @@ import { readFileSync } from "node:fs";
 import type { AppContext } from "../context.ts";
 import type { AlertPayload } from "../engine/alerts.ts";
 import type { Logger } from "../lib/logger.ts";
+import { logWriteFailure } from "../lib/storage-errors.ts";
 import { abandonAlert, claimDueAlerts, finishAttempt, nextDueAt, requeueInterrupted } from "../store/alerts.ts";
 import { findChannelById, toChannelConfig, type ChannelConfig } from "../store/notification-channels.ts";
 import type { AlertRow } from "../store/tables.ts";
@@ -110,7 +111,7 @@ export class AlertDispatcher {
       if (!this.stopped) await this.scheduleNext();
     } catch (err) {
       if (this.stopped) return;
-      this.log.error("outbox pass failed", { error: String(err) });
+      logWriteFailure(this.log, "outbox pass failed", err);
       this.timer = setTimeout(() => this.wake(), this.o.pollMs);
     }
   }

@@ -1,4 +1,5 @@
 import type { Logger } from "../lib/logger.ts";
+import { logWriteFailure } from "../lib/storage-errors.ts";
 
 /**
  * Gathers next_run_at changes and writes them together a moment later: with thousands of monitors
@@ -33,7 +34,7 @@ export class NextRunWriter {
     const persist = this.persist;
     this.chain = this.chain
       .then(() => persist(batch))
-      .catch((err) => this.log.error("writing next_run_at failed", { monitors: batch.size, error: String(err) }));
+      .catch((err) => logWriteFailure(this.log, "writing next_run_at failed", err, { monitors: batch.size }));
     return this.chain;
   }
 }

@@ -1,4 +1,5 @@
 import type { AppEvents } from "../context.ts";
+import { logWriteFailure } from "../lib/storage-errors.ts";
 import { failed, type CheckResult, type CheckStatus } from "../domain/check-result.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { EventHub } from "../lib/event-hub.ts";
@@ -82,6 +83,7 @@ export class Scheduler {
   private idleWaiters: (() => void)[] = [];
   private lateness = new LatenessHistogram();
   private stopped = false;
+  private started = false;
   private readonly probes: ProbeTable;
   private readonly times: NextRunWriter;
 
@@ -108,6 +110,7 @@ export class Scheduler {
     const every = this.o.statsEveryMs ?? 60_000;
     this.statsTimer = setInterval(() => this.o.log.debug("lateness", { ...this.stats(), buckets: undefined }), every);
     this.statsTimer.unref?.();
+    this.started = true;
     this.o.log.info("scheduler started", { monitors: defs.length, region: this.o.region, max_concurrent: this.o.maxConcurrent });
     this.arm();
   }
@@ -142,6 +145,11 @@ export class Scheduler {
   nextRunAt(monitorId: number): number | null {
     const e = this.entries.get(monitorId);
     return e && this.heap.has(e) ? e.key : null;
+  }
+
+  /** true from start() until stop(): /readyz reports a stopped scheduler as not ready */
+  get running(): boolean {
+    return this.started && !this.stopped;
   }
 
   stats(): SchedulerStats {
@@ -298,7 +306,8 @@ export class Scheduler {
       try {
         await this.o.sink(e.id, this.o.region, result);
       } catch (err) {
-        this.o.log.error("recording a check result failed", { monitor_id: e.id, error: String(err) });
+        // a full disk fails every result: reported once a minute rather than once per check
+        logWriteFailure(this.o.log, "recording a check result failed", err, { monitor_id: e.id });
       }
       this.afterResult(e, result);
     } finally {

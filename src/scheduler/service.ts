@@ -44,7 +44,7 @@ export async function startSchedulerService(
   ctx.metrics.gauge("vigil_scheduler_checks_waiting", "Due checks waiting for a free slot", () => scheduler.stats().waiting);
   ctx.metrics.gauge("vigil_scheduler_runs_skipped", "Runs skipped because the previous check of the monitor was still running", () => scheduler.stats().skipped);
   ctx.metrics.gauge("vigil_write_queue_length", "Writes waiting for the next group commit", () => ctx.writes.length);
-  return { name: "scheduler", scheduler, stop: (deadlineMs) => scheduler.stop(deadlineMs) };
+  return { name: "scheduler", scheduler, ready: () => scheduler.running, stop: (deadlineMs) => scheduler.stop(deadlineMs) };
 }
 
 export function maintenanceService(ctx: AppContext): Service {

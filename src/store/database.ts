@@ -32,7 +32,7 @@ export function openStore(dataDir: string, file = DATABASE_FILE): Store {
   const sqlite = new SqliteDatabase(path, { create: true, strict: false });
   applyPragmas(sqlite);
   migrate(sqlite);
-  const db = new Kysely<DB>({ dialect: new BunSqliteDialect({ database: sqlite }) });
+  const db = new Kysely<DB>({ dialect: new RollbackSafeDialect(sqlite) });
   let closed = false;
   return {
     db,
@@ -44,6 +44,26 @@ export function openStore(dataDir: string, file = DATABASE_FILE): Store {
       await db.destroy(); // closes the sqlite handle too
     },
   };
+}
+
+/**
+ * On some errors (SQLITE_FULL at commit, SQLITE_IOERR) SQLite rolls the transaction back by itself;
+ * Kysely then sends ROLLBACK anyway, which fails with "no transaction is active" and replaces the
+ * real error, so a full disk would read as an internal error. ROLLBACK is skipped when SQLite has
+ * no transaction open, and the original error reaches the caller.
+ */
+class RollbackSafeDialect extends BunSqliteDialect {
+  constructor(private readonly sqlite: SqliteDatabase) {
+    super({ database: sqlite });
+  }
+  override createDriver() {
+    const driver = super.createDriver();
+    const rollback = driver.rollbackTransaction.bind(driver);
+    driver.rollbackTransaction = async (connection) => {
+      if (this.sqlite.inTransaction) await rollback(connection);
+    };
+    return driver;
+  }
 }
 
 export function schemaVersion(sqlite: SqliteDatabase): number {

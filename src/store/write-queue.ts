@@ -1,4 +1,5 @@
 import type { Logger } from "../lib/logger.ts";
+import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { Db } from "./database.ts";
 
 /** A unit of work run inside a shared transaction. It must use only the `trx` it is given: the one
@@ -112,8 +113,12 @@ export class WriteQueue {
       batch.forEach((p, i) => p.resolve(values[i]));
       return;
     } catch (err) {
-      if (batch.length === 1) {
-        batch[0]!.reject(err);
+      // A full disk or an I/O error fails every job alike: re-running them one by one would only
+      // repeat the failure, so the whole batch is refused at once and the next batch tries again.
+      const storage = storageFailure(err);
+      if (storage && this.log) logStorageFailure(this.log, storage, { jobs: batch.length });
+      if (batch.length === 1 || storage) {
+        for (const p of batch) p.reject(err);
         return;
       }
       this.counters.retriedBatches++;

@@ -1,0 +1,85 @@
+/**
+ * Recognises the storage failures a person can act on: the disk holding the data directory is full
+ * (SQLITE_FULL, ENOSPC) or the store cannot be written at all (SQLITE_IOERR and its extended codes).
+ * The API answers these with 507 / 503 and a code instead of a 500, and logs them at most once a
+ * minute per component: a full disk fails every write, and a log line per request would fill the
+ * disk that holds the logs too.
+ */
+import type { Logger } from "./logger.ts";
+
+export type StorageFailure = "full" | "io";
+
+/** SQLite primary result codes (https://sqlite.org/rescode.html); extended codes keep them in the low byte. */
+const SQLITE_IOERR = 10;
+const SQLITE_FULL = 13;
+
+/**
+ * "full" for a full disk, "io" for an I/O error, null for anything else. Looks at bun:sqlite's
+ * SQLiteError (`code` "SQLITE_FULL" / "SQLITE_IOERR_WRITE", `errno` possibly extended), at Node's
+ * ENOSPC, and one level of `cause`.
+ */
+export function storageFailure(err: unknown): StorageFailure | null {
+  for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
+    const { code, errno } = e as { code?: unknown; errno?: unknown };
+    if (typeof code === "string") {
+      if (code === "SQLITE_FULL" || code === "ENOSPC") return "full";
+      if (code.startsWith("SQLITE_IOERR") || code === "EIO") return "io";
+    }
+    if (typeof errno === "number" && (e as { name?: unknown }).name === "SQLiteError") {
+      if ((errno & 0xff) === SQLITE_FULL) return "full";
+      if ((errno & 0xff) === SQLITE_IOERR) return "io";
+    }
+  }
+  return null;
+}
+
+export const STORAGE_MESSAGES: Record<StorageFailure, { status: number; code: string; message: string }> = {
+  full: {
+    status: 507,
+    code: "insufficient_storage",
+    message: "the disk holding Vigil's data is full, so nothing was saved; free some space and retry (no restart is needed)",
+  },
+  io: {
+    status: 503,
+    code: "storage_unavailable",
+    message: "Vigil's data store could not be written (I/O error), so nothing was saved; retry shortly",
+  },
+};
+
+export const STORAGE_LOG_INTERVAL_MS = 60_000;
+
+/** Last time each logger reported a storage failure; keyed by logger so each instance keeps its own. */
+const lastLogged = new WeakMap<Logger, number>();
+
+/**
+ * Logs a storage failure at error level, at most once per `STORAGE_LOG_INTERVAL_MS` per logger,
+ * with the number of failures since the last line. Returns true when it wrote a line.
+ */
+export function logStorageFailure(log: Logger, kind: StorageFailure, fields: Record<string, unknown> = {}, now = Date.now()): boolean {
+  const suppressed = suppressedCounts.get(log) ?? 0;
+  const last = lastLogged.get(log);
+  if (last !== undefined && now - last < STORAGE_LOG_INTERVAL_MS) {
+    suppressedCounts.set(log, suppressed + 1);
+    return false;
+  }
+  lastLogged.set(log, now);
+  suppressedCounts.set(log, 0);
+  log.error(kind === "full" ? "the disk holding the data directory is full; writes are refused until space returns" : "the data store cannot be written (I/O error); writes are refused", {
+    storage_failure: kind,
+    failures_since_last_report: suppressed,
+    ...fields,
+  });
+  return true;
+}
+
+const suppressedCounts = new WeakMap<Logger, number>();
+
+/**
+ * Logs a failed background write: a storage failure through the once-a-minute report, anything else
+ * as `msg` at error level, every time.
+ */
+export function logWriteFailure(log: Logger, msg: string, err: unknown, fields: Record<string, unknown> = {}): void {
+  const kind = storageFailure(err);
+  if (kind) logStorageFailure(log, kind, fields);
+  else log.error(msg, { ...fields, error: String(err) });
+}

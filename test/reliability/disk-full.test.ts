@@ -1,0 +1,101 @@
+/**
+ * The data directory on a 16 MiB filesystem that the test fills up: API writes and pings answer
+ * 507 insufficient_storage (never a 500, never a hang), reads keep working, /readyz says the store
+ * is not writable, the condition is logged once, not per request; when the filler is deleted the
+ * next writes succeed without a restart and the database passes integrity_check.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { join } from "node:path";
+import { Database } from "bun:sqlite";
+import { httpAttrs } from "../api/fixtures.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { mountSmallDisk, type SmallDisk } from "./small-disk.ts";
+
+const disk = mountSmallDisk();
+if (!disk) console.error("\n!!! disk-full tests SKIPPED: neither a tmpfs nor a loop device could be mounted (run as root) !!!\n");
+
+describe.skipIf(!disk)("disk full", () => {
+  let s: TestServer;
+  let small: SmallDisk;
+  let hb: { id: number; token: string };
+  let web: number;
+
+  beforeAll(async () => {
+    small = disk!;
+    s = await startTestServer([], { dataDir: join(small.dir, "data") });
+    const h = await s.api("POST", "/api/v1/monitors", { name: "job", monitor_type: "heartbeat", interval_sec: 60, timeout_ms: 1000 });
+    expect(h.status).toBe(201);
+    hb = { id: Number(h.json.data.id), token: h.json.data.attributes.heartbeat_token };
+    web = Number((await s.api("POST", "/api/v1/monitors", httpAttrs({ name: "before" }))).json.data.id);
+    expect((await fetch(`${s.url}/h/${hb.token}`)).status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await s?.stop();
+    small?.unmount();
+  });
+
+  test("full: writes get 507 insufficient_storage, reads still work, /readyz is 503, logged once", async () => {
+    expect(small.fill()).toBeGreaterThan(0);
+    const logsBefore = s.logs.length;
+    const attempts = 12;
+    for (let i = 0; i < attempts; i++) {
+      const created = await s.api("POST", "/api/v1/monitors", httpAttrs({ name: `during-${i}` }));
+      expect(created.status).toBe(507);
+      expect(created.json.error.code).toBe("insufficient_storage");
+      expect(created.json.error.message).toContain("disk");
+      expect(created.json.error.message).toContain("full");
+      expect(typeof created.json.meta.request_id).toBe("string");
+
+      const patched = await s.api("PATCH", `/api/v1/monitors/${web}`, { name: `renamed-${i}` });
+      expect(patched.status).toBe(507);
+      expect(patched.json.error.code).toBe("insufficient_storage");
+
+      const pinged = await fetch(`${s.url}/h/${hb.token}`, { method: "POST", body: "x" });
+      expect(pinged.status).toBe(507);
+      expect(((await pinged.json()) as { error: { code: string } }).error.code).toBe("insufficient_storage");
+    }
+    const read = await s.api("GET", `/api/v1/monitors/${web}`);
+    expect(read.status).toBe(200);
+    expect(read.json.data.attributes.name).toBe("before");
+
+    const ready = await fetch(`${s.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(JSON.stringify(await ready.json())).toContain("store not writable");
+    expect((await fetch(`${s.url}/healthz`)).status).toBe(200);
+
+    const lines = s.logs.slice(logsBefore);
+    expect(lines.filter((l) => l.msg === "unexpected failure")).toEqual([]);
+    const reports = lines.filter((l) => l.storage_failure === "full");
+    expect(reports.length).toBeGreaterThan(0);
+    expect(reports.every((l) => l.level === "error")).toBe(true);
+    // 36 refused writes, one line per part that saw them (the API's and the ping endpoint's error
+    // answers, the write queue, the ping writer), not one per request
+    expect(reports.map((l) => l.component).sort()).toEqual(["api", "heartbeat", "heartbeat", "write-queue"]);
+  });
+
+  test("space returns: the next writes succeed without a restart, nothing refused was half-written", async () => {
+    small.free();
+    const created = await s.api("POST", "/api/v1/monitors", httpAttrs({ name: "after" }));
+    expect(created.status).toBe(201);
+    const patched = await s.api("PATCH", `/api/v1/monitors/${web}`, { name: "renamed-after" });
+    expect(patched.status).toBe(200);
+    expect(patched.json.data.attributes.name).toBe("renamed-after");
+    const pinged = await fetch(`${s.url}/h/${hb.token}`);
+    expect(pinged.status).toBe(200);
+    expect((await fetch(`${s.url}/readyz`)).status).toBe(200);
+
+    const names = (await s.ctx.db.selectFrom("monitors").select("name").orderBy("id").execute()).map((r) => r.name);
+    expect(names).toEqual(["job", "renamed-after", "after"]);
+    const pings = await s.ctx.db.selectFrom("monitor_events").select("kind").where("monitor_id", "=", hb.id).where("kind", "=", "ping").execute();
+    expect(pings.length).toBe(2); // the one before and the one after; none of the 12 refused
+
+    // a second connection, as `vigil backup` or an operator would open one
+    const check = new Database(join(s.dataDir, "vigil.db"), { readonly: true });
+    try {
+      expect(check.query("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
+    } finally {
+      check.close();
+    }
+  });
+});
