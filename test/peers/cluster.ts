@@ -1,0 +1,89 @@
+import { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { MAIN, ROOT } from "../helpers/process.ts";
+
+/** A `vigil serve` child process whose output the test reads as parsed JSON log lines. */
+export interface VigilProcess {
+  name: string;
+  url: string;
+  proc: ReturnType<typeof Bun.spawn>;
+  output(): string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  lines(): any[];
+  /** SIGTERM (graceful) or SIGKILL, then wait for the exit; returns the exit code */
+  stop(signal?: "SIGTERM" | "SIGKILL"): Promise<number>;
+}
+
+/**
+ * Starts `vigil serve` on a given loopback port (a restarted leader must come back where its probes
+ * look for it) and waits until /healthz answers.
+ */
+export async function startVigil(name: string, port: number, args: string[], timeoutMs = 20_000): Promise<VigilProcess> {
+  let out = "";
+  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--host", "127.0.0.1", "--port", String(port), ...args], {
+    cwd: ROOT,
+    env: { ...process.env },
+    stdout: "pipe",
+    stderr: "pipe",
+    stdin: "ignore",
+  });
+  const pump = async (s: ReadableStream<Uint8Array>) => {
+    const dec = new TextDecoder();
+    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
+  };
+  void pump(proc.stdout as ReadableStream<Uint8Array>);
+  void pump(proc.stderr as ReadableStream<Uint8Array>);
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}: ${out}`);
+    try {
+      if ((await fetch(url + "/healthz")).ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      proc.kill("SIGKILL");
+      throw new Error(`${name} did not start in time: ${out}`);
+    }
+    await Bun.sleep(50);
+  }
+  return {
+    name,
+    url,
+    proc,
+    output: () => out,
+    lines: () =>
+      out
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .flatMap((l) => {
+          try {
+            return [JSON.parse(l)];
+          } catch {
+            return [];
+          }
+        }),
+    async stop(signal = "SIGTERM") {
+      if (proc.exitCode === null) proc.kill(signal);
+      return await proc.exited;
+    },
+  };
+}
+
+/** result_uid → {monitor_id, checked_at} of every result a probe process logged as spooled. */
+export function spooledResults(processes: VigilProcess[]): Map<string, { monitorId: number; checkedAt: number; at: number }> {
+  const out = new Map<string, { monitorId: number; checkedAt: number; at: number }>();
+  for (const p of processes) {
+    for (const l of p.lines()) if (l.msg === "result spooled") out.set(l.result_uid, { monitorId: l.monitor_id, checkedAt: l.checked_at, at: Date.parse(l.time) });
+  }
+  return out;
+}
+
+/** Monitor ids of the results still in a stopped probe's spool. */
+export function remainingInSpool(dataDir: string): number[] {
+  const db = new Database(join(dataDir, "vigil.db"), { readonly: true });
+  try {
+    return (db.query("SELECT payload_json FROM spool").all() as { payload_json: string }[]).map((r) => JSON.parse(r.payload_json).monitor_id as number);
+  } finally {
+    db.close();
+  }
+}
