@@ -5,6 +5,7 @@ import { processIo, UsageError, type CliIo } from "./cli/io.ts";
 import { peerCommand } from "./cli/peer.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCommand } from "./cli/token.ts";
+import { userCommand } from "./cli/user.ts";
 import { VERSION } from "./version.ts";
 
 type Command = (args: string[], io: CliIo) => Promise<number>;
@@ -15,6 +16,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   account: { run: accountCommand, summary: "create and list accounts" },
   token: { run: tokenCommand, summary: "create, list and revoke API tokens" },
   peer: { run: peerCommand, summary: "create, list and revoke probe peers" },
+  user: { run: userCommand, summary: "create, list and delete dashboard users" },
   backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
   restore: { run: restoreCommand, summary: "replace the database with a checked backup (server stopped)" },
 };

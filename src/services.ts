@@ -6,6 +6,7 @@ import { startNotifyService } from "./notify/service.ts";
 import { startPeerLeaderService } from "./peers/leader/service.ts";
 import { startProbeServices } from "./peers/probe/service.ts";
 import { maintenanceService, startSchedulerService } from "./scheduler/service.ts";
+import { startWebService } from "./web/service.ts";
 
 /**
  * The long-running parts of a process besides the HTTP server: each starts here and is stopped in
@@ -38,6 +39,8 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
     services.push(maintenanceService(ctx));
     // the /peer/v1 endpoints: probes pull definitions and push results
     services.push(startPeerLeaderService(ctx));
+    // dashboard and status pages: the leader holds the data they show
+    services.push(startWebService(ctx));
   }
   // a probe: the leader's feed, the same scheduler and probes, a spool and its pusher
   if (ctx.config.role === "probe") services.push(...(await startProbeServices(ctx)));

@@ -1,0 +1,152 @@
+import { sql } from "kysely";
+import { bucketStart, DAY_MS, HOUR_MS, splitRange, type UptimeCounts } from "../domain/uptime.ts";
+import type { Db } from "./database.ts";
+import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK } from "./rollups.ts";
+import type { IncidentRow, StatusPageRow } from "./tables.ts";
+
+/**
+ * Reads for the public status pages: the page by slug or custom domain, its monitors, day-by-day
+ * uptime and hour-by-hour latency for all of its monitors in a few queries (not one per day), and
+ * its incidents. Uptime uses the same sources as uptimeFromRollups (rollups.ts): daily rollups,
+ * then hourly ones, then raw checks for what is not rolled up yet, split by `splitRange`.
+ */
+export async function findStatusPageBySlug(db: Db, slug: string): Promise<StatusPageRow | undefined> {
+  return db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
+}
+
+export async function findStatusPageByDomain(db: Db, domain: string): Promise<StatusPageRow | undefined> {
+  return db.selectFrom("status_pages").selectAll().where("custom_domain", "=", domain).executeTakeFirst();
+}
+
+export interface PageMonitor {
+  id: number;
+  name: string;
+  monitor_type: string;
+  last_status: string;
+  is_paused: number;
+  is_in_maintenance: number;
+  interval_sec: number;
+}
+
+export async function pageMonitors(db: Db, pageId: number): Promise<PageMonitor[]> {
+  return db
+    .selectFrom("status_page_monitors as spm")
+    .innerJoin("monitors as m", "m.id", "spm.monitor_id")
+    .select(["m.id", "m.name", "m.monitor_type", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec"])
+    .where("spm.status_page_id", "=", pageId)
+    .orderBy("spm.position")
+    .execute();
+}
+
+type Counts = Map<number, Map<number, UptimeCounts>>;
+
+function addCounts(out: Counts, monitorId: number, day: number, c: UptimeCounts): void {
+  let days = out.get(monitorId);
+  if (!days) out.set(monitorId, (days = new Map()));
+  const cur = days.get(day) ?? { up: 0, degraded: 0, down: 0 };
+  cur.up += c.up;
+  cur.degraded += c.degraded;
+  cur.down += c.down;
+  days.set(day, cur);
+}
+
+async function watermarks(db: Db): Promise<{ hourlyUntil: number; dailyUntil: number }> {
+  return { hourlyUntil: (await getWatermark(db, HOURLY_WATERMARK)) ?? 0, dailyUntil: (await getWatermark(db, DAILY_WATERMARK)) ?? 0 };
+}
+
+/** Up/degraded/down counts per monitor per UTC day in [from, to). */
+export async function dailyCounts(db: Db, monitorIds: number[], from: number, to: number): Promise<Counts> {
+  const out: Counts = new Map();
+  if (monitorIds.length === 0) return out;
+  const { hourlyUntil, dailyUntil } = await watermarks(db);
+  for (const p of splitRange(from, to, hourlyUntil, dailyUntil)) {
+    if (p.source === "raw") {
+      // integer division buckets by UTC day in SQLite and PostgreSQL alike (bigint / bigint)
+      const day = sql<number>`${sql.ref("checked_at")} / ${DAY_MS}`;
+      const rows = await db
+        .selectFrom("checks")
+        .select((eb) => ["monitor_id", "status", day.as("day"), eb.fn.countAll<number>().as("n")])
+        .where("monitor_id", "in", monitorIds)
+        .where("checked_at", ">=", p.from)
+        .where("checked_at", "<", p.to)
+        .groupBy(["monitor_id", "status", day])
+        .execute();
+      for (const r of rows) {
+        const c = { up: 0, degraded: 0, down: 0 };
+        if (r.status === "up" || r.status === "degraded" || r.status === "down") c[r.status] = Number(r.n);
+        addCounts(out, r.monitor_id, Number(r.day) * DAY_MS, c);
+      }
+      continue;
+    }
+    const rows = await db
+      .selectFrom("check_rollups")
+      .select(["monitor_id", "bucket_start", "up_count", "degraded_count", "down_count"])
+      .where("monitor_id", "in", monitorIds)
+      .where("granularity", "=", p.source)
+      .where("bucket_start", ">=", p.from)
+      .where("bucket_start", "<", p.to)
+      .execute();
+    for (const r of rows) addCounts(out, r.monitor_id, bucketStart(r.bucket_start, "d"), { up: r.up_count, degraded: r.degraded_count, down: r.down_count });
+  }
+  return out;
+}
+
+export interface LatencyPoint {
+  sum: number;
+  count: number;
+}
+
+/** Latency sums and counts per monitor per UTC hour in [from, to): hourly rollups, then raw checks. */
+export async function hourlyLatency(db: Db, monitorIds: number[], from: number, to: number): Promise<Map<number, Map<number, LatencyPoint>>> {
+  const out = new Map<number, Map<number, LatencyPoint>>();
+  if (monitorIds.length === 0) return out;
+  const add = (id: number, hour: number, sum: number, count: number) => {
+    if (count <= 0) return;
+    let hours = out.get(id);
+    if (!hours) out.set(id, (hours = new Map()));
+    const cur = hours.get(hour) ?? { sum: 0, count: 0 };
+    cur.sum += sum;
+    cur.count += count;
+    hours.set(hour, cur);
+  };
+  const { hourlyUntil } = await watermarks(db);
+  for (const p of splitRange(from, to, hourlyUntil, 0)) {
+    if (p.source === "raw") {
+      const hour = sql<number>`${sql.ref("checked_at")} / ${HOUR_MS}`;
+      const rows = await db
+        .selectFrom("checks")
+        .select((eb) => ["monitor_id", hour.as("hour"), eb.fn.sum<number>("latency_ms").as("sum"), eb.fn.count<number>("latency_ms").as("n")])
+        .where("monitor_id", "in", monitorIds)
+        .where("checked_at", ">=", p.from)
+        .where("checked_at", "<", p.to)
+        .groupBy(["monitor_id", hour])
+        .execute();
+      for (const r of rows) add(r.monitor_id, Number(r.hour) * HOUR_MS, Number(r.sum ?? 0), Number(r.n));
+      continue;
+    }
+    const rows = await db
+      .selectFrom("check_rollups")
+      .select(["monitor_id", "bucket_start", "latency_sum", "latency_count"])
+      .where("monitor_id", "in", monitorIds)
+      .where("granularity", "=", "h")
+      .where("bucket_start", ">=", p.from)
+      .where("bucket_start", "<", p.to)
+      .execute();
+    for (const r of rows) add(r.monitor_id, r.bucket_start, r.latency_sum, r.latency_count);
+  }
+  return out;
+}
+
+/** Open incidents of these monitors, and those that started since `since`; newest first. */
+export async function pageIncidents(db: Db, monitorIds: number[], since: number, limit: number): Promise<IncidentRow[]> {
+  if (monitorIds.length === 0) return [];
+  return db
+    .selectFrom("incidents")
+    .selectAll()
+    .where("monitor_id", "in", monitorIds)
+    .where((eb) => eb.or([eb("status", "=", "open"), eb("started_at", ">=", since)]))
+    .orderBy("started_at", "desc")
+    .orderBy("id", "desc")
+    .limit(limit)
+    .execute();
+}

@@ -1,0 +1,42 @@
+// Progressive enhancement only: every page works without this file.
+(function () {
+  "use strict";
+  // Live monitor states over Server-Sent Events (/events), driven by the server's monitor.state events.
+  var live = document.querySelector("[data-live]");
+  if (live) {
+    var reloadRows = function () {
+      fetch(live.getAttribute("data-live"), { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (t) { if (t !== null) live.innerHTML = t; });
+    };
+    if (window.EventSource) {
+      var es = new EventSource("/events");
+      var opened = 0;
+      // the server ends a stream now and then; on reconnect, catch up on what happened meanwhile
+      es.addEventListener("open", function () { if (opened++) reloadRows(); });
+      es.addEventListener("state", function (e) {
+        var d = JSON.parse(e.data);
+        var row = live.querySelector('[data-monitor="' + d.monitorId + '"]');
+        if (row) row.outerHTML = d.html; else reloadRows();
+      });
+      es.addEventListener("changed", reloadRows);
+    } else {
+      setInterval(reloadRows, 5000); // no EventSource: poll
+    }
+  }
+  // Copy buttons next to read-only fields (the heartbeat ping URL).
+  document.querySelectorAll("[data-copy]").forEach(function (b) {
+    b.hidden = false;
+    b.addEventListener("click", function () {
+      var input = document.getElementById(b.getAttribute("data-copy"));
+      input.select();
+      var done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 1500); };
+      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+      else { document.execCommand("copy"); done(); }
+    });
+  });
+  // Forms that destroy something ask once more (the no-script path has its own confirm page).
+  document.querySelectorAll("form[data-confirm]").forEach(function (f) {
+    f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });
+  });
+})();

@@ -1,0 +1,153 @@
+import { Elysia } from "elysia";
+import { CHANNEL_ATTRIBUTE_NAMES, CHANNEL_FIELDS, CHANNEL_TYPES, channelFieldApplies, type ChannelField, type ChannelType } from "../domain/notification-channel-schema.ts";
+import { findChannel, storedSecretNames } from "../store/notification-channels.ts";
+import { validationDetails, type Resource } from "./api-bridge.ts";
+import { errorSummary, fieldFromSchema, formToAttributes, humanize, renderField, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
+import { html, type SafeHtml } from "./html.ts";
+import { redirect, send } from "./respond.ts";
+import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
+import { csrfField, dashboardPage, flash } from "./views/layout.ts";
+import { confirmDelete } from "./views/monitor-views.ts";
+import type { WebContext } from "./web-context.ts";
+
+/** Notification channels: list, create/edit per type, send a test, delete; through the API handlers. */
+const CHANNELS = "/api/v1/notification-channels";
+
+const LABELS: Record<string, string> = {
+  is_enabled: "Enabled",
+  default_for_new_monitors: "Linked to new monitors by default",
+  url: "URL",
+  secret: "Signing secret",
+  telegram_chat_id: "Chat id",
+  telegram_bot_token: "Bot token",
+  gotify_token: "Application token",
+  pushover_token: "API token",
+  pushover_user: "User key",
+  email_to: "Send to",
+  smtp_host: "SMTP host",
+  smtp_port: "SMTP port",
+  smtp_security: "SMTP security",
+  smtp_user: "SMTP user",
+  smtp_pass: "SMTP password",
+  smtp_from: "From",
+};
+
+function isChannelType(t: string | null): t is ChannelType {
+  return (CHANNEL_TYPES as readonly string[]).includes(t ?? "");
+}
+
+function channelFields(type: ChannelType): FieldSpec[] {
+  return CHANNEL_ATTRIBUTE_NAMES.filter((n) => {
+    const f = CHANNEL_FIELDS[n] as ChannelField;
+    return f.access !== "ro" && n !== "channel_type" && channelFieldApplies(n, type);
+  }).map((n) => fieldFromSchema(n, (CHANNEL_FIELDS[n] as ChannelField).schema, LABELS[n] ?? humanize(n)));
+}
+
+export function channelRoutes(web: WebContext) {
+  const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "channels", h);
+  const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "channels", body }), { status });
+
+  async function list(s: Signed, notice: SafeHtml = html``) {
+    const channels = await s.api.all(CHANNELS);
+    const body = html`${flash(s.url.searchParams.get("msg"))}${notice}<div class="row between"><h1>Notification channels</h1></div>
+<p>Add a channel: ${CHANNEL_TYPES.map((t, i) => html`${i ? " · " : ""}<a href="/channels/new?type=${t}">${t}</a>`)}</p>
+${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhere.</p>` : html`<table><caption class="sr-only">Notification channels</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Enabled</th><th scope="col">Default</th><th scope="col">Actions</th></tr></thead><tbody>${channels.map((c) => {
+      const a = c.attributes;
+      return html`<tr><td>${a.name}</td><td>${a.channel_type}</td><td>${a.is_enabled ? "yes" : "no"}</td><td>${a.default_for_new_monitors ? "yes" : "no"}</td><td class="row"><a href="/channels/${c.id}/edit">Edit</a>
+<form class="inline" method="post" action="/channels/${c.id}/test">${csrfField(s.session)}<button type="submit">Send test</button></form><a href="/channels/${c.id}/delete">Delete</a></td></tr>`;
+    })}</tbody></table>`}`;
+    return page(s, "Notification channels", body);
+  }
+
+  async function form(s: Signed, mode: Mode, type: ChannelType, values: Record<string, unknown>, errors: Errors, target?: Resource, status = 200) {
+    const fields = channelFields(type);
+    let stored = new Set<string>();
+    if (target) {
+      const row = await findChannel(web.app.db, s.session.account_id, Number(target.id));
+      if (row) stored = storedSecretNames(row, web.app.secrets);
+    }
+    const note = (f: FieldSpec) => (f.widget === "password" ? (stored.has(f.name) ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again") : undefined);
+    const title = mode === "create" ? `New ${type} channel` : `Edit ${target!.attributes.name}`;
+    const body = html`<h1>${title}</h1>${errorSummary(errors, fields)}
+<form method="post" action="${mode === "create" ? "/channels" : `/channels/${target!.id}`}" novalidate>${csrfField(s.session)}${mode === "create" ? html`<input type="hidden" name="channel_type" value="${type}">` : ""}
+<div class="panel">${fields.map((f) => renderField(f, values[f.name], errors, note(f)))}</div>
+<div class="row"><button class="primary" type="submit">${mode === "create" ? "Create channel" : "Save changes"}</button><a class="btn" href="/channels">Cancel</a></div></form>`;
+    return page(s, title, body, status);
+  }
+
+  return new Elysia({ name: "web-channels" })
+    .onParse(leaveBodyUnread)
+    .get("/channels", route((s) => list(s)))
+    .get(
+      "/channels/new",
+      route(async (s) => {
+        const type = s.url.searchParams.get("type");
+        if (!isChannelType(type)) return redirect("/channels");
+        return form(s, "create", type, { is_enabled: true, default_for_new_monitors: false, smtp_security: "starttls" }, {});
+      }),
+    )
+    .post(
+      "/channels",
+      route(async (s) => {
+        const type = s.form.get("channel_type");
+        if (!isChannelType(type)) return redirect("/channels");
+        const attrs = { channel_type: type, ...formToAttributes(channelFields(type), s.form, "create") };
+        try {
+          await s.api.one("POST", CHANNELS, attrs);
+          return redirect("/channels?msg=created");
+        } catch (e) {
+          const details = validationDetails(e);
+          if (!details) throw e;
+          return form(s, "create", type, attrs, details, undefined, 422);
+        }
+      }),
+    )
+    .get(
+      "/channels/:id/edit",
+      route(async (s) => {
+        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
+        return form(s, "edit", c.attributes.channel_type as ChannelType, c.attributes, {}, c);
+      }),
+    )
+    .post(
+      "/channels/:id",
+      route(async (s) => {
+        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
+        const type = c.attributes.channel_type as ChannelType;
+        const attrs = formToAttributes(channelFields(type), s.form, "edit");
+        try {
+          await s.api.one("PATCH", `${CHANNELS}/${c.id}`, attrs);
+          return redirect("/channels?msg=saved");
+        } catch (e) {
+          const details = validationDetails(e);
+          if (!details) throw e;
+          return form(s, "edit", type, { ...c.attributes, ...attrs }, details, c, 422);
+        }
+      }),
+    )
+    .post(
+      "/channels/:id/test",
+      route(async (s) => {
+        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
+        const r = (await s.api.one("POST", `${CHANNELS}/${c.id}/test`)).attributes;
+        const notice = r.ok
+          ? html`<div class="alert ok" role="status">Test sent to ${c.attributes.name}${r.status_code ? ` (answer ${r.status_code})` : ""}.</div>`
+          : html`<div class="alert error" role="alert">Test to ${c.attributes.name} failed${r.status_code ? ` (answer ${r.status_code})` : ""}: ${r.error ?? "no detail"}</div>`;
+        return list(s, notice);
+      }),
+    )
+    .get(
+      "/channels/:id/delete",
+      route(async (s) => {
+        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
+        return page(s, "Delete channel", confirmDelete({ what: "channel", name: String(c.attributes.name), action: `/channels/${c.id}/delete`, back: "/channels", session: s.session, consequence: "Monitors stop alerting through it." }));
+      }),
+    )
+    .post(
+      "/channels/:id/delete",
+      route(async (s) => {
+        await s.api.call("DELETE", `${CHANNELS}/${s.params.id}`);
+        return redirect("/channels?msg=deleted");
+      }),
+    );
+}

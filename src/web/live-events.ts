@@ -1,0 +1,78 @@
+import { Elysia } from "elysia";
+import { findMonitor } from "../store/monitors.ts";
+import { monitorAttributes } from "../api/monitor-mapper.ts";
+import { resource } from "../api/envelope.ts";
+import type { WebContext } from "./web-context.ts";
+import { monitorRow } from "./views/monitor-views.ts";
+import type { RouteCtx } from "./routing.ts";
+
+/**
+ * GET /events: Server-Sent Events for the signed-in account, driven by ctx.events. `state` carries
+ * the re-rendered list row of a monitor whose state changed; `changed` says a monitor was created,
+ * edited or deleted (the page re-fetches its rows). Streams end on drain (shutdown) and after STREAM_MS;
+ * the browser reconnects by itself and then re-fetches its rows, so nothing missed in between is lost.
+ */
+export const STREAM_MS = 25_000;
+const KEEPALIVE_MS = 10_000;
+
+export class LiveStreams {
+  private readonly open = new Set<() => void>();
+  private draining = false;
+
+  /** Ends every open stream and refuses new ones (shutdown). */
+  closeAll(): void {
+    this.draining = true;
+    for (const end of [...this.open]) end();
+  }
+
+  routes(web: WebContext) {
+    return new Elysia({ name: "web-live" }).get("/events", async (c: RouteCtx) => {
+      if (this.draining) return new Response("shutting down\n", { status: 503, headers: { "retry-after": "2", "cache-control": "no-store" } });
+      const session = await web.session(c.request);
+      if (!session) return new Response("sign in first\n", { status: 401, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+      const accountId = session.account_id;
+      const enc = new TextEncoder();
+      let end = () => {};
+      const body = new ReadableStream<Uint8Array>({
+        start: (controller) => {
+          let closed = false;
+          const write = (text: string) => {
+            if (!closed) controller.enqueue(enc.encode(text));
+          };
+          const offState = web.app.events.on("monitor.state", (e) => {
+            if (e.accountId !== accountId) return;
+            void (async () => {
+              const row = await findMonitor(web.app.db, accountId, e.monitorId);
+              if (!row) return;
+              const html = monitorRow(resource("monitor", row.id, monitorAttributes(row, []) as Record<string, unknown>)).value;
+              write(`event: state\ndata: ${JSON.stringify({ monitorId: e.monitorId, from: e.from, to: e.to, html })}\n\n`);
+            })().catch((err) => web.log.warn("live event failed", { error: String(err) }));
+          });
+          const offChanged = web.app.events.on("monitor.changed", (e) => {
+            if (e.accountId === accountId) write(`event: changed\ndata: ${JSON.stringify({ monitorId: e.monitorId, deleted: e.deleted === true })}\n\n`);
+          });
+          const ping = setInterval(() => write(": keep-alive\n\n"), KEEPALIVE_MS);
+          const lifetime = setTimeout(() => end(), STREAM_MS);
+          end = () => {
+            if (closed) return;
+            closed = true;
+            offState();
+            offChanged();
+            clearInterval(ping);
+            clearTimeout(lifetime);
+            this.open.delete(end);
+            try {
+              controller.close();
+            } catch {}
+          };
+          this.open.add(end);
+          write("retry: 2000\n: connected\n\n");
+        },
+        cancel: () => end(),
+      });
+      return new Response(body, {
+        headers: { "content-type": "text/event-stream; charset=utf-8", "cache-control": "no-store", "x-content-type-options": "nosniff", "x-accel-buffering": "no" },
+      });
+    });
+  }
+}

@@ -1,0 +1,72 @@
+import { anyUserExists } from "../auth/users.ts";
+import type { SessionRecord } from "../store/sessions.ts";
+import { ApiBridge, isNotFound } from "./api-bridge.ts";
+import { html } from "./html.ts";
+import { redirect, send } from "./respond.ts";
+import { authPage, errorPage, type Section } from "./views/layout.ts";
+import { readForm, type WebContext } from "./web-context.ts";
+
+/** What a signed-in dashboard handler gets. */
+export interface Signed {
+  request: Request;
+  url: URL;
+  params: Record<string, string>;
+  socketIp: string | null;
+  session: SessionRecord;
+  api: ApiBridge;
+  /** the POSTed form (already CSRF-checked); empty for GET */
+  form: URLSearchParams;
+}
+
+export type RouteCtx = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null };
+export const socketIpOf = (c: RouteCtx) => c.server?.requestIP(c.request)?.address ?? null;
+
+/** A local path to return to after sign-in; anything else (other hosts, //evil) becomes "/". */
+export function safeNext(next: string | null): string {
+  return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : "/";
+}
+
+/**
+ * Wraps a dashboard handler: no session → the sign-in page (or the first-run setup while no user
+ * exists); POST → the form must be same-origin with the session's CSRF token, or it is refused
+ * with 403 before the handler runs.
+ */
+export function signedIn(web: WebContext, section: Section, handler: (s: Signed) => Promise<Response>) {
+  return async (c: RouteCtx): Promise<Response> => {
+    const { request } = c;
+    const url = new URL(request.url);
+    const session = await web.session(request);
+    if (!session) {
+      if (!(await anyUserExists(web.app.db))) return redirect("/setup");
+      if (request.method !== "GET") return send(request, authPage("Signed out", html`<h1>Signed out</h1><p>Your session has ended. <a href="/login">Sign in</a> again.</p>`), { status: 401 });
+      return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
+    }
+    let form = new URLSearchParams();
+    if (request.method === "POST") {
+      const parsed = await readForm(request);
+      if (!parsed) return send(request, errorPage(session, section, "Bad request", "The form could not be read."), { status: 400 });
+      if (!web.csrfOk(request, session, parsed)) {
+        web.log.warn("form refused: CSRF check failed", { path: url.pathname, user_id: session.user_id });
+        return send(request, errorPage(session, section, "Request refused", "This form did not come from this dashboard, or it has expired. Go back, reload the page and try again."), { status: 403 });
+      }
+      form = parsed;
+    }
+    try {
+      return await handler({ request, url, params: c.params ?? {}, socketIp: socketIpOf(c), session, api: new ApiBridge(web.app, session.account_id), form });
+    } catch (err) {
+      if (isNotFound(err)) return send(request, errorPage(session, section, "Not found", "This does not exist, or belongs to another account."), { status: 404 });
+      web.log.error("dashboard request failed", { path: url.pathname, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
+      return send(request, errorPage(session, section, "Something went wrong", "The request failed; the server log has the details."), { status: 500 });
+    }
+  };
+}
+
+export function notFoundPage(s: Signed, section: Section, what: string): Response {
+  return send(s.request, errorPage(s.session, section, "Not found", `This ${what} does not exist, or belongs to another account.`), { status: 404 });
+}
+
+/**
+ * Elysia hook that leaves POST bodies unread: web handlers read the form themselves (readForm),
+ * with a size cap and without Elysia's own parsing. Local to each web plugin.
+ */
+export const leaveBodyUnread = () => ({ unread: true });

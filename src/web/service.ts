@@ -1,0 +1,56 @@
+import { Elysia } from "elysia";
+import type { AppContext } from "../context.ts";
+import type { Service } from "../services.ts";
+import { deleteExpiredSessions } from "../store/sessions.ts";
+import { assetResponse } from "./assets.ts";
+import { authRoutes } from "./auth-routes.ts";
+import { channelRoutes } from "./channel-routes.ts";
+import { LiveStreams } from "./live-events.ts";
+import { monitorRoutes } from "./monitor-routes.ts";
+import { socketIpOf, type RouteCtx } from "./routing.ts";
+import { StatusPages, statusPageRoutes } from "./status/status-routes.ts";
+import { statusPageEditorRoutes } from "./status-page-editor.ts";
+import { tokenRoutes } from "./token-routes.ts";
+import { WebContext } from "./web-context.ts";
+
+const SESSION_SWEEP_MS = 3_600_000;
+
+/** The dashboard and the public status pages as one Elysia plugin. */
+export function webPlugin(web: WebContext, live: LiveStreams) {
+  const pages = new StatusPages(web);
+  const customDomain = async (c: RouteCtx) => {
+    const page = await pages.byHost(c.request);
+    return page ? pages.serve(c.request, socketIpOf(c), page, "html", { prefix: "" }) : null;
+  };
+  return new Elysia({ name: "web" })
+    .get("/assets/:hash/:name", ({ params }: RouteCtx) => assetResponse(params.hash!, params.name!) ?? new Response("not found\n", { status: 404 }))
+    .use(statusPageRoutes(pages))
+    .use(authRoutes(web))
+    .use(live.routes(web))
+    .use(monitorRoutes(web, customDomain))
+    .use(statusPageEditorRoutes(web))
+    .use(channelRoutes(web))
+    .use(tokenRoutes(web));
+}
+
+/** The leader's web UI: routes, live streams (ended on drain) and an hourly sweep of expired sessions. */
+export function startWebService(ctx: AppContext): Service {
+  const web = new WebContext(ctx);
+  const live = new LiveStreams();
+  const sweep = setInterval(() => {
+    deleteExpiredSessions(ctx.db, ctx.clock.now()).catch((err) => web.log.warn("session sweep failed", { error: String(err) }));
+  }, SESSION_SWEEP_MS);
+  sweep.unref?.();
+  return {
+    name: "web",
+    plugin: webPlugin(web, live),
+    // called before the server stops accepting: open event streams would otherwise hold it up
+    drain() {
+      live.closeAll();
+    },
+    async stop() {
+      clearInterval(sweep);
+      live.closeAll();
+    },
+  };
+}

@@ -1,0 +1,112 @@
+import { Elysia } from "elysia";
+import { STATUS_PAGE_FIELDS } from "../domain/status-page-schema.ts";
+import { validationDetails, type Resource } from "./api-bridge.ts";
+import { errorSummary, fieldFromSchema, formToAttributes, renderField, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
+import { html, type SafeHtml } from "./html.ts";
+import { redirect, send } from "./respond.ts";
+import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
+import { csrfField, dashboardPage, flash } from "./views/layout.ts";
+import { confirmDelete } from "./views/monitor-views.ts";
+import type { WebContext } from "./web-context.ts";
+
+/** Status page editor: list, create, edit (with the monitors to show), delete. Writes go through the API handlers. */
+const PAGES = "/api/v1/status-pages";
+
+const LABELS: Record<string, [string, string?]> = {
+  name: ["Name"],
+  slug: ["Slug", "the address: /s/<slug>; generated from the name when left empty"],
+  headline: ["Headline"],
+  description: ["Description"],
+  is_public: ["Public (off: only signed-in users of this account)"],
+  is_enabled: ["Enabled (off: the page answers 404)"],
+  is_token_protected: ["Require an access token"],
+  access_token: ["Access token", "visitors open the page once with ?token=<token>; generated when left empty"],
+  public_theme: ["Theme"],
+  custom_domain: ["Custom domain", "a host name (CNAME to this server) that serves this page at /"],
+  monitor_ids: ["Monitors shown", "in this order"],
+};
+
+function pageFields(monitors: Resource[]): FieldSpec[] {
+  return Object.entries(STATUS_PAGE_FIELDS).map(([name, f]) => {
+    const [label, hint] = LABELS[name] ?? [name];
+    if (name === "monitor_ids") return { name, label, hint, widget: "choices" as const, nullable: false, choices: monitors.map((m) => ({ value: Number(m.id), label: String(m.attributes.name) })) };
+    return fieldFromSchema(name, f.schema, label, hint);
+  });
+}
+
+export function statusPageEditorRoutes(web: WebContext) {
+  const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "status-pages", h);
+  const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "status-pages", body }), { status });
+  const publicUrl = (p: Resource, withToken: boolean) => {
+    const a = p.attributes;
+    const url = `${web.app.config.baseUrl}/s/${a.slug}`;
+    return withToken && a.is_token_protected === true && typeof a.access_token === "string" ? `${url}?token=${encodeURIComponent(a.access_token)}` : url;
+  };
+
+  async function form(s: Signed, mode: Mode, values: Record<string, unknown>, errors: Errors, target?: Resource, status = 200, msg: string | null = null) {
+    const monitors = await s.api.all("/api/v1/monitors");
+    const fields = pageFields(monitors);
+    const title = mode === "create" ? "New status page" : `Edit ${target!.attributes.name}`;
+    const share = target ? html`<div class="panel"><p>Address: <a href="${publicUrl(target, false)}">${publicUrl(target, false)}</a></p>${target.attributes.is_token_protected === true ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}</div>` : "";
+    const body = html`${flash(msg)}<h1>${title}</h1>${share}${errorSummary(errors, fields)}
+<form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
+<div class="panel">${fields.map((f) => renderField(f, values[f.name], errors))}</div>
+<div class="row"><button class="primary" type="submit">${mode === "create" ? "Create status page" : "Save changes"}</button><a class="btn" href="/status-pages">Cancel</a></div></form>`;
+    return page(s, title, body, status);
+  }
+
+  async function save(s: Signed, mode: Mode, target?: Resource) {
+    const monitors = await s.api.all("/api/v1/monitors");
+    const attrs = formToAttributes(pageFields(monitors), s.form, mode);
+    if (mode === "create" && attrs.slug === null) delete attrs.slug; // empty slug: generated from the name
+    try {
+      const saved = mode === "create" ? await s.api.one("POST", PAGES, attrs) : await s.api.one("PATCH", `${PAGES}/${target!.id}`, attrs);
+      return redirect(`/status-pages/${saved.id}/edit?msg=${mode === "create" ? "created" : "saved"}`);
+    } catch (e) {
+      const details = validationDetails(e);
+      if (!details) throw e;
+      return form(s, mode, { ...target?.attributes, ...attrs }, details, target, 422);
+    }
+  }
+
+  return new Elysia({ name: "web-status-page-editor" })
+    .onParse(leaveBodyUnread)
+    .get(
+      "/status-pages",
+      route(async (s) => {
+        const pages = await s.api.all(PAGES);
+        const body = html`${flash(s.url.searchParams.get("msg"))}<div class="row between"><h1>Status pages</h1><a class="btn primary" href="/status-pages/new">New status page</a></div>
+${pages.length === 0 ? html`<p class="empty">No status pages yet.</p>` : html`<table><caption class="sr-only">Status pages</caption><thead><tr><th scope="col">Name</th><th scope="col">Address</th><th scope="col">Access</th><th scope="col">Monitors</th><th scope="col">Actions</th></tr></thead><tbody>${pages.map((p) => {
+          const a = p.attributes;
+          const access = [a.is_enabled ? "" : "disabled", a.is_public ? "public" : "private", a.is_token_protected ? "token" : "", `${a.public_theme} theme`].filter(Boolean).join(", ");
+          return html`<tr><td>${a.name}</td><td><a href="/s/${a.slug}">/s/${a.slug}</a></td><td>${access}</td><td class="num">${(a.monitor_ids as number[]).length}</td><td><a href="/status-pages/${p.id}/edit">Edit</a> · <a href="/status-pages/${p.id}/delete">Delete</a></td></tr>`;
+        })}</tbody></table>`}`;
+        return page(s, "Status pages", body);
+      }),
+    )
+    .get("/status-pages/new", route((s) => form(s, "create", { is_public: true, is_enabled: true, is_token_protected: false, public_theme: "light", monitor_ids: [] }, {})))
+    .post("/status-pages", route((s) => save(s, "create")))
+    .get(
+      "/status-pages/:id/edit",
+      route(async (s) => {
+        const p = await s.api.one("GET", `${PAGES}/${s.params.id}`);
+        return form(s, "edit", p.attributes, {}, p, 200, s.url.searchParams.get("msg"));
+      }),
+    )
+    .post("/status-pages/:id", route(async (s) => save(s, "edit", await s.api.one("GET", `${PAGES}/${s.params.id}`))))
+    .get(
+      "/status-pages/:id/delete",
+      route(async (s) => {
+        const p = await s.api.one("GET", `${PAGES}/${s.params.id}`);
+        return page(s, "Delete status page", confirmDelete({ what: "status page", name: String(p.attributes.name), action: `/status-pages/${p.id}/delete`, back: "/status-pages", session: s.session, consequence: "Its address stops working; the monitors are not affected." }));
+      }),
+    )
+    .post(
+      "/status-pages/:id/delete",
+      route(async (s) => {
+        await s.api.call("DELETE", `${PAGES}/${s.params.id}`);
+        return redirect("/status-pages?msg=deleted");
+      }),
+    );
+}
+

@@ -1,0 +1,129 @@
+import { Elysia } from "elysia";
+import { toIso } from "../../lib/dates.ts";
+import { hashToken, safeEqual } from "../../lib/tokens.ts";
+import { findStatusPageByDomain, findStatusPageBySlug } from "../../store/status-history.ts";
+import type { StatusPageRow } from "../../store/tables.ts";
+import { isValidSlug } from "../../domain/slug.ts";
+import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
+import { html } from "../html.ts";
+import { send, redirect, type FramePolicy } from "../respond.ts";
+import type { WebContext } from "../web-context.ts";
+import { badgeSvg } from "./badge.ts";
+import { loadStatusData, statusJson } from "./status-data.ts";
+import { renderStatusPage, statusMessagePage } from "./status-view.ts";
+
+/**
+ * Public status pages at /s/<slug> (and at / on a page's custom domain), with /badge.svg and .json
+ * beside them. Access rules, in order:
+ *   unknown or is_enabled false → 404;
+ *   is_public false → only signed-in dashboard users of the page's account (others: 401, or 404 when
+ *     signed in to another account);
+ *   is_token_protected → the access token, once as ?token= (then an HttpOnly cookie scoped to the
+ *     page's path), else 401. The page's own account's users need no token.
+ * Public, unprotected answers are cacheable (public, max-age=30, ETag) and may be framed; the others
+ * are private, no-store and never framed.
+ */
+type Kind = "html" | "json" | "badge";
+
+interface Where {
+  /** path prefix of the page: /s/<slug>, or "" on a custom domain */
+  prefix: string;
+}
+
+const ACCESS_COOKIE_DAYS = 30;
+
+function accessCookieValue(page: StatusPageRow): string {
+  return hashToken(`status-page-access:${page.id}:${page.access_token ?? ""}`);
+}
+
+export class StatusPages {
+  constructor(private readonly web: WebContext) {}
+
+  private notFound(request: Request, kind: Kind): Response {
+    if (kind === "json") return send(request, JSON.stringify({ error: { code: "not_found", message: "status page not found" } }), { status: 404, contentType: "application/json", policy: "embeddable" });
+    if (kind === "badge") return send(request, badgeSvg("status", "unknown"), { status: 404, contentType: "image/svg+xml", policy: "embeddable" });
+    return send(request, statusMessagePage("light", "Page not found", html`<p>There is no status page here.</p>`), { status: 404, policy: "embeddable" });
+  }
+
+  private refused(request: Request, kind: Kind, page: StatusPageRow, why: "private" | "token" | "bad-token", where: Where): Response {
+    const msg = why === "private" ? "this status page is private; sign in to the dashboard to see it" : "this status page needs its access token";
+    if (kind === "json") return send(request, JSON.stringify({ error: { code: "unauthorized", message: msg } }), { status: 401, contentType: "application/json" });
+    if (kind === "badge") return send(request, badgeSvg("status", "unknown"), { status: 401, contentType: "image/svg+xml" });
+    const self = where.prefix || "/";
+    const body =
+      why === "private"
+        ? html`<p>This status page is private.</p><p><a href="/login?next=${encodeURIComponent(self)}">Sign in</a> with an account that owns it.</p>`
+        : html`${why === "bad-token" ? html`<p class="overall down" role="alert">That access token is not valid for this page.</p>` : ""}
+<p>This status page is protected. Enter its access token:</p>
+<form method="get" action="${self}"><label for="token">Access token</label><br><input id="token" name="token" type="password" autocomplete="off" required> <button type="submit">View</button></form>`;
+    return send(request, statusMessagePage(page.public_theme, why === "private" ? "Private status page" : "Access token required", body), { status: 401 });
+  }
+
+  /** Resolves the page, applies the access rules, then answers with `kind`. */
+  async serve(request: Request, socketIp: string | null, page: StatusPageRow | undefined, kind: Kind, where: Where): Promise<Response> {
+    if (!page || page.is_enabled !== 1) return this.notFound(request, kind);
+    const url = new URL(request.url);
+    const session = page.is_public !== 1 || page.is_token_protected === 1 ? await this.web.session(request) : undefined;
+    const owner = session !== undefined && session.account_id === page.account_id;
+    if (page.is_public !== 1 && !owner) return session ? this.notFound(request, kind) : this.refused(request, kind, page, "private", where);
+    if (page.is_token_protected === 1 && !owner) {
+      const given = url.searchParams.get("token");
+      const token = page.access_token;
+      if (given !== null) {
+        if (!token || !safeEqual(given, token)) return this.refused(request, kind, page, "bad-token", where);
+        if (kind === "html") {
+          // the token leaves the address bar (and history, and Referer) at once
+          const cookie = setCookie(PAGE_ACCESS_COOKIE, accessCookieValue(page), {
+            path: where.prefix || "/",
+            maxAgeSec: ACCESS_COOKIE_DAYS * 86_400,
+            secure: this.web.secure(request, socketIp),
+          });
+          return redirect(where.prefix || "/", { "set-cookie": cookie });
+        }
+      } else {
+        const cookie = readCookie(request, PAGE_ACCESS_COOKIE);
+        if (!cookie || !token || !safeEqual(cookie, accessCookieValue(page))) return this.refused(request, kind, page, "token", where);
+      }
+    }
+    const open = page.is_public === 1 && page.is_token_protected !== 1;
+    const policy: FramePolicy = open ? "embeddable" : "dashboard";
+    const cache = open ? "public" : "no-store";
+    const data = await loadStatusData(this.web.app, page);
+    if (kind === "json") {
+      return send(request, JSON.stringify(statusJson(data, toIso)), { contentType: "application/json; charset=utf-8", policy, cache, headers: open ? { "access-control-allow-origin": "*" } : {} });
+    }
+    if (kind === "badge") {
+      const label = (url.searchParams.get("label") ?? "status").slice(0, 40) || "status";
+      return send(request, badgeSvg(label, data.overall), { contentType: "image/svg+xml", policy, cache });
+    }
+    const base = where.prefix;
+    return send(request, renderStatusPage(data, { badge: `${base}/badge.svg`, json: base ? `${base}.json` : "/status.json" }), { policy, cache });
+  }
+
+  bySlug(slug: string) {
+    return isValidSlug(slug) ? findStatusPageBySlug(this.web.app.db, slug) : Promise.resolve(undefined);
+  }
+
+  /** The page whose custom_domain is this request's Host, unless the Host is the instance's own. */
+  async byHost(request: Request): Promise<StatusPageRow | undefined> {
+    const host = (request.headers.get("host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
+    if (!host || !host.includes(".") || host === new URL(this.web.app.config.baseUrl).hostname) return undefined;
+    return findStatusPageByDomain(this.web.app.db, host);
+  }
+}
+
+type RouteCtx = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null };
+const ip = (c: RouteCtx) => c.server?.requestIP(c.request)?.address ?? null;
+
+export function statusPageRoutes(pages: StatusPages) {
+  return new Elysia({ name: "web-status-pages" })
+    .get("/s/:slug", async (c: RouteCtx) => {
+      const raw = c.params.slug!;
+      const json = raw.endsWith(".json");
+      const slug = json ? raw.slice(0, -5) : raw;
+      return pages.serve(c.request, ip(c), await pages.bySlug(slug), json ? "json" : "html", { prefix: `/s/${slug}` });
+    })
+    .get("/s/:slug/badge.svg", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.bySlug(c.params.slug!), "badge", { prefix: `/s/${c.params.slug}` }))
+    .get("/badge.svg", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "badge", { prefix: "" }))
+    .get("/status.json", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "json", { prefix: "" }));
+}

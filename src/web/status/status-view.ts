@@ -1,0 +1,53 @@
+import { ASSETS } from "../assets.ts";
+import { html, type SafeHtml } from "../html.ts";
+import { formatDuration, formatPct, isoMinute, sparkline, stateBadge, uptimeBar } from "../views/widgets.ts";
+import { BAR_DAYS, SPARK_HOURS, type StatusData, type StatusIncident } from "./status-data.ts";
+
+const OVERALL_TEXT: Record<StatusData["overall"], { icon: string; text: string }> = {
+  up: { icon: "✔", text: "All systems operational" },
+  degraded: { icon: "▲", text: "Some systems are degraded" },
+  down: { icon: "✖", text: "Some systems are down" },
+  unknown: { icon: "?", text: "Status not known yet" },
+};
+
+/** A bare page in the status page's theme: the page itself and its 401/404 answers. */
+export function statusShell(title: string, theme: string, body: SafeHtml): string {
+  return html`<!doctype html>
+<html lang="en" data-theme="${theme === "dark" ? "dark" : "light"}"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
+<link rel="stylesheet" href="${ASSETS.statusCss.url}"></head>
+<body>${body}</body></html>`.value;
+}
+
+function incidentItem(i: StatusIncident): SafeHtml {
+  const r = i.row;
+  return html`<li><strong>${i.monitorName}</strong> — ${r.status === "open" ? html`${stateBadge("down")} since ${isoMinute(r.started_at)}` : html`resolved; down from ${isoMinute(r.started_at)} for ${formatDuration(r.duration_ms)}`}${r.last_error_message ? html`<br><span class="muted">${r.last_error_message}</span>` : ""}</li>`;
+}
+
+export function renderStatusPage(d: StatusData, links: { badge: string; json: string }): string {
+  const o = OVERALL_TEXT[d.overall];
+  const p = d.page;
+  const body = html`<div class="page">
+<header><h1>${p.name}</h1>${p.headline ? html`<p class="headline">${p.headline}</p>` : ""}${p.description ? html`<p class="desc">${p.description}</p>` : ""}</header>
+<main>
+<div class="overall ${d.overall}" role="status"><span aria-hidden="true">${o.icon}</span> ${o.text}</div>
+${d.open.length ? html`<section aria-labelledby="open-h"><h2 id="open-h">Ongoing incidents</h2><ul class="incidents">${d.open.map(incidentItem)}</ul></section>` : ""}
+<section aria-labelledby="mon-h"><h2 id="mon-h">Services</h2>
+${d.monitors.length === 0 ? html`<p class="muted">No services are listed on this page yet.</p>` : html`<ul class="mons">${d.monitors.map(
+    (m) => html`<li class="mon"><div class="mh"><h3>${m.name}</h3>${stateBadge(m.state)}<span class="pct">${formatPct(m.uptime)} uptime</span></div>
+${uptimeBar(m.days, `${m.name}: ${formatPct(m.uptime)} uptime over ${BAR_DAYS} days`)}<div class="legend" aria-hidden="true"><span>${BAR_DAYS} days ago</span><span>today</span></div>
+<div class="rt">${sparkline(m.latency, `${m.name}: response time over ${SPARK_HOURS} hours`)}<span>${m.avgLatency === null ? "no response times yet" : `avg ${m.avgLatency} ms, ${SPARK_HOURS} h`}</span></div></li>`,
+  )}</ul>`}
+</section>
+<section aria-labelledby="past-h"><h2 id="past-h">Recent incidents</h2>
+${d.recent.length ? html`<ul class="incidents">${d.recent.map(incidentItem)}</ul>` : html`<p class="muted">No incidents in the last 14 days.</p>`}
+</section>
+</main>
+<footer>Times in UTC · <a href="${links.json}">JSON</a> · <a href="${links.badge}">Badge</a> · Powered by Vigil</footer>
+</div>`;
+  return statusShell(p.name, p.public_theme, body);
+}
+
+export function statusMessagePage(theme: string, title: string, message: SafeHtml): string {
+  return statusShell(title, theme, html`<main class="center"><h1>${title}</h1>${message}</main>`);
+}

@@ -1,0 +1,116 @@
+import type { MonitorType } from "../../domain/monitor.ts";
+import type { Resource } from "../api-bridge.ts";
+import { html, type SafeHtml } from "../html.ts";
+import { csrfField, flash } from "./layout.ts";
+import { displayState, formatDuration, formatPct, latencyChart, stateBadge } from "./widgets.ts";
+
+type A = Record<string, unknown>;
+
+/** "2026-03-01T12:34:56.789Z" → "2026-03-01 12:34:56 UTC"; null → "—". */
+export function when(iso: unknown): string {
+  return typeof iso === "string" ? iso.slice(0, 19).replace("T", " ") + " UTC" : "—";
+}
+
+function stateOf(a: A): string {
+  return displayState({ last_status: String(a.last_status), is_paused: a.is_paused === true, is_in_maintenance: a.is_in_maintenance === true });
+}
+
+/** One row of the monitor list; the live refresh swaps rows by `data-monitor`. */
+export function monitorRow(m: Resource): SafeHtml {
+  const a = m.attributes;
+  return html`<tr data-monitor="${m.id}"><td>${stateBadge(stateOf(a))}</td><td><a href="/monitors/${m.id}">${a.name}</a></td><td>${a.monitor_type}</td><td class="mono">${a.target ?? "—"}</td><td class="num">${when(a.last_checked_at)}</td></tr>`;
+}
+
+export function monitorRows(monitors: Resource[]): SafeHtml {
+  if (monitors.length === 0) return html`<tr><td colspan="5" class="empty">No monitors yet. <a href="/monitors/new">Create the first one</a>.</td></tr>`;
+  return html`${monitors.map(monitorRow)}`;
+}
+
+export function monitorList(monitors: Resource[], msg: string | null): SafeHtml {
+  const counts = { up: 0, down: 0, degraded: 0, other: 0 };
+  for (const m of monitors) {
+    const s = stateOf(m.attributes);
+    if (s === "up" || s === "down" || s === "degraded") counts[s]++;
+    else counts.other++;
+  }
+  return html`${flash(msg)}<div class="row between"><h1>Monitors</h1><a class="btn primary" href="/monitors/new">New monitor</a></div>
+<p class="muted">${monitors.length} monitors: ${counts.up} up, ${counts.degraded} degraded, ${counts.down} down, ${counts.other} other. States update live.</p>
+<table><caption class="sr-only">Monitors and their current state</caption>
+<thead><tr><th scope="col">State</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Target</th><th scope="col">Last check</th></tr></thead>
+<tbody data-live="/monitors/rows" aria-live="polite">${monitorRows(monitors)}</tbody></table>`;
+}
+
+export function typePicker(info: Record<MonitorType, string>): SafeHtml {
+  return html`<h1>New monitor</h1><p>What should Vigil watch?</p>
+<ul class="types">${(Object.keys(info) as MonitorType[]).map((t) => html`<li><a href="/monitors/new?type=${t}"><strong>${t.toUpperCase()}</strong><br><span class="muted">${info[t]}</span></a></li>`)}</ul>`;
+}
+
+export interface DetailData {
+  monitor: Resource;
+  checks: Resource[];
+  incidents: Resource[];
+  events: Resource[] | null;
+  uptime: { label: string; ratio: number | null }[];
+  pingUrl: string | null;
+}
+
+function actions(m: Resource, session: { csrf_token: string }): SafeHtml {
+  const paused = m.attributes.is_paused === true;
+  return html`<div class="row"><a class="btn" href="/monitors/${m.id}/edit">Edit</a>
+<form class="inline" method="post" action="/monitors/${m.id}/${paused ? "resume" : "pause"}">${csrfField(session)}<button type="submit">${paused ? "Resume" : "Pause"}</button></form>
+<a class="btn danger" href="/monitors/${m.id}/delete">Delete</a></div>`;
+}
+
+function checksTable(checks: Resource[]): SafeHtml {
+  if (!checks.length) return html`<p class="muted">No checks yet.</p>`;
+  return html`<table><caption class="sr-only">Recent checks</caption><thead><tr><th scope="col">Time</th><th scope="col">Result</th><th scope="col">Latency</th><th scope="col">HTTP</th><th scope="col">Region</th><th scope="col">Detail</th></tr></thead><tbody>${checks.map((c) => {
+    const a = c.attributes;
+    return html`<tr><td class="num">${when(a.checked_at)}</td><td>${stateBadge(String(a.status))}</td><td class="num">${a.latency_ms === null ? "—" : `${a.latency_ms} ms`}</td><td class="num">${a.http_code ?? "—"}</td><td>${a.region}</td><td>${a.error_message ?? a.degraded_reason ?? ""}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+function incidentsTable(incidents: Resource[]): SafeHtml {
+  if (!incidents.length) return html`<p class="muted">No incidents.</p>`;
+  return html`<table><caption class="sr-only">Incidents</caption><thead><tr><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Duration</th><th scope="col">Failed checks</th><th scope="col">Last error</th></tr></thead><tbody>${incidents.map((i) => {
+    const a = i.attributes;
+    return html`<tr><td>${a.status === "open" ? stateBadge("down") : html`<span class="st st-up"><span aria-hidden="true">✔</span> Resolved</span>`}</td><td class="num">${when(a.started_at)}</td><td class="num">${formatDuration((a.duration_ms as number | null) ?? null)}</td><td class="num">${a.failure_count}</td><td>${a.last_error_message ?? a.last_error_code ?? ""}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+function timeline(events: Resource[]): SafeHtml {
+  if (!events.length) return html`<p class="muted">No pings yet. Call the ping URL from your job to start.</p>`;
+  return html`<table><caption class="sr-only">Pings and state transitions, newest first</caption><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Detail</th><th scope="col">Source</th></tr></thead><tbody>${events.map((e) => {
+    const a = e.attributes;
+    const what =
+      a.kind === "transition"
+        ? html`${stateBadge(String(a.from))} → ${stateBadge(String(a.to))}`
+        : a.kind === "token_rotated"
+          ? html`ping URL rotated`
+          : html`${a.kind} <strong>${a.result ?? ""}</strong>`;
+    return html`<tr><td class="num">${when(a.at)}</td><td>${what}</td><td>${a.reason ?? (a.duration_ms != null ? `ran ${formatDuration(a.duration_ms as number)}` : "")}</td><td class="mono">${a.source_ip ?? ""}</td></tr>`;
+  })}</tbody></table>`;
+}
+
+export function monitorDetail(d: DetailData, session: { csrf_token: string }, msg: string | null): SafeHtml {
+  const m = d.monitor;
+  const a = m.attributes;
+  const latencies = [...d.checks].reverse().map((c) => (c.attributes.latency_ms as number | null) ?? null);
+  return html`${flash(msg)}<div class="row between"><div><h1>${a.name}</h1><p>${stateBadge(stateOf(a))} <span class="muted">${a.monitor_type}${a.target ? html` · <span class="mono">${a.target}</span>` : ""}</span></p></div>${actions(m, session)}</div>
+${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h"><h2 id="ping-h">Ping URL</h2>
+<p>Call this URL (GET or POST) when your job succeeds. Add <code>/start</code> before a run and <code>/fail</code> on failure.</p>
+<div class="copy"><label class="sr-only" for="ping-url">Ping URL</label><input type="text" id="ping-url" class="mono" readonly value="${d.pingUrl}"><button type="button" data-copy="ping-url" hidden>Copy</button></div>
+<form method="post" action="/monitors/${m.id}/rotate-token" data-confirm="Rotate the ping URL? The current URL stops working at once.">${csrfField(session)}<p><button type="submit">Rotate ping URL</button> <span class="muted">The old URL stops working at once; history is kept.</span></p></form>
+<dl class="kv"><dt>Last ping</dt><dd>${when(a.heartbeat_last_ping_at)}</dd><dt>Expected every</dt><dd>${a.heartbeat_period_sec ?? a.interval_sec} s (grace ${a.heartbeat_grace_sec ?? 0} s)</dd></dl></section>` : ""}
+<section class="panel" aria-labelledby="sum-h"><h2 id="sum-h">Summary</h2><dl class="kv">
+<dt>Last check</dt><dd>${when(a.last_checked_at)}</dd><dt>Next check</dt><dd>${a.is_paused ? "paused" : when(a.next_run_at)}</dd>
+${d.uptime.map((u) => html`<dt>Uptime ${u.label}</dt><dd>${formatPct(u.ratio)}</dd>`)}</dl></section>
+${a.monitor_type !== "heartbeat" ? html`<section class="panel" aria-labelledby="lat-h"><h2 id="lat-h">Latency</h2>${latencies.some((v) => v !== null) ? latencyChart(latencies, `Latency of the last ${latencies.length} checks`) : html`<p class="muted">No latency measured yet.</p>`}</section>` : ""}
+${d.events ? html`<section aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>${timeline(d.events)}</section>` : ""}
+<section aria-labelledby="chk-h"><h2 id="chk-h">Recent checks</h2>${checksTable(d.checks.slice(0, 20))}</section>
+<section aria-labelledby="inc-h"><h2 id="inc-h">Incidents</h2>${incidentsTable(d.incidents)}</section>`;
+}
+
+export function confirmDelete(o: { what: string; name: string; action: string; back: string; session: { csrf_token: string }; consequence: string }): SafeHtml {
+  return html`<h1>Delete ${o.what}?</h1><div class="alert warn" role="alert"><p>Delete <strong>${o.name}</strong>? ${o.consequence} This cannot be undone.</p></div>
+<form method="post" action="${o.action}">${csrfField(o.session)}<div class="row"><button class="danger" type="submit">Delete ${o.what}</button><a class="btn" href="${o.back}">Cancel</a></div></form>`;
+}

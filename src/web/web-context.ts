@@ -1,0 +1,91 @@
+import { csrfMatches, resumeSession } from "../auth/sessions.ts";
+import type { AppContext } from "../context.ts";
+import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.ts";
+import { FixedWindowLimiter } from "../lib/fixed-window.ts";
+import { safeEqual } from "../lib/tokens.ts";
+import type { SessionRecord } from "../store/sessions.ts";
+import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
+
+/** Login attempts allowed per client IP and per username in one window. */
+export const LOGIN_LIMIT = 10;
+export const LOGIN_WINDOW_MS = 5 * 60_000;
+
+export type RequestIp = (r: Request) => string | null;
+
+/**
+ * What every web route needs besides the AppContext: who is signed in, where the request came
+ * from, whether it is https, and whether a form POST is same-origin with a matching CSRF token.
+ */
+export class WebContext {
+  readonly loginByIp = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
+  readonly loginByUser = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
+  private readonly trusted: ReadonlySet<string>;
+  private readonly baseOrigin: string;
+
+  constructor(readonly app: AppContext) {
+    this.trusted = trustedSet(app.config.trustedProxies);
+    this.baseOrigin = new URL(app.config.baseUrl).origin;
+  }
+
+  get log() {
+    return this.app.log.child("web");
+  }
+
+  clientIp(request: Request, socketIp: string | null): string {
+    return clientAddress(socketIp, request.headers.get("x-forwarded-for"), this.trusted) ?? "unknown";
+  }
+
+  secure(request: Request, socketIp: string | null): boolean {
+    const peer = normalizeIp(socketIp);
+    return isSecureRequest(request, this.app.config.baseUrl, peer !== null && this.trusted.has(peer));
+  }
+
+  async session(request: Request): Promise<SessionRecord | undefined> {
+    const id = readCookie(request, SESSION_COOKIE);
+    if (!id) return undefined;
+    return resumeSession(this.app.db, id, this.app.clock.now());
+  }
+
+  /**
+   * A state-changing request must come from our own pages: its Origin (or, when a browser sends
+   * none, its Referer) must be this host or the configured base URL. No header at all is refused.
+   */
+  sameOrigin(request: Request): boolean {
+    const origin = request.headers.get("origin");
+    const referer = request.headers.get("referer");
+    let source: string;
+    try {
+      if (origin && origin !== "null") source = new URL(origin).origin;
+      else if (referer) source = new URL(referer).origin;
+      else return false;
+    } catch {
+      return false;
+    }
+    if (source === this.baseOrigin) return true;
+    const host = request.headers.get("host") ?? new URL(request.url).host;
+    return source === `http://${host}` || source === `https://${host}`;
+  }
+
+  /** CSRF for signed-in forms: same origin and the session's token in `_csrf`. */
+  csrfOk(request: Request, session: SessionRecord, form: URLSearchParams): boolean {
+    return this.sameOrigin(request) && csrfMatches(session, form.get("_csrf"));
+  }
+
+  /** CSRF before a session exists (login, first-run setup): double-submit cookie plus origin. */
+  preSessionCsrfOk(request: Request, form: URLSearchParams): boolean {
+    const cookie = readCookie(request, CSRF_COOKIE);
+    const field = form.get("_csrf");
+    return this.sameOrigin(request) && !!cookie && !!field && safeEqual(cookie, field);
+  }
+}
+
+/** Reads an urlencoded form body of at most `limit` bytes; null when it is not one or too large. */
+export async function readForm(request: Request, limit = 256 * 1024): Promise<URLSearchParams | null> {
+  const type = request.headers.get("content-type") ?? "";
+  if (!type.startsWith("application/x-www-form-urlencoded")) return null;
+  const declared = Number(request.headers.get("content-length") ?? "0");
+  if (declared > limit) return null;
+  const text = await request.text();
+  if (text.length > limit) return null;
+  return new URLSearchParams(text);
+}
