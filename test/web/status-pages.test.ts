@@ -1,0 +1,277 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { bucketStart, DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
+import { DAILY_WATERMARK, HOURLY_WATERMARK, setWatermark } from "../../src/store/rollups.ts";
+import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
+import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { addUser, signedInClient, unescape, WebClient } from "./helpers.ts";
+
+let s: TestServer;
+beforeAll(async () => {
+  s = await startTestServer();
+});
+afterAll(() => s.stop());
+
+/** Seeds a monitor's shown state without running checks: paused at creation, then unpaused in the row. */
+async function seedState(id: number, state: string): Promise<void> {
+  await s.ctx.db.updateTable("monitors").set({ is_paused: 0, last_status: state }).where("id", "=", id).execute();
+}
+
+async function page(attrs: Record<string, unknown>): Promise<{ id: number; slug: string; token: string | null }> {
+  const res = await s.api("POST", "/api/v1/status-pages", attrs);
+  expect(res.status).toBe(201);
+  return { id: Number(res.json.data.id), slug: res.json.data.attributes.slug, token: res.json.data.attributes.access_token };
+}
+
+const get = (path: string, headers: Record<string, string> = {}) => fetch(s.url + path, { redirect: "manual", headers });
+
+describe("public page", () => {
+  test("shows name, headline, description, overall state, each monitor's state, and escapes every user string", async () => {
+    const evil = "<script>alert(1)</script>";
+    const a = await createMonitor(s, httpAttrs({ name: `API ${evil}` }));
+    const b = await createMonitor(s, httpAttrs({ name: "Website" }));
+    await seedState(a, "up");
+    await seedState(b, "down");
+    const p = await page({ name: `Acme ${evil}`, headline: "Our services", description: `Desc ${evil}`, monitor_ids: [a, b] });
+    const res = await get(`/s/${p.slug}`);
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).not.toContain("<script>alert");
+    expect(text).toContain("Acme &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(text).toContain("API &lt;script&gt;");
+    expect(text).toContain("Our services");
+    expect(text).toContain("Desc &lt;script&gt;");
+    expect(text).toContain("Some systems are down");
+    expect(text).toMatch(/<h3>Website<\/h3><span class="st st-down"><span aria-hidden="true">✖<\/span> Down<\/span>/);
+    expect(text).toMatch(/<h3>API &lt;script&gt;alert\(1\)&lt;\/script&gt;<\/h3><span class="st st-up">/);
+    // no inline script at all, and the CSP forbids it
+    expect(text).not.toMatch(/<script(?![^>]*src=)/);
+    expect(res.headers.get("content-security-policy")).toContain("script-src 'self'");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+  });
+
+  test("public pages are cacheable with an ETag (304 on a match) and may be framed; the light theme is the default", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "cache" }));
+    const p = await page({ name: "Cache me", monitor_ids: [m] });
+    const res = await get(`/s/${p.slug}`);
+    expect(res.headers.get("cache-control")).toBe("public, max-age=30");
+    const etag = res.headers.get("etag")!;
+    expect(etag).toMatch(/^W\/".+"$/);
+    expect(res.headers.get("x-frame-options")).toBeNull();
+    expect(res.headers.get("content-security-policy")).toContain("frame-ancestors *");
+    expect(await res.text()).toContain('data-theme="light"');
+    const again = await get(`/s/${p.slug}`, { "if-none-match": etag });
+    expect(again.status).toBe(304);
+    // a change to the page changes the ETag
+    await s.api("PATCH", `/api/v1/status-pages/${p.id}`, { headline: "changed" });
+    expect((await get(`/s/${p.slug}`, { "if-none-match": etag })).status).toBe(200);
+  });
+
+  test("public_theme dark renders the dark theme", async () => {
+    const p = await page({ name: "Dark one", public_theme: "dark" });
+    expect(await (await get(`/s/${p.slug}`)).text()).toContain('data-theme="dark"');
+  });
+
+  test("is_enabled false answers 404 for the page, its badge and its JSON; an unknown slug too", async () => {
+    const p = await page({ name: "Off", is_enabled: false });
+    for (const path of [`/s/${p.slug}`, `/s/${p.slug}/badge.svg`, `/s/${p.slug}.json`, "/s/no-such-page", "/s/NOT_A_SLUG"]) expect((await get(path)).status).toBe(404);
+  });
+
+  test("the 90-day bar has one segment per day, coloured by the day's uptime from the rollups, with the date and % in a title", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "bars" }));
+    const now = Date.now();
+    const today = bucketStart(now, "d");
+    const rollup = (daysAgo: number, up: number, down: number) => ({ monitor_id: m, granularity: "d" as const, bucket_start: today - daysAgo * DAY_MS, up_count: up, degraded_count: 0, down_count: down, latency_count: 0, latency_sum: 0 });
+    await s.ctx.db.insertInto("check_rollups").values([rollup(1, 98, 2), rollup(2, 100, 0), rollup(3, 50, 50), rollup(4, 999, 1)]).execute();
+    await setWatermark(s.ctx.db, DAILY_WATERMARK, today);
+    await setWatermark(s.ctx.db, HOURLY_WATERMARK, today);
+    const p = await page({ name: "Bars", monitor_ids: [m] });
+    const text = await (await get(`/s/${p.slug}`)).text();
+    const bar = /<ol class="bar"[^>]*>(.*?)<\/ol>/.exec(text)![1]!;
+    const segments = [...bar.matchAll(/<li(?: class=(\w))? title="([^"]+)">/g)];
+    expect(segments).toHaveLength(90);
+    const day = (n: number) => new Date(today - n * DAY_MS).toISOString().slice(0, 10);
+    const find = (n: number) => segments.find((x) => x[2]!.startsWith(day(n)))!;
+    expect(find(1)[2]).toBe(`${day(1)}: 98.00%`);
+    expect(find(1)[1]).toBe("c");
+    expect(find(2)[2]).toBe(`${day(2)}: 100%`);
+    expect(find(2)[1]).toBeUndefined();
+    expect(find(3)[2]).toBe(`${day(3)}: 50.00%`);
+    expect(find(3)[1]).toBe("d");
+    expect(find(4)[2]).toBe(`${day(4)}: 99.90%`);
+    expect(find(10)[2]).toBe(`${day(10)}: no data`);
+    expect(find(10)[1]).toBe("n");
+    expect(segments[89]![2]).toStartWith(day(0)); // today last
+    // the period's figure: (98+100+50+999) of (100+100+100+1000) checks
+    expect(text).toContain(`${(Math.floor(((98 + 100 + 50 + 999) / 1300) * 10000) / 100).toFixed(2)}% uptime`);
+  });
+
+  test("the sparkline draws hourly response times from rollups and raw checks", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "spark" }));
+    const hour = bucketStart(Date.now(), "h");
+    await setWatermark(s.ctx.db, HOURLY_WATERMARK, hour);
+    await s.ctx.db.insertInto("check_rollups").values({ monitor_id: m, granularity: "h", bucket_start: hour - 2 * HOUR_MS, up_count: 2, degraded_count: 0, down_count: 0, latency_count: 2, latency_sum: 200 }).execute();
+    await s.ctx.db.insertInto("checks").values({ monitor_id: m, region: "local", status: "up", checked_at: Date.now() - 1000, latency_ms: 300 }).execute();
+    const p = await page({ name: "Spark", monitor_ids: [m] });
+    const text = await (await get(`/s/${p.slug}`)).text();
+    expect(text).toMatch(/<svg class="spark"[^>]*><path d="M[\d. ]+L?[\d. ML]*"\/><\/svg>/);
+    expect(text).toContain("avg 167 ms, 24 h"); // (200 + 300) / 3
+  });
+
+  test("open and recent incidents are listed", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "flaky" }));
+    const now = Date.now();
+    const base = { account_id: 1, monitor_id: m, failure_count: 3, created_at: now, updated_at: now };
+    await s.ctx.db.insertInto("incidents").values([
+      { ...base, status: "open", started_at: now - 60_000, last_error_message: "connect <ECONNREFUSED>" },
+      { ...base, status: "resolved", started_at: now - DAY_MS, resolved_at: now - DAY_MS + 120_000, duration_ms: 120_000 },
+    ]).execute();
+    const p = await page({ name: "Incidents", monitor_ids: [m] });
+    const text = await (await get(`/s/${p.slug}`)).text();
+    expect(text).toContain("Ongoing incidents");
+    expect(text).toContain("connect &lt;ECONNREFUSED&gt;");
+    expect(text).toContain("for 2 min");
+  });
+});
+
+describe("badge and JSON", () => {
+  test.each([
+    ["up", "#2da44e"],
+    ["degraded", "#d29922"],
+    ["down", "#d93025"],
+  ])("badge.svg says 'status | %s' in its colour", async (state, colour) => {
+    const m = await createMonitor(s, httpAttrs({ name: `badge-${state}` }));
+    await seedState(m, state);
+    const p = await page({ name: `Badge ${state}`, monitor_ids: [m] });
+    const res = await get(`/s/${p.slug}/badge.svg`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("image/svg+xml");
+    expect(res.headers.get("cache-control")).toBe("public, max-age=30");
+    const svg = await res.text();
+    expect(svg).toContain(`<title>status: ${state}</title>`);
+    expect(svg).toContain(`fill="${colour}"`);
+    const labelled = await (await get(`/s/${p.slug}/badge.svg?label=<b>api</b>`)).text();
+    expect(labelled).toContain("&lt;b&gt;api&lt;/b&gt;: " + state);
+  });
+
+  test(".json summarises the page for machines, with CORS for public pages", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "json-mon" }));
+    await seedState(m, "degraded");
+    const p = await page({ name: "Json", headline: "h", monitor_ids: [m] });
+    const res = await get(`/s/${p.slug}.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/json; charset=utf-8");
+    expect(res.headers.get("access-control-allow-origin")).toBe("*");
+    const body = await res.json();
+    expect(body.page).toEqual({ name: "Json", slug: p.slug, headline: "h", description: null });
+    expect(body.status).toBe("degraded");
+    expect(body.monitors).toEqual([{ name: "json-mon", status: "degraded", uptime_90d: null, avg_latency_ms_24h: null }]);
+    expect(body.incidents).toEqual({ open: [], recent: [] });
+  });
+});
+
+describe("token-protected pages", () => {
+  test("refused without the token (401), with a wrong one (401); ?token= sets a scoped HttpOnly cookie and redirects to the clean URL", async () => {
+    const p = await page({ name: "Secret ops", is_token_protected: true });
+    expect(p.token).toBeTruthy();
+    const none = await get(`/s/${p.slug}`);
+    expect(none.status).toBe(401);
+    expect(none.headers.get("cache-control")).toBe("private, no-store");
+    const noneText = await none.text();
+    expect(noneText).toContain("Access token required");
+    expect(noneText).not.toContain(p.token!);
+    expect((await get(`/s/${p.slug}?token=wrong-token-123`)).status).toBe(401);
+    expect((await get(`/s/${p.slug}.json`)).status).toBe(401);
+    expect((await get(`/s/${p.slug}/badge.svg`)).status).toBe(401);
+
+    const ok = await get(`/s/${p.slug}?token=${p.token}`);
+    expect(ok.status).toBe(303);
+    expect(ok.headers.get("location")).toBe(`/s/${p.slug}`);
+    const cookie = ok.headers.getSetCookie()[0]!;
+    expect(cookie).toContain(`Path=/s/${p.slug}`);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Lax");
+    expect(cookie).not.toContain(p.token!); // the cookie holds a hash, not the token
+    const pair = cookie.split(";")[0]!;
+    const withCookie = await get(`/s/${p.slug}`, { cookie: pair });
+    expect(withCookie.status).toBe(200);
+    expect(withCookie.headers.get("cache-control")).toBe("private, no-store");
+    expect(withCookie.headers.get("x-frame-options")).toBe("DENY");
+    expect(await withCookie.text()).toContain("<h1>Secret ops</h1>");
+    // embeds: the token in the query, or the cookie under the page's path
+    expect((await get(`/s/${p.slug}.json?token=${p.token}`)).status).toBe(200);
+    expect((await get(`/s/${p.slug}/badge.svg`, { cookie: pair })).status).toBe(200);
+
+    // a new token makes the old cookie worthless
+    await s.api("PATCH", `/api/v1/status-pages/${p.id}`, { access_token: "a-brand-new-token" });
+    expect((await get(`/s/${p.slug}`, { cookie: pair })).status).toBe(401);
+  });
+});
+
+describe("private pages (is_public false)", () => {
+  test("only signed-in users of the page's account see it: anonymous 401, another account's user 404", async () => {
+    const p = await page({ name: "Internal", is_public: false });
+    const anon = await get(`/s/${p.slug}`);
+    expect(anon.status).toBe(401);
+    expect(await anon.text()).toContain(`/login?next=%2Fs%2F${p.slug}`);
+    await addUser(s, "owner");
+    await makeAccount(s.ctx, "other-co");
+    await addUser(s, "stranger", "other-co");
+    const owner = await signedInClient(s, "owner");
+    const mine = await owner.get(`/s/${p.slug}`);
+    expect(mine.res.status).toBe(200);
+    expect(mine.res.headers.get("cache-control")).toBe("private, no-store");
+    expect(mine.text).toContain("<h1>Internal</h1>");
+    expect((await owner.get(`/s/${p.slug}.json`)).res.status).toBe(200);
+    const stranger = await signedInClient(s, "stranger");
+    expect((await stranger.get(`/s/${p.slug}`)).res.status).toBe(404);
+  });
+});
+
+describe("custom domain", () => {
+  test("a request whose Host is the page's custom_domain gets the page at /, its badge and JSON", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "cd" }));
+    await seedState(m, "up");
+    await page({ name: "Custom", custom_domain: "status.acme.test", monitor_ids: [m] });
+    const res = await get("/", { host: "status.acme.test" });
+    expect(res.status).toBe(200);
+    const text = await res.text();
+    expect(text).toContain("<h1>Custom</h1>");
+    expect(text).toContain('href="/status.json"');
+    expect((await (await get("/badge.svg", { host: "status.acme.test:8080" })).text())).toContain("status: up");
+    expect((await (await get("/status.json", { host: "STATUS.acme.test" })).json()).page.name).toBe("Custom");
+    // the instance's own host still gets the dashboard (here: the sign-in redirect)
+    expect((await get("/")).status).toBe(303);
+  });
+});
+
+describe("size budget", () => {
+  test("a page of 50 monitors with 90 days of history each stays under 100 KB on the wire", async () => {
+    const ids: number[] = [];
+    for (let i = 0; i < 50; i++) ids.push(await createMonitor(s, httpAttrs({ name: `Service number ${i} with a longish name` })));
+    const today = bucketStart(Date.now(), "d");
+    const rows = ids.flatMap((id) =>
+      Array.from({ length: 89 }, (_, d) => ({ monitor_id: id, granularity: "d" as const, bucket_start: today - (d + 1) * DAY_MS, up_count: 1430 - (d % 7), degraded_count: 3, down_count: d % 7, latency_count: 1440, latency_sum: 1440 * 123 })),
+    );
+    for (let i = 0; i < rows.length; i += 500) await s.ctx.db.insertInto("check_rollups").values(rows.slice(i, i + 500)).execute();
+    const hour = bucketStart(Date.now(), "h");
+    const hourly = ids.flatMap((id) => Array.from({ length: 23 }, (_, h) => ({ monitor_id: id, granularity: "h" as const, bucket_start: hour - (h + 1) * HOUR_MS, up_count: 60, degraded_count: 0, down_count: 0, latency_count: 60, latency_sum: 60 * (100 + h * 7) })));
+    for (let i = 0; i < hourly.length; i += 500) await s.ctx.db.insertInto("check_rollups").values(hourly.slice(i, i + 500)).execute();
+    await setWatermark(s.ctx.db, DAILY_WATERMARK, today);
+    await setWatermark(s.ctx.db, HOURLY_WATERMARK, hour);
+    const p = await page({ name: "Big", monitor_ids: ids });
+    const res = await fetch(`${s.url}/s/${p.slug}`, { headers: { "accept-encoding": "gzip" }, decompress: false } as RequestInit);
+    expect(res.headers.get("content-encoding")).toBe("gzip");
+    const wire = (await res.arrayBuffer()).byteLength;
+    const html = await (await get(`/s/${p.slug}`, { "accept-encoding": "identity" })).text();
+    console.log(`status page with 50 monitors: ${wire} bytes gzip, ${html.length} bytes uncompressed`);
+    expect(wire).toBeLessThan(100 * 1024);
+    expect([...html.matchAll(/<li class="mon">/g)]).toHaveLength(50);
+    expect([...html.matchAll(/<li(?: class=\w)? title="/g)]).toHaveLength(50 * 90);
+  });
+});
+
+test("unescape helper round-trips what the views escape", () => {
+  expect(unescape("&lt;a href=&quot;x&quot;&gt;&#39;&amp;")).toBe(`<a href="x">'&`);
+  expect(new WebClient("http://x").cookieHeader()).toBe("");
+});
