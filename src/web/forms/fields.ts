@@ -41,7 +41,7 @@ export function fieldFromSchema(name: string, schema: TSchema, label: string, hi
   if (core.type === "integer" || core.type === "number") return w("number");
   if (core.type === "array" && core.items?.type === "string") return w("list");
   if (core.type === "array" || core.type === "object") return w("json");
-  return w((core.maxLength ?? 0) > 1000 ? "textarea" : "text");
+  return w((core.maxLength ?? 0) >= 5000 ? "textarea" : "text");
 }
 
 /** "interval_sec" → "Interval sec" when no better label is given. */

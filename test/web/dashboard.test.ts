@@ -1,0 +1,317 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { MONITOR_TYPES } from "../../src/domain/monitor.ts";
+import { createMonitor, httpAttrs } from "../api/fixtures.ts";
+import { makeAccount, startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
+import { addUser, formErrors, signedInClient, unescape, type WebClient } from "./helpers.ts";
+
+let s: TestServer;
+let c: WebClient;
+let target: HttpTarget;
+beforeAll(async () => {
+  s = await startTestServer();
+  target = await startHttpTarget({ "/health": () => new Response("ok"), "/hook": () => new Response("thanks") });
+  await addUser(s, "admin");
+  c = await signedInClient(s, "admin");
+});
+afterAll(async () => {
+  await s.stop();
+  await target.close();
+});
+
+const idFrom = (location: string | null) => Number(/\/monitors\/(\d+)/.exec(location ?? "")![1]);
+
+/** Every visible form control has a label pointing at it. */
+function expectLabelled(html: string): void {
+  for (const m of html.matchAll(/<(input|select|textarea)\b([^>]*)>/g)) {
+    const attrs = m[2]!;
+    if (/type="hidden"/.test(attrs)) continue;
+    const id = /id="([^"]+)"/.exec(attrs)?.[1];
+    expect(id).toBeTruthy();
+    expect(html).toContain(`for="${id}"`);
+  }
+}
+
+describe("every dashboard page", () => {
+  test("carries the security headers and is never cached or framed", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "headers" }));
+    for (const path of ["/", "/monitors/new", "/monitors/new?type=http", `/monitors/${m}`, `/monitors/${m}/edit`, `/monitors/${m}/delete`, "/status-pages", "/status-pages/new", "/tokens", "/channels", "/channels/new?type=webhook"]) {
+      const { res, text } = await c.get(path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("content-security-policy")).toContain("frame-ancestors 'none'");
+      expect(res.headers.get("content-security-policy")).toContain("default-src 'self'");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("referrer-policy")).toBe("strict-origin-when-cross-origin");
+      expect(res.headers.get("cache-control")).toBe("private, no-store");
+      expect(text).not.toMatch(/<script(?![^>]*src=)/); // no inline script
+      expect(text).not.toMatch(/https?:\/\/(?!127\.0\.0\.1|localhost)[^"']*\.(css|js|woff2?)/); // nothing from a CDN
+      expectLabelled(text);
+    }
+  });
+
+  test("assets are embedded, content-hashed and cached for a year", async () => {
+    const { text } = await c.get("/");
+    const css = /href="(\/assets\/[^"]+\/dashboard\.css)"/.exec(text)![1]!;
+    const js = /src="(\/assets\/[^"]+\/app\.js)"/.exec(text)![1]!;
+    for (const path of [css, js]) {
+      const res = await fetch(s.url + path);
+      expect(res.status).toBe(200);
+      expect(res.headers.get("cache-control")).toBe("public, max-age=31536000, immutable");
+      expect((await res.text()).length).toBeGreaterThan(500);
+    }
+    expect((await fetch(s.url + "/assets/x/nothing.css")).status).toBe(404);
+  });
+
+  test("another account's monitor is a 404 page", async () => {
+    const other = await makeAccount(s.ctx, "elsewhere");
+    const theirs = await createMonitor(s, httpAttrs({ name: "theirs" }), other.token);
+    expect((await c.get(`/monitors/${theirs}`)).res.status).toBe(404);
+    expect((await c.post(`/monitors/${theirs}/pause`, {})).res.status).toBe(404);
+    expect((await c.get("/monitors/abc")).res.status).toBe(404);
+  });
+});
+
+describe("monitor forms", () => {
+  test.each(MONITOR_TYPES.map((t) => [t]))("the %s form shows that type's fields", async (type) => {
+    const { res, text } = await c.get(`/monitors/new?type=${type}`);
+    expect(res.status).toBe(200);
+    expect(text).toContain(`name="monitor_type" value="${type}"`);
+    const has = (n: string) => text.includes(`name="${n}"`);
+    expect(has("name") && has("interval_sec") && has("timeout_ms")).toBe(true);
+    expect(has("target")).toBe(type !== "heartbeat");
+    expect(has("expected_http_codes")).toBe(type === "http");
+    expect(has("dns_record_type")).toBe(type === "dns");
+    expect(has("heartbeat_period_sec")).toBe(type === "heartbeat");
+    expect(has("tls_verify")).toBe(type === "http" || type === "ssl");
+    expect(has("api_auth_bearer_token")).toBe(type === "http");
+  });
+
+  test.each([
+    ["http", { name: "", target: "ftp://example.com", interval_sec: "5", timeout_ms: "90000", expected_http_codes: "abc", api_headers_json: "{not json" }],
+    ["http", { name: "x", target: "http://127.0.0.1:9/", interval_sec: "30", timeout_ms: "30000", api_auth_type: "bearer" }],
+    ["tcp", { name: "db", target: "", interval_sec: "60", timeout_ms: "1000", port: "70000" }],
+    ["dns", { name: "dns", target: "not a host!", interval_sec: "sixty", timeout_ms: "1000", dns_resolver: "nope" }],
+    ["heartbeat", { name: "job", interval_sec: "60", timeout_ms: "1000", heartbeat_period_sec: "0", heartbeat_schedule: "every day", heartbeat_timezone: "Mars/Base" }],
+  ] as [string, Record<string, string>][])("a bad %s form shows, next to each field, the messages the API gives for the same values", async (type, fields) => {
+    const page = await c.post("/monitors", { monitor_type: type, ...fields });
+    expect(page.res.status).toBe(422);
+    const shown = formErrors(page.text);
+    // the same values through the API (numbers as numbers where they parse, JSON that does not parse as its text)
+    const body: Record<string, unknown> = { monitor_type: type };
+    for (const [k, v] of Object.entries(fields)) {
+      if (v === "") continue;
+      body[k] = /^\d+$/.test(v) && k !== "name" ? Number(v) : v;
+    }
+    if (type === "http" && "name" in fields && fields.name === "") delete body.name;
+    const api = await s.api("POST", "/api/v1/monitors", body);
+    expect(api.status).toBe(422);
+    const details = api.json.error.details as Record<string, string[]>;
+    expect(Object.keys(shown).sort()).toEqual(Object.keys(details).sort());
+    for (const [attr, messages] of Object.entries(details)) {
+      const onForm = shown[attr]!.map(unescape);
+      expect(onForm).toHaveLength(messages.length);
+      messages.forEach((m, i) => expect(onForm[i]).toEndWith(` ${m}`));
+    }
+    // the values typed are kept
+    if (fields.target) expect(page.text).toContain(`value="${fields.target.replace(/!/g, "!")}"`);
+    expect(page.text).toContain('role="alert"');
+    expect(page.text).toContain('aria-invalid="true"');
+  });
+
+  test("a valid http form creates the monitor and opens its detail; the name is escaped everywhere", async () => {
+    const name = `Shop <script>alert("x")</script>`;
+    const r = await c.post("/monitors", { monitor_type: "http", name, target: `${target.url}/health`, interval_sec: "60", timeout_ms: "5000", method: "GET", tls_verify: "true" });
+    expect(r.res.status).toBe(303);
+    const id = idFrom(r.res.headers.get("location"));
+    const api = await s.api("GET", `/api/v1/monitors/${id}`);
+    expect(api.json.data.attributes).toMatchObject({ name, target: `${target.url}/health`, interval_sec: 60, timeout_ms: 5000, tls_verify: true, is_in_maintenance: false });
+    const detail = await c.get(`/monitors/${id}?msg=created`);
+    expect(detail.text).toContain("Shop &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;");
+    expect(detail.text).not.toContain("<script>alert");
+    expect(detail.text).toContain("Created.");
+    const list = await c.get("/");
+    expect(list.text).toContain("Shop &lt;script&gt;");
+    expect(list.text).not.toContain("<script>alert");
+    // the first check runs at once: the detail shows it with its latency chart
+    await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.last_status === "up");
+    const after = await c.get(`/monitors/${id}`);
+    expect(after.text).toContain('<svg class="chart"');
+    expect(after.text).toMatch(/<td class="num">\d+ ms<\/td><td class="num">200<\/td>/);
+  });
+
+  test("edit keeps a stored secret when its field is left empty, and pause, resume and delete (with a confirm page) work", async () => {
+    const r = await c.post("/monitors", { monitor_type: "http", name: "authed", target: "http://127.0.0.1:9/", interval_sec: "60", timeout_ms: "5000", api_auth_type: "bearer", api_auth_bearer_token: "s3cret-value" });
+    const id = idFrom(r.res.headers.get("location"));
+    const edit = await c.get(`/monitors/${id}/edit`);
+    expect(edit.text).toContain("stored; leave empty to keep it");
+    expect(edit.text).not.toContain("s3cret-value");
+    const form = new URLSearchParams();
+    for (const m of edit.text.matchAll(/<input type="(?:text|number)" id="f-[a-z_]+" name="([a-z_]+)" value="([^"]*)"/g)) form.set(m[1]!, unescape(m[2]!));
+    for (const m of edit.text.matchAll(/<select id="f-[a-z_]+" name="([a-z_]+)"[^>]*>([\s\S]*?)<\/select>/g)) form.set(m[1]!, /<option selected>([^<]*)</.exec(m[2]!)?.[1] ?? "");
+    for (const m of edit.text.matchAll(/<input type="checkbox" id="f-[a-z_]+" name="([a-z_]+)" value="true" checked/g)) form.set(m[1]!, "true");
+    form.set("name", "authed renamed");
+    const saved = await c.post(`/monitors/${id}`, form);
+    expect(saved.res.status).toBe(303);
+    const row = await s.ctx.db.selectFrom("monitors").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+    expect(row.name).toBe("authed renamed");
+    expect(row.api_auth_bearer_token_enc).not.toBeNull();
+
+    expect((await c.post(`/monitors/${id}/pause`, {})).res.headers.get("location")).toBe(`/monitors/${id}?msg=paused`);
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.is_paused).toBe(true);
+    expect((await c.get(`/monitors/${id}`)).text).toContain("Resume");
+    await c.post(`/monitors/${id}/resume`, {});
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.is_paused).toBe(false);
+
+    const confirm = await c.get(`/monitors/${id}/delete`);
+    expect(confirm.text).toContain("Delete <strong>authed renamed</strong>?");
+    const del = await c.post(`/monitors/${id}/delete`, {});
+    expect(del.res.headers.get("location")).toBe("/?msg=deleted");
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).status).toBe(404);
+  });
+
+  test("a heartbeat monitor's detail shows the ping URL, the timeline of pings and transitions, and rotates the token", async () => {
+    const r = await c.post("/monitors", { monitor_type: "heartbeat", name: "nightly backup", interval_sec: "3600", timeout_ms: "1000", heartbeat_grace_sec: "60" });
+    const id = idFrom(r.res.headers.get("location"));
+    const token = (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.heartbeat_token as string;
+    const pingUrl = `${s.ctx.config.heartbeatUrl}/h/${token}`;
+    let detail = await c.get(`/monitors/${id}`);
+    expect(detail.text).toContain(`value="${pingUrl}"`);
+    expect(detail.text).toContain("No pings yet");
+    expect((await fetch(`${s.url}/h/${token}`)).status).toBe(200);
+    await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.last_status === "up");
+    detail = await c.get(`/monitors/${id}`);
+    expect(detail.text).toContain("ping <strong>accepted</strong>");
+    expect(detail.text).toMatch(/Unknown<\/span> → <span class="st st-up">/);
+    const rotated = await c.post(`/monitors/${id}/rotate-token`, {});
+    expect(rotated.res.headers.get("location")).toBe(`/monitors/${id}?msg=rotated`);
+    expect((await fetch(`${s.url}/h/${token}`)).status).toBe(404);
+    detail = await c.get(`/monitors/${id}`);
+    expect(detail.text).not.toContain(`value="${pingUrl}"`);
+    expect(detail.text).toContain("ping URL rotated");
+  });
+});
+
+describe("status page editor", () => {
+  test("creates a page with chosen monitors, shows the API's messages, edits and deletes it", async () => {
+    const m1 = await createMonitor(s, httpAttrs({ name: "Editor A" }));
+    const m2 = await createMonitor(s, httpAttrs({ name: "Editor B" }));
+    const created = await c.post("/status-pages", { name: "Team status", slug: "", headline: "All good", public_theme: "dark", is_public: "true", is_enabled: "true", monitor_ids: [String(m2), String(m1)] });
+    expect(created.res.status).toBe(303);
+    const pageId = Number(/\/status-pages\/(\d+)\/edit/.exec(created.res.headers.get("location")!)![1]);
+    const api = (await s.api("GET", `/api/v1/status-pages/${pageId}`)).json.data.attributes;
+    expect(api).toMatchObject({ name: "Team status", slug: "team-status", public_theme: "dark", monitor_ids: [m2, m1] }); // as submitted
+    const pub = await fetch(`${s.url}/s/team-status`);
+    expect(pub.status).toBe(200);
+    expect(await pub.text()).toContain("Editor A");
+
+    // a taken slug and a bad token: the API's messages, on the form
+    const bad = await c.post("/status-pages", { name: "Dup", slug: "team-status", access_token: "short", public_theme: "light" });
+    expect(bad.res.status).toBe(422);
+    const apiBad = await s.api("POST", "/api/v1/status-pages", { name: "Dup", slug: "team-status", access_token: "short" });
+    const shown = formErrors(bad.text);
+    for (const [k, msgs] of Object.entries(apiBad.json.error.details as Record<string, string[]>)) expect(unescape(shown[k]![0]!)).toEndWith(msgs[0]!);
+
+    const edited = await c.post(`/status-pages/${pageId}`, { name: "Team status", slug: "team-status", public_theme: "light", is_public: "true", is_enabled: "true", is_token_protected: "true", access_token: "", monitor_ids: [String(m1)] });
+    expect(edited.res.status).toBe(303);
+    const after = (await s.api("GET", `/api/v1/status-pages/${pageId}`)).json.data.attributes;
+    expect(after.is_token_protected).toBe(true);
+    expect(after.access_token).toBeTruthy(); // generated
+    expect(after.monitor_ids).toEqual([m1]);
+    const editPage = await c.get(`/status-pages/${pageId}/edit`);
+    expect(editPage.text).toContain(`/s/team-status?token=${after.access_token}`);
+
+    expect((await c.get(`/status-pages/${pageId}/delete`)).text).toContain("Delete <strong>Team status</strong>?");
+    expect((await c.post(`/status-pages/${pageId}/delete`, {})).res.headers.get("location")).toBe("/status-pages?msg=deleted");
+    expect((await fetch(`${s.url}/s/team-status`)).status).toBe(404);
+  });
+});
+
+describe("API tokens", () => {
+  test("create with scopes shows the token once; it works on the API; revoke stops it", async () => {
+    const created = await c.post("/tokens", { label: "ci <bot>", scopes: ["monitors:read", "checks:read"] });
+    expect(created.res.status).toBe(200);
+    const token = /id="new-token" class="mono" readonly value="(vgl_[^"]+)"/.exec(created.text)![1]!;
+    expect(created.text).toContain("ci &lt;bot&gt;");
+    expect((await s.api("GET", "/api/v1/monitors", undefined, { token })).status).toBe(200);
+    expect((await s.api("POST", "/api/v1/monitors", httpAttrs(), { token })).status).toBe(403);
+    const list = await c.get("/tokens");
+    expect(list.text).not.toContain(token);
+    expect(list.text).toContain("monitors:read, checks:read");
+    const row = await s.ctx.db.selectFrom("api_tokens").select("id").where("label", "=", "ci <bot>").executeTakeFirstOrThrow();
+    expect((await c.post(`/tokens/${row.id}/revoke`, {})).res.headers.get("location")).toBe("/tokens?msg=revoked");
+    expect((await s.api("GET", "/api/v1/monitors", undefined, { token })).status).toBe(401);
+    // no scope chosen: refused with a message
+    const none = await c.post("/tokens", { label: "empty" });
+    expect(none.res.status).toBe(422);
+    expect(none.text).toContain("Choose at least one scope.");
+    // another account's token cannot be revoked from here
+    const other = await makeAccount(s.ctx, "tok-other");
+    const theirs = await s.ctx.db.selectFrom("api_tokens").select("id").where("account_id", "=", other.accountId).executeTakeFirstOrThrow();
+    expect((await c.post(`/tokens/${theirs.id}/revoke`, {})).res.status).toBe(404);
+    expect((await s.api("GET", "/api/v1/monitors", undefined, { token: other.token })).status).toBe(200);
+  });
+});
+
+describe("notification channels", () => {
+  test("create a webhook, send a test to a local receiver, see the API's messages for bad input, delete", async () => {
+    const bad = await c.post("/channels", { channel_type: "webhook", name: "hook", url: "not-a-url", is_enabled: "true" });
+    expect(bad.res.status).toBe(422);
+    expect(unescape(formErrors(bad.text).url![0]!)).toBe("URL must be an absolute http(s) URL of at most 2048 characters");
+    const created = await c.post("/channels", { channel_type: "webhook", name: "hook", url: `${target.url}/hook`, secret: "signing-key-123", is_enabled: "true" });
+    expect(created.res.headers.get("location")).toBe("/channels?msg=created");
+    const ch = (await s.api("GET", "/api/v1/notification-channels")).json.data.find((x: any) => x.attributes.name === "hook");
+    expect(ch.attributes.url).toBe(`${target.url}/hook`);
+    const before = target.requests.filter((r) => r.path === "/hook").length;
+    const tested = await c.post(`/channels/${ch.id}/test`, {});
+    expect(tested.text).toContain("Test sent to hook (answer 200).");
+    expect(target.requests.filter((r) => r.path === "/hook").length).toBe(before + 1);
+    const edit = await c.get(`/channels/${ch.id}/edit`);
+    expect(edit.text).toContain("stored; leave empty to keep it");
+    expect(edit.text).not.toContain("signing-key-123");
+    expect((await c.post(`/channels/${ch.id}/delete`, {})).res.headers.get("location")).toBe("/channels?msg=deleted");
+    expect((await s.api("GET", `/api/v1/notification-channels/${ch.id}`)).status).toBe(404);
+  });
+});
+
+describe("live states", () => {
+  test("/events streams the account's changes and state transitions; signed out it is refused", async () => {
+    expect((await fetch(`${s.url}/events`)).status).toBe(401);
+    const ac = new AbortController();
+    const res = await fetch(`${s.url}/events`, { headers: { cookie: c.cookieHeader() }, signal: ac.signal });
+    expect(res.headers.get("content-type")).toBe("text/event-stream; charset=utf-8");
+    const reader = res.body!.getReader();
+    let text = "";
+    const dec = new TextDecoder();
+    const readUntil = async (pattern: RegExp) => {
+      const end = Date.now() + 10_000;
+      while (!pattern.test(text) && Date.now() < end) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        text += dec.decode(value);
+      }
+      return pattern.test(text);
+    };
+    expect(await readUntil(/: connected/)).toBe(true);
+    const id = await createMonitor(s, httpAttrs({ name: "live one", target: `${target.url}/health`, is_paused: false }));
+    expect(await readUntil(new RegExp(`event: changed\\ndata: \\{"monitorId":${id}`))).toBe(true);
+    expect(await readUntil(new RegExp(`event: state\\ndata: \\{"monitorId":${id},"from":"unknown","to":"up"`))).toBe(true);
+    const stateLine = text.split("\n").find((l) => l.startsWith(`data: {"monitorId":${id},"from"`))!;
+    expect(JSON.parse(stateLine.slice(6)).html).toContain(`<tr data-monitor="${id}"><td><span class="st st-up">`);
+    // another account's monitors never appear in this stream
+    const other = await makeAccount(s.ctx, "live-other");
+    const theirs = await createMonitor(s, httpAttrs({ name: "not yours" }), other.token);
+    // events arrive in order: once the marker created after it is in, theirs would have been too
+    const marker = await createMonitor(s, httpAttrs({ name: "marker" }));
+    expect(await readUntil(new RegExp(`"monitorId":${marker},"deleted":false`))).toBe(true);
+    expect(text).not.toContain(`"monitorId":${theirs},`);
+    ac.abort();
+  });
+
+  test("the rows fragment is what the live list swaps in", async () => {
+    const { res, text } = await c.get("/monitors/rows");
+    expect(res.status).toBe(200);
+    expect(text).toStartWith("<tr data-monitor=");
+  });
+});
