@@ -88,7 +88,7 @@ export class PingWriter {
       let result: BatchResult;
       try {
         const ops = batch.map((q) => q.op);
-        result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, ops));
+        result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, ops), { gathered: true });
       } catch (err) {
         const storage = storageFailure(err);
         // a full disk fails every batch: logged once a minute, not once per batch

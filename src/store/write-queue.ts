@@ -32,6 +32,7 @@ export interface WriteQueueOptions {
 export class WriteQueue {
   private queue: Pending[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
+  private immediate: ReturnType<typeof setImmediate> | null = null;
   private running: Promise<void> | null = null;
   private closed = false;
   private readonly windowMs: number;
@@ -46,12 +47,19 @@ export class WriteQueue {
     this.log = opts.log;
   }
 
-  /** Runs `job` in the next batch's transaction; resolves with its value after the commit. */
-  run<T>(job: WriteJob<T>): Promise<T> {
+  /**
+   * Runs `job` in the next batch's transaction; resolves with its value after the commit.
+   * `gathered`: the job already carries a batch its caller gathered (the ping writer's), so waiting
+   * the window for company only adds latency: the batch starts on the next turn of the event loop.
+   * Under a fixed number of clients waiting on their answers, nothing arrives during the window, and
+   * it was 2 ms of dead time per ping batch (heartbeat bench: server CPU at ~60%, p50 4 ms).
+   */
+  run<T>(job: WriteJob<T>, opts?: { gathered?: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the write queue is closed"));
     return new Promise<T>((resolve, reject) => {
       this.queue.push({ job, resolve: resolve as (v: unknown) => void, reject });
-      this.schedule();
+      if (opts?.gathered) this.startSoon();
+      else this.schedule();
     });
   }
 
@@ -80,11 +88,22 @@ export class WriteQueue {
 
   private schedule(): void {
     // while a batch is being written, new jobs simply wait for it and form the next batch
-    if (this.running || this.timer) return;
+    if (this.running || this.timer || this.immediate) return;
     this.timer = setTimeout(() => {
       this.timer = null;
       this.drain();
     }, this.windowMs);
+  }
+
+  private startSoon(): void {
+    if (this.running) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    if (this.immediate) return;
+    this.immediate = setImmediate(() => {
+      this.immediate = null;
+      this.drain();
+    });
   }
 
   private drain(): void {
