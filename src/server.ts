@@ -23,7 +23,9 @@ export interface ServerParts {
 /** Builds the whole HTTP surface of one process: API, docs, health, and the plugins given. */
 export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   const log = ctx.log.child("http");
-  const app = new Elysia()
+  // the services' hot paths go to Bun.serve's router, which dispatches them before Elysia
+  const routes = Object.assign({}, ...(parts.services ?? []).map((s) => s.routes ?? {}));
+  const app = new Elysia({ serve: { routes } })
     .onError(({ request, code, error, path }) => {
       const state = stateFor(request);
       let err: unknown = error;

@@ -17,6 +17,8 @@ export interface Service {
   name: string;
   /** routes the service serves (heartbeat endpoint, peer protocol, web UI) */
   plugin?: Elysia<any, any, any, any, any, any, any>;
+  /** hot paths given to Bun.serve's own router ahead of Elysia (the ping endpoint), path → handler */
+  routes?: Record<string, (request: Request & { params: Record<string, string> }, server: { requestIP(r: Request): { address: string } | null }) => Response | Promise<Response>>;
   /** false while the service cannot do its job (reported by /readyz) */
   ready?(): boolean;
   /** the server is about to stop accepting: end long-held requests (peer long-polls) now */

@@ -13,7 +13,7 @@ import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import type { BatchResult } from "./apply-batch.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
-import { heartbeatPlugin } from "./endpoint.ts";
+import { heartbeatEndpoint } from "./endpoint.ts";
 import { PingWriter } from "./ping-writer.ts";
 import { TokenCache } from "./token-cache.ts";
 
@@ -55,9 +55,11 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     else writer.evaluate([monitorId]);
   });
 
+  const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) });
   return {
     name: "heartbeat",
-    plugin: heartbeatPlugin(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) }),
+    plugin: endpoint.plugin,
+    routes: endpoint.routes,
     async stop(deadlineMs) {
       off();
       timers.stop();
