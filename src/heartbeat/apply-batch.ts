@@ -12,8 +12,7 @@ import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import type { HeartbeatRowState, PingStatements } from "../store/ping-statements.ts";
-import type { MonitorRow } from "../store/tables.ts";
+import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 
 export type PingKind = "ping" | "start" | "fail";
@@ -59,25 +58,28 @@ export interface BatchResult {
 export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements, ops: HeartbeatOp[]): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
   // moment ago and its monitor.changed has not been heard yet.
-  const rows = new Map<number, MonitorRow | null>();
+  const rows = new Map<number, PingMonitorRow | null>();
   const rowOf = (id: number) => {
     let r = rows.get(id);
-    if (r === undefined) rows.set(id, (r = stmts.monitor(id)));
+    if (r === undefined) rows.set(id, (r = stmts.pingMonitor(id)));
     return r;
   };
   const region = ctx.config.region;
   const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [] };
-  const dirty = new Set<MonitorRow>();
-  const touched = new Set<MonitorRow>();
+  const dirty = new Set<PingMonitorRow>();
+  const touched = new Set<PingMonitorRow>();
   const record = stmts.insertEvent;
   const insertCheck = (id: number, r: CheckResult) => stmts.insertCheck(id, region, r);
-  const setFields = (r: MonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
+  const setFields = (r: PingMonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
     Object.assign(r, p);
     dirty.add(r);
   };
-  const flip = async (r: MonitorRow, to: MonitorState, at: number, checkId: number, errorCode: string | null, message: string | null, lateMs: number | null) => {
+  const flip = async (r: PingMonitorRow, to: MonitorState, at: number, checkId: number, errorCode: string | null, message: string | null, lateMs: number | null) => {
+    // the whole row (alerts name the monitor), with what this batch changed in memory on top
+    const full = stmts.monitor(r.id);
+    if (!full) return;
     const out = await applyStateChange(trx, ctx, {
-      monitor: r, to, at, checkId, errorCode, errorMessage: message, httpCode: null,
+      monitor: { ...full, ...r }, to, at, checkId, errorCode, errorMessage: message, httpCode: null,
       alertOnDegraded: r.heartbeat_notify_on_late === 1,
     });
     if (!out.changed) return;
