@@ -114,7 +114,7 @@ describe("public page", () => {
     await s.ctx.db.insertInto("checks").values({ monitor_id: m, region: "local", status: "up", checked_at: Date.now() - 1000, latency_ms: 300 }).execute();
     const p = await page({ name: "Spark", monitor_ids: [m] });
     const text = await (await get(`/s/${p.slug}`)).text();
-    expect(text).toMatch(/<svg class="spark"[^>]*><path d="M[\d. ]+L?[\d. ML]*"\/><\/svg>/);
+    expect(text).toMatch(/<svg class="spark"[^>]*><path d="M[\d. ]+(h0.01)?M[\d. ]+(h0.01)?"\/><\/svg>/); // two lone hours: two dots
     expect(text).toContain("avg 167 ms, 24 h"); // (200 + 300) / 3
   });
 

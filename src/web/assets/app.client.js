@@ -3,11 +3,18 @@
   "use strict";
   // Live monitor states over Server-Sent Events (/events), driven by the server's monitor.state events.
   var live = document.querySelector("[data-live]");
+  var summary = document.querySelector("[data-live-summary]");
   if (live) {
+    var recount = function () {
+      if (!summary) return;
+      var n = function (s) { return live.querySelectorAll("[data-monitor] .st-" + s).length; };
+      var all = live.querySelectorAll("[data-monitor]").length, up = n("up"), deg = n("degraded"), down = n("down");
+      summary.textContent = all + (all === 1 ? " monitor: " : " monitors: ") + up + " up, " + deg + " degraded, " + down + " down, " + (all - up - deg - down) + " other.";
+    };
     var reloadRows = function () {
       fetch(live.getAttribute("data-live"), { credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (t) { if (t !== null) live.innerHTML = t; });
+        .then(function (t) { if (t !== null) { live.innerHTML = t; recount(); } });
     };
     if (window.EventSource) {
       var es = new EventSource("/events");
@@ -17,7 +24,7 @@
       es.addEventListener("state", function (e) {
         var d = JSON.parse(e.data);
         var row = live.querySelector('[data-monitor="' + d.monitorId + '"]');
-        if (row) row.outerHTML = d.html; else reloadRows();
+        if (row) { row.outerHTML = d.html; recount(); } else reloadRows();
       });
       es.addEventListener("changed", reloadRows);
     } else {

@@ -34,7 +34,8 @@ export function fieldFromSchema(name: string, schema: TSchema, label: string, hi
     }
     core = nonNull.length === 1 ? nonNull[0]! : ({ type: "string" } as Schema);
   }
-  const description = hint ?? s.description ?? core.description;
+  let description = hint ?? s.description ?? core.description;
+  if (description && description.toLowerCase() === label.toLowerCase()) description = undefined; // "name": says nothing
   const w = (widget: Widget): FieldSpec => ({ name, label, hint: description, widget, nullable });
   if (core.writeOnly) return w("password");
   if (core.type === "boolean") return w("checkbox");

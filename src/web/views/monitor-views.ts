@@ -34,7 +34,7 @@ export function monitorList(monitors: Resource[], msg: string | null): SafeHtml 
     else counts.other++;
   }
   return html`${flash(msg)}<div class="row between"><h1>Monitors</h1><a class="btn primary" href="/monitors/new">New monitor</a></div>
-<p class="muted">${monitors.length} monitors: ${counts.up} up, ${counts.degraded} degraded, ${counts.down} down, ${counts.other} other. States update live.</p>
+<p class="muted"><span data-live-summary>${monitors.length} ${monitors.length === 1 ? "monitor" : "monitors"}: ${counts.up} up, ${counts.degraded} degraded, ${counts.down} down, ${counts.other} other.</span> States update live.</p>
 <table><caption class="sr-only">Monitors and their current state</caption>
 <thead><tr><th scope="col">State</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Target</th><th scope="col">Last check</th></tr></thead>
 <tbody data-live="/monitors/rows" aria-live="polite">${monitorRows(monitors)}</tbody></table>`;

@@ -60,16 +60,18 @@ export function uptimeBar(days: DaySegment[], label: string): SafeHtml {
 
 const num = (n: number) => (Math.round(n * 10) / 10).toString();
 
-/** A polyline of values (null = gap) scaled into width × height. */
+/** A polyline of values (null = gap) scaled into width × height; a lone point becomes a dot. */
 function linePath(values: (number | null)[], width: number, height: number, max: number): string {
   const step = values.length > 1 ? width / (values.length - 1) : 0;
+  const x = (i: number) => (values.length > 1 ? i * step : width / 2);
   let d = "";
-  let pen = false;
   values.forEach((v, i) => {
-    if (v === null) return void (pen = false);
+    if (v === null) return;
     const y = height - (max > 0 ? (v / max) * (height - 2) : 0) - 1;
-    d += `${pen ? "L" : "M"}${num(i * step)} ${num(y)}`;
-    pen = true;
+    const joined = i > 0 && values[i - 1] !== null && values[i - 1] !== undefined;
+    d += `${joined ? "L" : "M"}${num(x(i))} ${num(y)}`;
+    const next = values[i + 1];
+    if (!joined && (next === null || next === undefined)) d += "h0.01"; // round caps draw it as a dot
   });
   return d;
 }
@@ -83,12 +85,12 @@ export function sparkline(values: (number | null)[], label: string): SafeHtml {
 
 /** Latency of recent checks (oldest left) with a max and a zero line, for the monitor detail. */
 export function latencyChart(values: (number | null)[], label: string): SafeHtml {
-  const W = 600, H = 160, top = 14;
+  const W = 1000, H = 160, top = 18;
   const max = Math.max(1, ...values.filter((v): v is number => v !== null));
-  const d = linePath(values, W, H - top, max);
-  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" preserveAspectRatio="none" role="img" aria-label="${label}">
+  const d = linePath(values, W - 2, H - top - 2, max);
+  return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${label}">
 <line class="grid" x1="0" y1="${top}" x2="${W}" y2="${top}"/><line class="grid" x1="0" y1="${H - 1}" x2="${W}" y2="${H - 1}"/>
-<text x="4" y="11">${max} ms</text>${d ? html`<path class="line" transform="translate(0 ${top})" d="${d}"/>` : ""}</svg>`;
+<text x="2" y="13">${max} ms</text><text x="${W - 2}" y="13" text-anchor="end">${values.length} ${values.length === 1 ? "check" : "checks, oldest left"}</text>${d ? html`<path class="line" transform="translate(1 ${top})" d="${d}"/>` : ""}</svg>`;
 }
 
 export function isoMinute(ms: number | null | undefined): string {
