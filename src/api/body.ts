@@ -1,6 +1,8 @@
 import { invalidJson, payloadTooLarge, unsupportedMediaType } from "./errors.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
+/** deepest nesting of arrays and objects a JSON body may have */
+export const MAX_JSON_DEPTH = 64;
 
 /** application/json or application/vnd.api+json, with any parameters such as charset. */
 export function isJsonContentType(header: string | null): boolean {
@@ -27,6 +29,10 @@ export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): 
     throw invalidJson("the body is not valid UTF-8");
   }
   if (text.trim() === "") throw invalidJson("the body is empty; send a JSON object");
+  // JSON.parse copes with any depth, but code that walks a value recursively (JSON.stringify when a
+  // value is stored) overflows the stack near 10,000 levels: a peer result with a 100,000-deep
+  // synthetic_trace_json failed to store on every retry. No document of ours nests this deep.
+  if (nestedDeeperThan(text, MAX_JSON_DEPTH)) throw invalidJson(`the body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -58,3 +64,20 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   return Buffer.concat(chunks);
 }
 
+
+/** True when `text` opens more than `max` arrays/objects at once (brackets inside strings ignored). */
+export function nestedDeeperThan(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      if (++depth > max) return true;
+    } else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return false;
+}
