@@ -1,5 +1,5 @@
 import { issuePeerToken } from "../auth/peer-tokens.ts";
-import { toIso } from "../lib/dates.ts";
+import { peerAttributes } from "../peers/leader/plugin.ts";
 import { openStore } from "../store/database.ts";
 import { listPeers, revokePeer } from "../store/peers.ts";
 import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
@@ -38,9 +38,11 @@ export async function peerCommand(args: string[], io: CliIo): Promise<number> {
     const store = openStore(dataDirOf(values, io.env));
     try {
       const rows = await listPeers(store.db);
-      table(io, ["ID", "REGION", "LABEL", "CREATED", "LAST SEEN", "LAG MS", "QUEUE", "REVOKED"], rows.map((p) => [
-        p.id, p.region, p.label, toIso(p.created_at), toIso(p.last_seen_at), p.last_lag_ms, p.queue_length, toIso(p.revoked_at),
-      ]));
+      const now = Date.now();
+      table(io, ["ID", "REGION", "LABEL", "CONNECTED", "LAST SEEN", "LAG MS", "SKEW MS", "QUEUE", "REVOKED"], rows.map((p) => {
+        const a = peerAttributes(p, now); // the same view as GET /peer/v1/peers
+        return [p.id, a.region, a.label, a.connected ? "yes" : "no", a.last_seen_at, a.last_lag_ms, a.last_skew_ms, a.queue_length, a.revoked_at];
+      }));
       return 0;
     } finally {
       await store.close();

@@ -99,6 +99,8 @@ describe("accounts, tokens and peers", () => {
     expect(token).toMatch(/^vglp_/);
     const list = await runVigil(["peer", "list", "--data", data]);
     expect(list.stdout).toContain("eu-west");
+    expect(list.stdout).toMatch(/CONNECTED.*SKEW MS/);
+    expect(list.stdout).toMatch(/eu-west\s+-\s+no/); // never seen: not connected
     expect(list.stdout).not.toContain(token);
     expect((await runVigil(["peer", "revoke", "1", "--data", data])).code).toBe(0);
     expect((await runVigil(["peer", "revoke", "1", "--data", data])).code).toBe(1);
