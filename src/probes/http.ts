@@ -40,6 +40,7 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
         bodyContains: m.api_expected_body_contains,
         assertions: m.api_json_assertions_json,
       },
+      (text) => maskText(text, secrets),
     );
     if (verdict.failure) {
       const via = res.redirects > 0 ? ` (after ${res.redirects} redirect(s) to ${displayUrl(res.finalUrl)})` : "";

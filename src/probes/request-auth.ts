@@ -42,10 +42,10 @@ export function credentialHeaderNames(m: ProbeMonitor): string[] {
 export function maskText(text: string, secrets: string[]): string {
   let out = text;
   for (const s of secrets) out = out.split(s).join(MASK);
-  // percent-encoded copies (a secret put into a URL) are masked as well
+  // percent-encoded copies (a secret put into a URL) and JSON-escaped ones (a secret quoted in a
+  // JSON body or an assertion's actual value) are masked as well
   for (const s of secrets) {
-    const enc = encodeURIComponent(s);
-    if (enc !== s) out = out.split(enc).join(MASK);
+    for (const enc of [encodeURIComponent(s), JSON.stringify(s).slice(1, -1)]) if (enc !== s) out = out.split(enc).join(MASK);
   }
   return out;
 }

@@ -43,7 +43,12 @@ export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok
   }
 }
 
-export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations): ResponseVerdict {
+/**
+ * `mask` hides the monitor's secrets in text quoted from the response. It runs on the whole text
+ * before quoting cuts it short: masking the cut text instead would leave the start of a secret that
+ * straddles the cut (an echoing target once got "Bearer sec-bea…" into a check's error message).
+ */
+export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, mask: (text: string) => string = (t) => t): ResponseVerdict {
   const codes = parseExpectedCodes(exp.expectedCodes);
   const fail = (code: CheckErrorCode, message: string, assertions: AssertionOutcome[] = []): ResponseVerdict => ({ failure: { code, message }, assertions });
   if (!codes.matches(res.status)) return fail("http_error", `expected status ${codes.text}, got ${res.status}`);
@@ -56,14 +61,14 @@ export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations):
     if (want !== got) return fail("content_type_mismatch", `expected content type ${want}, got ${got || "none"}`);
   }
   if (exp.bodyContains && !res.bodyText.includes(exp.bodyContains)) {
-    return fail("body_mismatch", `expected the body to contain ${quote(exp.bodyContains)}, got ${quote(res.bodyText)}`);
+    return fail("body_mismatch", `expected the body to contain ${quote(exp.bodyContains)}, got ${quote(mask(res.bodyText))}`);
   }
   if (exp.assertions && exp.assertions.length > 0) {
     const parsed = parseJsonBody(res.bodyText);
-    if (!parsed.ok) return fail("assertion_failed", `expected a JSON body for ${exp.assertions.length} assertion(s), got ${quote(res.bodyText)}`);
+    if (!parsed.ok) return fail("assertion_failed", `expected a JSON body for ${exp.assertions.length} assertion(s), got ${quote(mask(res.bodyText))}`);
     const outcomes = exp.assertions.map((rule) => evaluateAssertion(parsed.value, rule));
     const first = outcomes.find((o) => !o.passed);
-    if (first) return fail("assertion_failed", describeFailure(first), outcomes);
+    if (first) return fail("assertion_failed", describeFailure({ ...first, actual: mask(first.actual) }), outcomes);
     return { failure: null, assertions: outcomes };
   }
   return { failure: null, assertions: [] };

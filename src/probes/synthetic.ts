@@ -96,7 +96,7 @@ export const syntheticProbe: Probe = async (m, ctx) => {
       if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter });
       else if (observed.ssl_not_after === null && res.sslNotAfter !== null) observed.ssl_not_after = res.sslNotAfter;
       observed.http_code = res.status;
-      const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText }, { expectedCodes: step.expected_http_codes, assertions: step.assertions });
+      const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, (text) => maskText(text, secrets));
       entry.assertions = verdict.assertions.map((a) => ({ ...a, actual: maskText(a.actual, secrets) }));
       if (verdict.failure) return stop(verdict.failure.code, verdict.failure.message);
       for (const rule of step.extract ?? []) {
