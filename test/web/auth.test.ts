@@ -53,7 +53,8 @@ describe("first-run setup", () => {
   });
 });
 
-// These tests share one server, so one login limiter: they stay under its 10 attempts per IP.
+// These tests share one server, so one login limiter: they stay under its 10 attempts per IP
+// (signedInClient and every POST /login count).
 describe("sign-in, sessions, sign-out", () => {
   let s: TestServer;
   beforeAll(async () => {
@@ -115,6 +116,26 @@ describe("sign-in, sessions, sign-out", () => {
     const replay = await fetch(s.url + "/", { redirect: "manual", headers: { cookie: `vigil_session=${old}` } });
     expect(replay.status).toBe(303);
     expect(replay.headers.get("location")).toStartWith("/login");
+  });
+
+});
+
+describe("sessions and CSRF", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+    await addUser(s, "alice");
+  });
+  afterAll(() => s.stop());
+
+  test("sessions slide: a use late in the lifetime pushes the expiry out to 30 days again", async () => {
+    const c = await signedInClient(s, "alice");
+    const idHash = hashToken(c.cookies.get("vigil_session")!);
+    const soon = Date.now() + 2 * 86_400_000;
+    await s.ctx.db.updateTable("sessions").set({ expires_at: soon }).where("id_hash", "=", idHash).execute();
+    expect((await c.get("/")).res.status).toBe(200);
+    const row = await s.ctx.db.selectFrom("sessions").select("expires_at").where("id_hash", "=", idHash).executeTakeFirstOrThrow();
+    expect(row.expires_at).toBeGreaterThan(Date.now() + 29 * 86_400_000);
   });
 
   test("an expired session is refused", async () => {
