@@ -1,3 +1,5 @@
+import { newDetails } from "../domain/details.ts";
+
 /**
  * Errors the API returns (decisions.md "HTTP behaviour"). Anything thrown that is not an ApiError
  * becomes 500 internal_error with no detail in the body.
@@ -38,7 +40,7 @@ export const rateLimited = (retryAfterSec: number) =>
 
 /** Collects validation messages per attribute, so one response names every bad attribute at once. */
 export class DetailsCollector {
-  readonly details: ValidationDetails = {};
+  readonly details: ValidationDetails = newDetails();
   add(attr: string, message: string): void {
     (this.details[attr] ??= []).push(message);
   }

@@ -19,6 +19,7 @@ import {
 } from "./monitor-schema.ts";
 import { resolverProblem, targetProblem } from "./monitor-targets.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
+import { newDetails } from "./details.ts";
 
 export type Details = Record<string, string[]>;
 export type MonitorChanges = Partial<Record<MonitorAttributeName, unknown>>;
@@ -126,7 +127,7 @@ function normalise(name: MonitorAttributeName, value: unknown): unknown {
  * database and is checked by the caller.
  */
 export function validateMonitorWrite(input: Record<string, unknown>, existing?: ExistingMonitor): MonitorWriteResult {
-  const details: Details = {};
+  const details: Details = newDetails();
   const add = (attr: string, message: string) => void (details[attr] ??= []).push(message);
   const changes: MonitorChanges = {};
 
@@ -147,7 +148,7 @@ export function validateMonitorWrite(input: Record<string, unknown>, existing?: 
 
   for (const [key, value] of Object.entries(input)) {
     if (READ_ONLY_ATTRIBUTES.includes(key) || key === "monitor_type") continue;
-    if (!(key in MONITOR_FIELDS)) {
+    if (!Object.hasOwn(MONITOR_FIELDS, key)) { // `in` would accept inherited names such as toString
       add(key, "is not a monitor attribute; see the monitor fields in /api/v1/openapi.json");
       continue;
     }

@@ -16,6 +16,7 @@ import {
   type ChannelField,
   type ChannelType,
 } from "./notification-channel-schema.ts";
+import { newDetails } from "./details.ts";
 
 export type Details = Record<string, string[]>;
 export type ChannelChanges = Partial<Record<ChannelAttributeName, unknown>>;
@@ -87,7 +88,7 @@ function normalise(name: ChannelAttributeName, value: unknown): unknown {
  * 422 details.
  */
 export function validateChannelWrite(input: Record<string, unknown>, existing?: ExistingChannel): ChannelWriteResult {
-  const details: Details = {};
+  const details: Details = newDetails();
   const add = (attr: string, message: string) => void (details[attr] ??= []).push(message);
   const changes: ChannelChanges = {};
 
@@ -108,7 +109,7 @@ export function validateChannelWrite(input: Record<string, unknown>, existing?: 
 
   for (const [key, value] of Object.entries(input)) {
     if (READ_ONLY_CHANNEL_ATTRIBUTES.includes(key) || key === "channel_type") continue;
-    if (!(key in CHANNEL_FIELDS)) {
+    if (!Object.hasOwn(CHANNEL_FIELDS, key)) { // `in` would accept inherited names such as toString
       add(key, "is not a notification channel attribute; see the notification_channel fields in /api/v1/openapi.json");
       continue;
     }

@@ -9,6 +9,7 @@ import { Value } from "@sinclair/typebox/value";
 import { isIP } from "node:net";
 import { isHostname } from "./monitor-targets.ts";
 import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
+import { newDetails } from "./details.ts";
 
 export const PUBLIC_THEMES = ["light", "dark"] as const;
 export const ACCESS_TOKEN_PATTERN = "^[A-Za-z0-9._~-]{8,128}$";
@@ -79,12 +80,12 @@ function domainProblem(v: string): string | null {
 
 /** Validates a create (no `existing`) or a partial update; returns normalised changes and details. */
 export function validateStatusPageWrite(input: Record<string, unknown>, existing?: Record<string, unknown>): { changes: Record<string, unknown>; details: Record<string, string[]> } {
-  const details: Record<string, string[]> = {};
+  const details: Record<string, string[]> = newDetails();
   const add = (k: string, m: string) => void (details[k] ??= []).push(m);
   const changes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
     if (STATUS_PAGE_READ_ONLY.includes(key)) continue;
-    const field = STATUS_PAGE_FIELDS[key];
+    const field = Object.hasOwn(STATUS_PAGE_FIELDS, key) ? STATUS_PAGE_FIELDS[key] : undefined; // not inherited names such as toString
     if (!field) {
       add(key, "is not a status page attribute; see the status page fields in /api/v1/openapi.json");
       continue;
