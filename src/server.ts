@@ -48,7 +48,9 @@ export interface RunningServer {
 
 /** Starts listening. `stop` stops accepting and waits for in-flight requests (up to `graceMs`). */
 export function listen(ctx: AppContext, app: ReturnType<typeof buildHttpApp>): RunningServer {
-  app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: 30, maxRequestBodySize: 2 * 1024 * 1024 });
+  // idleTimeout bounds how long a request may take to arrive and be answered (slow bodies, stalled
+  // clients); Bun itself closes a connection whose request headers are not complete within ~10 s
+  app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: ctx.config.idleTimeoutSec, maxRequestBodySize: 2 * 1024 * 1024 });
   const server = app.server!;
   const host = ctx.config.host === "0.0.0.0" || ctx.config.host === "::" ? "127.0.0.1" : ctx.config.host;
   return {

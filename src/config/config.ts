@@ -25,6 +25,8 @@ export interface Config {
   readonly retentionDays: number;
   readonly blockPrivateTargets: boolean;
   readonly metricsPublic: boolean;
+  /** Bun's idleTimeout: a connection silent (or a request unanswered) this long is closed */
+  readonly idleTimeoutSec: number;
   /** VIGIL_SECRET_KEY, when set; otherwise <data>/secret.key is used */
   readonly secretKey: string | null;
 }

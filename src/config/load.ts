@@ -51,6 +51,8 @@ export function loadConfig(argv: string[], env: Env): Config {
     retentionDays: int(raw("retentionDays"), "retention-days", 1, 3650),
     blockPrivateTargets: bool(raw("blockPrivateTargets"), "block-private-targets"),
     metricsPublic: bool(raw("metricsPublic"), "metrics-public"),
+    // Bun takes 0-255 s; 0 (never) is not offered: it would give slow clients connections for free
+    idleTimeoutSec: int(raw("idleTimeout"), "idle-timeout", 1, 255),
     secretKey: env.VIGIL_SECRET_KEY || null,
   });
 }

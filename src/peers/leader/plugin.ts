@@ -39,13 +39,15 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     ctx.writes.run((trx) => recordPeerContact(trx, peer.id, { lastSeenAt: now, skewMs })).catch((err) => log.error("recording peer contact failed", { peer_id: peer.id, error: String(err) }));
   };
 
-  type Handler = (request: Request, url: URL) => Promise<unknown>;
-  const endpoint = (method: "GET" | "POST", fn: Handler) => async ({ request }: { request: Request }) => {
+  /** Bun's server: `timeout` gives one request its own idle limit */
+  type Server = { timeout?(request: Request, seconds: number): void } | null;
+  type Handler = (request: Request, url: URL, server: Server) => Promise<unknown>;
+  const endpoint = (method: "GET" | "POST", fn: Handler) => async ({ request, server }: { request: Request; server?: Server }) => {
     const state = stateFor(request);
     const url = new URL(request.url);
     try {
       if (request.method !== method && !(method === "GET" && request.method === "HEAD")) throw methodNotAllowed([method]);
-      const data = await fn(request, url);
+      const data = await fn(request, url, server ?? null);
       return jsonResponse(state, 200, { data });
     } catch (err) {
       const res = errorResponse(state, err, log, request.method, url.pathname);
@@ -66,7 +68,7 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     return body;
   };
 
-  const monitors: Handler = async (request, url) => {
+  const monitors: Handler = async (request, url, server) => {
     const peer = await authenticatePeer(ctx, request);
     touch(peer, ctx.clock.now());
     const cursor = url.searchParams.get("cursor");
@@ -75,7 +77,9 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     if (!Number.isInteger(wait) || wait < 0 || wait > MAX_LONG_POLL_SEC) throw validationError({ wait: [`must be an integer from 0 to ${MAX_LONG_POLL_SEC} (seconds)`] });
     let feed = await readFeed(ctx, parts.changes, peer.region, cursor);
     if (!feed.full && feed.monitors.length === 0 && feed.removed.length === 0 && wait > 0 && !parts.draining()) {
-      // long-poll: answer on the first change (a probe follows edits within moments), or after `wait`
+      // long-poll: answer on the first change (a probe follows edits within moments), or after `wait`;
+      // an authenticated peer's wait may outlast --idle-timeout, which would cut the connection
+      server?.timeout?.(request, Math.min(255, wait + 10));
       await parts.changes.waitForChange(wait * 1000, request.signal);
       feed = await readFeed(ctx, parts.changes, peer.region, cursor);
     }
