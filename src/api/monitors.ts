@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { AppContext } from "../context.ts";
-import { MONITOR_STATES, MONITOR_TYPES } from "../domain/monitor.ts";
+import { MONITOR_STATES, MONITOR_TYPES, type MonitorType } from "../domain/monitor.ts";
 import { MonitorAttributesSchema, MonitorWriteBodySchema } from "../domain/monitor-schema.ts";
 import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor-validation.ts";
 import { randomToken } from "../lib/tokens.ts";
@@ -9,6 +9,7 @@ import type { MonitorRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
 import { notFound, validationError } from "./errors.ts";
 import { pathId, writeAttributes } from "./json-api.ts";
+import { privateTargetDetails } from "./private-targets.ts";
 import { existingMonitor, monitorAttributes } from "./monitor-mapper.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
@@ -44,6 +45,14 @@ async function checkChannels(ctx: AppContext, accountId: number, v: MonitorWrite
   const owned = await ownedChannelIds(ctx.db, accountId, ids);
   const missing = ids.filter((id) => !owned.has(id));
   if (missing.length) (v.details.notification_channel_ids ??= []).push(`channel ${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not exist in this account`);
+}
+
+/** --block-private-targets: hosts that resolve to private addresses are refused on write (private-targets.ts). */
+async function checkPrivateTargets(ctx: AppContext, v: MonitorWriteResult, type: MonitorType | null, before: Record<string, unknown> = {}): Promise<void> {
+  // an invalid write is refused anyway; no name is resolved for it
+  if (!ctx.config.blockPrivateTargets || !type || Object.keys(v.details).length) return;
+  const found = await privateTargetDetails(type, { ...before, ...v.changes }, new Set(Object.keys(v.changes)));
+  for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
 }
 
 function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?: boolean): void {
@@ -84,6 +93,7 @@ export const monitorRoutes: RouteDef[] = [
       const accountId = req.caller.accountId;
       const v = validateMonitorWrite(writeAttributes(req.body, "monitor"));
       await checkChannels(ctx, accountId, v);
+      await checkPrivateTargets(ctx, v, v.type);
       if (Object.keys(v.details).length) throw validationError(v.details);
       const row = await insertMonitor(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now(), heartbeatToken: v.type === "heartbeat" ? newHeartbeatToken() : null });
       ctx.log.child("api.monitors").info("monitor created", { request_id: req.requestId, account_id: accountId, monitor_id: row.id, monitor_type: row.monitor_type });
@@ -120,8 +130,10 @@ export const monitorRoutes: RouteDef[] = [
       if (!row) throw notFound("monitor");
       const attrs = writeAttributes(req.body, "monitor", id);
       const channels = await channelIdsByMonitor(ctx.db, [id]);
-      const v = validateMonitorWrite(attrs, existingMonitor(row, channels.get(id) ?? []));
+      const existing = existingMonitor(row, channels.get(id) ?? []);
+      const v = validateMonitorWrite(attrs, existing);
       await checkChannels(ctx, accountId, v);
+      await checkPrivateTargets(ctx, v, v.type ?? existing.type, existing.values);
       if (Object.keys(v.details).length) throw validationError(v.details);
       const after = await updateMonitor(ctx.db, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() });
       if (!after) throw notFound("monitor"); // deleted between the read and the write

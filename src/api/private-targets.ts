@@ -1,0 +1,96 @@
+/**
+ * `--block-private-targets` at create and update time: a monitor whose target (or DNS resolver, or a
+ * synthetic step's absolute URL) resolves to a private, loopback or link-local address is a 422 on
+ * that attribute, so a user learns at once rather than from failed checks. This is a courtesy, not
+ * the guard: names can be re-pointed after the check (DNS rebinding), so every check resolves again
+ * and refuses the address it would connect to (probes/resolve-host.ts, error target_blocked).
+ *
+ * Resolution is bounded by RESOLVE_TIMEOUT_MS; a name that does not resolve in time, or at all, is
+ * let through (it may resolve later, and the check-time guard applies then).
+ */
+import { lookup } from "node:dns/promises";
+import { isIP } from "node:net";
+import { isPrivateAddress } from "../domain/ip-ranges.ts";
+import type { MonitorType } from "../domain/monitor.ts";
+import { splitTarget } from "../domain/monitor-targets.ts";
+
+export const RESOLVE_TIMEOUT_MS = 2000;
+
+const stripBrackets = (h: string) => (h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h);
+
+function urlHost(text: string): string | null {
+  try {
+    const u = new URL(text);
+    return u.protocol === "http:" || u.protocol === "https:" ? stripBrackets(u.hostname) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The hosts a monitor connects to, by the attribute that names each. */
+export function connectedHosts(type: MonitorType, values: Record<string, unknown>): { attr: string; host: string }[] {
+  const target = typeof values.target === "string" ? values.target.trim() : "";
+  const out: { attr: string; host: string }[] = [];
+  const add = (attr: string, host: string | null) => host && out.push({ attr, host });
+  switch (type) {
+    case "http": {
+      add("target", urlHost(target));
+      const steps = (values.synthetic_steps_json as { steps?: { url?: unknown }[] } | null)?.steps;
+      if (values.synthetic_enabled === true && Array.isArray(steps)) {
+        // only literal absolute URLs: a {{variable}} host is known at check time alone
+        for (const s of steps) if (typeof s?.url === "string" && !s.url.includes("{{")) add("synthetic_steps_json", urlHost(s.url));
+      }
+      break;
+    }
+    case "ssl":
+      add("target", /^https:\/\//i.test(target) ? urlHost(target) : stripBrackets(splitTarget(target).host));
+      break;
+    case "tcp":
+      add("target", stripBrackets(splitTarget(target).host));
+      break;
+    case "ping":
+      add("target", stripBrackets(target));
+      break;
+    case "dns":
+      // the name queried is not connected to; the resolver asked is
+      if (typeof values.dns_resolver === "string") add("dns_resolver", stripBrackets(splitTarget(values.dns_resolver.trim()).host));
+      break;
+    case "heartbeat":
+      break;
+  }
+  return out.filter((h) => h.host !== "");
+}
+
+/** The first private address `host` is or resolves to, or null (public, unresolvable or too slow). */
+export async function privateAddressOf(host: string, timeoutMs = RESOLVE_TIMEOUT_MS): Promise<string | null> {
+  if (isIP(host)) return isPrivateAddress(host) ? host : null;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    const addresses = await Promise.race([
+      lookup(host, { all: true, verbatim: true }),
+      new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), timeoutMs))),
+    ]);
+    return addresses?.find((a) => isPrivateAddress(a.address))?.address ?? null;
+  } catch {
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * Validation messages for the attributes whose hosts are private. `values` are the monitor's
+ * attributes after the write; only `changed` attributes are looked at, so editing another field of a
+ * monitor created before the flag was turned on is not refused (its checks are).
+ */
+export async function privateTargetDetails(type: MonitorType, values: Record<string, unknown>, changed: ReadonlySet<string>): Promise<Record<string, string[]>> {
+  const hosts = connectedHosts(type, values).filter((h) => changed.has(h.attr) || changed.has("monitor_type") || (h.attr === "synthetic_steps_json" && changed.has("synthetic_enabled")));
+  const found = await Promise.all(hosts.map(async (h) => ({ ...h, ip: await privateAddressOf(h.host) })));
+  const details: Record<string, string[]> = {};
+  for (const f of found) {
+    if (!f.ip) continue;
+    const what = f.ip === f.host ? `${f.host} is a private, loopback or link-local address` : `${f.host} resolves to ${f.ip}, a private, loopback or link-local address`;
+    (details[f.attr] ??= []).push(`${what}; this instance does not monitor private targets`);
+  }
+  return details;
+}

@@ -1,0 +1,133 @@
+/**
+ * --block-private-targets (SSRF guard, off by default): refused on create and update (422 on the
+ * attribute naming the address) and, what matters, at check time (error target_blocked), so a name
+ * re-pointed after it was accepted (DNS rebinding) does not slip through. The rebinding test runs
+ * the server in its own mount namespace with a hosts file the test rewrites (needs root; skipped
+ * loudly otherwise); the host's /etc/hosts is never touched.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { readFileSync } from "node:fs";
+import { httpAttrs } from "../api/fixtures.ts";
+import { MAIN, spawnServer } from "../helpers/process.ts";
+import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
+import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
+
+let target: HttpTarget;
+beforeAll(async () => {
+  target = await startHttpTarget({ "/ok": () => new Response("fine") });
+});
+afterAll(() => target?.close());
+
+describe("on create and update", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer(["--block-private-targets"]);
+  });
+  afterAll(() => s?.stop());
+
+  test.each([
+    ["http", { monitor_type: "http", target: "http://127.0.0.1:9/health" }, "target", "127.0.0.1"],
+    ["http by name", { monitor_type: "http", target: "http://localhost:9/health" }, "target", "localhost resolves to"],
+    ["http v6", { monitor_type: "http", target: "http://[::1]:9/" }, "target", "::1"],
+    ["tcp", { monitor_type: "tcp", target: "10.1.2.3:5432" }, "target", "10.1.2.3"],
+    ["ssl", { monitor_type: "ssl", target: "192.168.1.10:443" }, "target", "192.168.1.10"],
+    ["ping", { monitor_type: "ping", target: "169.254.169.254" }, "target", "169.254.169.254"],
+    ["dns resolver", { monitor_type: "dns", target: "example.com", dns_resolver: "172.16.0.53" }, "dns_resolver", "172.16.0.53"],
+  ] as const)("%s: a private target is a 422 naming the address", async (_what, attrs, attr, text) => {
+    const res = await s.api("POST", "/api/v1/monitors", { name: "private", interval_sec: 60, timeout_ms: 2000, is_paused: true, ...attrs });
+    expect(res.status).toBe(422);
+    expect(res.json.error.code).toBe("validation_error");
+    expect(res.json.error.details[attr].join(" ")).toContain(text);
+    expect(res.json.error.details[attr].join(" ")).toContain("private");
+  });
+
+  test("a public address is accepted; changing it to a private one is refused, other edits are not", async () => {
+    // 192.0.2.0/24 is TEST-NET-1: public as far as the guard is concerned; paused, so never checked
+    const created = await s.api("POST", "/api/v1/monitors", httpAttrs({ name: "public", target: "http://192.0.2.10/health" }));
+    expect(created.status).toBe(201);
+    const id = created.json.data.id;
+    const moved = await s.api("PATCH", `/api/v1/monitors/${id}`, { target: "http://127.0.0.1:8080/" });
+    expect(moved.status).toBe(422);
+    expect(moved.json.error.details.target.join(" ")).toContain("127.0.0.1");
+    expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { name: "renamed" })).status).toBe(200);
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.target).toBe("http://192.0.2.10/health");
+  });
+});
+
+test("without the flag (the default, for homelabs) private targets are accepted", async () => {
+  const s = await startTestServer();
+  try {
+    expect((await s.api("POST", "/api/v1/monitors", httpAttrs({ target: "http://127.0.0.1:9/health" }))).status).toBe(201);
+  } finally {
+    await s.stop();
+  }
+});
+
+test("check time: monitors made before the flag was on are refused when checked, and the target sees nothing", async () => {
+  const dataDir = tempDir();
+  try {
+    const before = await startTestServer([], { dataDir });
+    const ids: string[] = [];
+    for (const t of [`http://127.0.0.1:${target.port}/ok`, `http://localhost:${target.port}/ok`]) {
+      const r = await before.api("POST", "/api/v1/monitors", httpAttrs({ name: t, target: t }));
+      expect(r.status).toBe(201);
+      ids.push(r.json.data.id);
+    }
+    await before.stop();
+
+    const s = await startTestServer(["--block-private-targets"], { dataDir });
+    try {
+      const seen = target.requests.length;
+      for (const id of ids) expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: false })).status).toBe(200);
+      for (const id of ids) {
+        const check = await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}/checks`)).json.data[0]);
+        expect(check.attributes).toMatchObject({ status: "down", error_code: "target_blocked", resolved_ip: "127.0.0.1" });
+        expect(check.attributes.error_message).toContain("private");
+      }
+      expect(target.requests.length).toBe(seen);
+    } finally {
+      await s.stop();
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+});
+
+const canUnshare = Bun.spawnSync(["unshare", "-m", "true"], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
+if (!canUnshare) console.error("\n!!! DNS rebinding test SKIPPED: `unshare -m` is not permitted here (run as root) !!!\n");
+
+test.skipIf(!canUnshare)("DNS rebinding: a name accepted while public and re-pointed to loopback is refused at check time", async () => {
+  const dir = tempDir("vigil-rebind-");
+  const hosts = join(dir, "hosts");
+  writeFileSync(hosts, "127.0.0.1 localhost\n198.51.100.7 rebind.test\n"); // TEST-NET-2: public
+  const dataDir = join(dir, "data");
+  // the server sees `hosts` as its /etc/hosts, in a mount namespace of its own
+  const server = await spawnServer(["--data", dataDir, "--block-private-targets", "--log-level", "warn"], {
+    exe: ["unshare", "-m", "sh", "-c", `mount --bind '${hosts}' /etc/hosts && exec "$0" "$@"`, process.execPath, MAIN],
+    env: { BUN_CONFIG_DNS_TIME_TO_LIVE_SECONDS: "0" },
+  });
+  try {
+    const token = readFileSync(join(dataDir, "bootstrap-token"), "utf8").trim();
+    const api = async (method: string, path: string, body?: unknown) => {
+      const r = await fetch(server.url + path, { method, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: body ? JSON.stringify(body) : undefined });
+      return { status: r.status, json: (await r.json()) as any };
+    };
+    const url = `http://rebind.test:${target.port}/ok`;
+    const created = await api("POST", "/api/v1/monitors", httpAttrs({ name: "rebind", target: url }));
+    expect(created.status).toBe(201); // resolved to 198.51.100.7 when it was written
+    expect((await api("POST", "/api/v1/monitors", httpAttrs({ target: `http://127.0.0.1:${target.port}/ok` }))).status).toBe(422);
+
+    writeFileSync(hosts, "127.0.0.1 localhost\n127.0.0.1 rebind.test\n"); // re-pointed to loopback
+    const seen = target.requests.length;
+    expect((await api("PATCH", `/api/v1/monitors/${created.json.data.id}`, { is_paused: false })).status).toBe(200);
+    const check = await waitFor(async () => (await api("GET", `/api/v1/monitors/${created.json.data.id}/checks`)).json.data[0]);
+    expect(check.attributes).toMatchObject({ status: "down", error_code: "target_blocked", resolved_ip: "127.0.0.1" });
+    expect(check.attributes.error_message).toContain("rebind.test resolves to 127.0.0.1");
+    expect(target.requests.length).toBe(seen);
+  } finally {
+    await server.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 30_000);
