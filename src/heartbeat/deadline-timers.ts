@@ -3,8 +3,12 @@
  * the earliest. Ten thousand monitors cost ten thousand heap entries, not ten thousand timers, and
  * nothing is polled: the process sleeps until the next transition is due.
  *
- * Moving a deadline pushes a new entry and leaves the old one in the heap; `current` says which
- * entry is live, and stale ones are dropped when they surface (or by a rebuild when they pile up).
+ * `current` holds each monitor's live deadline; the heap holds, for each, at least one entry no
+ * later than it. Moving a deadline later (what every ping does) only updates `current`: when the
+ * old, earlier entry surfaces it is re-queued at the live time. Only a new or earlier deadline
+ * pushes. Entries no longer needed are dropped when they surface (or by a rebuild when they pile
+ * up). Before, every ping pushed an entry and the pushes, pops and rebuilds were ~5% of the ping
+ * path's CPU (heartbeat bench profile: siftDown, set).
  */
 import type { Clock } from "../lib/clock.ts";
 
@@ -33,8 +37,11 @@ export class DeadlineTimers {
     if (at === null) {
       this.current.delete(id);
     } else {
-      if (this.current.get(id) === at) return;
+      const was = this.current.get(id);
+      if (was === at) return;
       this.current.set(id, at);
+      // a later deadline is covered by the entry that held the earlier one
+      if (was !== undefined && was < at) return;
       this.push({ id, at });
     }
     if (this.heap.length > 2 * this.current.size + 1024) this.rebuild();
@@ -89,11 +96,16 @@ export class DeadlineTimers {
     if (due.length > 0) this.onDue(due);
   }
 
+  /** Leaves a live entry on top: drops entries of cleared or earlier-moved deadlines, re-queues moved-later ones. */
   private dropStale(): void {
     while (this.heap.length > 0) {
       const top = this.heap[0]!;
-      if (this.current.get(top.id) === top.at) return;
+      const live = this.current.get(top.id);
+      if (live === top.at) return;
       this.pop();
+      // live > top.at: moved later, and this was its covering entry. (live < top.at: an earlier
+      // entry of the same monitor exists, pushed when the deadline moved earlier; this one is stale.)
+      if (live !== undefined && live > top.at) this.push({ id: top.id, at: live });
     }
   }
 

@@ -68,6 +68,26 @@ describe("DeadlineTimers", () => {
     timers.stop();
   });
 
+  test("a deadline moved later many times, then earlier, then later again, fires once at its live time", async () => {
+    const fired: { id: number; at: number }[] = [];
+    const timers = new DeadlineTimers(systemClock, (ids) => fired.push(...ids.map((id) => ({ id, at: Date.now() }))));
+    const t0 = Date.now();
+    for (let i = 1; i <= 100; i++) timers.set(1, t0 + 30 + i); // later and later: no new heap entries
+    expect((timers as unknown as { heap: unknown[] }).heap.length).toBe(1);
+    timers.set(1, t0 + 40); // earlier than the live time
+    timers.set(1, t0 + 150); // and later again
+    timers.set(2, t0 + 100);
+    expect(timers.get(1)).toBe(t0 + 150);
+    expect(await waitFor(() => fired.length >= 2, { timeoutMs: 3000 })).toBe(true);
+    expect(fired.map((f) => f.id)).toEqual([2, 1]);
+    // nothing left that could fire again: stale and duplicate entries were dropped
+    expect((timers as unknown as { heap: unknown[] }).heap.length).toBe(0);
+    // fired no earlier than its live deadline, although its first entries were due long before
+    expect(fired[1]!.at).toBeGreaterThanOrEqual(t0 + 150);
+    expect(timers.size).toBe(0);
+    timers.stop();
+  });
+
   test("many moves keep the heap bounded", async () => {
     const fired: number[] = [];
     const timers = new DeadlineTimers(systemClock, (ids) => fired.push(...ids));
