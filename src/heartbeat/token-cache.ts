@@ -18,10 +18,17 @@ export class TokenCache {
     return this.byToken.size;
   }
 
-  /** The monitor a token belongs to, or null. A miss asks the store (a monitor created a moment ago). */
-  async resolve(token: string): Promise<number | null> {
+  /**
+   * The monitor a token belongs to, or null. A hit answers synchronously (no promise per ping); a
+   * miss asks the store (a monitor created a moment ago).
+   */
+  resolve(token: string): number | Promise<number | null> {
     const hit = this.byToken.get(token);
     if (hit !== undefined) return hit;
+    return this.lookup(token);
+  }
+
+  private async lookup(token: string): Promise<number | null> {
     const gen = this.generation;
     const id = await findHeartbeatIdByToken(this.db, token);
     if (id !== null && gen === this.generation) this.put(token, id);
