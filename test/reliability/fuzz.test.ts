@@ -18,10 +18,10 @@ import { makeAccount, startTestServer, type TestServer } from "../helpers/server
 import { bodyArb, deepJson, headersArb, idArb, METHODS, queryArb, schemaKeys, uriEncode, type FuzzRequest } from "./fuzz-inputs.ts";
 
 const SEED = Number(process.env.FUZZ_SEED ?? Math.floor(Math.random() * 2 ** 31));
-const PER_ROUTE = 400;
-const PINGS = 1500;
-const PEER = 1000;
-const UNKNOWN = 400;
+const PER_ROUTE = 800;
+const PINGS = 3000;
+const PEER = 2000;
+const UNKNOWN = 600;
 const CONCURRENCY = 16;
 const TIMEOUT_MS = 5000;
 
