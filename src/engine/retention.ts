@@ -1,6 +1,6 @@
 import type { AppContext } from "../context.ts";
 import { bucketStart, DAY_MS, HOUR_MS } from "../domain/uptime.ts";
-import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, listMonitorIds, pruneChecks, pruneRollups, rollupMonitorRange, setWatermark } from "../store/rollups.ts";
+import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, monitorsWithData, pruneChecks, pruneRollups, rollupMonitorRange, setWatermark } from "../store/rollups.ts";
 
 /** Hourly rollups are kept this long: enough for day-by-day drill-down on a 90-day status page. */
 export const HOURLY_ROLLUP_KEEP_DAYS = 90;
@@ -33,6 +33,11 @@ export interface MaintenanceReport {
 /** Lets other work (check writes, API reads) in between batches. */
 const yieldToOthers = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+/** Sorted ids in any of the (sorted) lists, once each. */
+function union(...lists: number[][]): number[] {
+  return [...new Set(lists.flat())].sort((a, b) => a - b);
+}
+
 function alignUp(t: number, size: number): number {
   return Math.ceil(t / size) * size;
 }
@@ -49,13 +54,14 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   const now = ctx.clock.now();
   const rawCutoff = now - ctx.config.retentionDays * DAY_MS;
   const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, stopped: false };
-  const ids = await listMonitorIds(ctx.db);
   const perTx = opts.monitorsPerTransaction ?? 100;
 
   // rollups never reach back past raw retention: those checks may be gone, and a recomputed bucket
   // would overwrite a good rollup with a partial one
   const rollRange = async (key: string, g: "h" | "d", done: number | null, start: number, end: number): Promise<number | null> => {
     let buckets = 0;
+    // only monitors with checks or rollups in the range can have a bucket to (re)compute
+    const ids = end > start ? union(await monitorsWithData(ctx.db, start, end), await monitorsWithData(ctx.db, start, end, g)) : [];
     for (let i = 0; end > start && i < ids.length; i += perTx) {
       if (stop()) return null;
       const slice = ids.slice(i, i + perTx);
@@ -90,6 +96,13 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   const pruneBefore = Math.min(rawCutoff, (await getWatermark(ctx.db, HOURLY_WATERMARK)) ?? -Infinity, (await getWatermark(ctx.db, DAILY_WATERMARK)) ?? -Infinity);
   const batch = opts.batchSize ?? 5000;
   const maxPruned = opts.maxPrunedPerRun ?? 1_000_000;
+  const hourlyKeep = now - HOURLY_ROLLUP_KEEP_DAYS * DAY_MS;
+  const dailyKeep = now - DAILY_ROLLUP_KEEP_DAYS * DAY_MS;
+  const ids = union(
+    Number.isFinite(pruneBefore) ? await monitorsWithData(ctx.db, Number.MIN_SAFE_INTEGER, pruneBefore) : [],
+    await monitorsWithData(ctx.db, Number.MIN_SAFE_INTEGER, hourlyKeep, "h"),
+    await monitorsWithData(ctx.db, Number.MIN_SAFE_INTEGER, dailyKeep, "d"),
+  );
   for (let i = 0; i < ids.length; i++) {
     const id = ids[i]!;
     // A monitor with nothing to prune resolves without touching the event loop: 10,000 of them in
@@ -102,8 +115,8 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
       if (n > 0) await yieldToOthers();
       if (n < batch) break;
     }
-    report.rollupsPruned += await pruneRollups(ctx.db, id, "h", now - HOURLY_ROLLUP_KEEP_DAYS * DAY_MS);
-    report.rollupsPruned += await pruneRollups(ctx.db, id, "d", now - DAILY_ROLLUP_KEEP_DAYS * DAY_MS);
+    report.rollupsPruned += await pruneRollups(ctx.db, id, "h", hourlyKeep);
+    report.rollupsPruned += await pruneRollups(ctx.db, id, "d", dailyKeep);
   }
   log.debug("maintenance done", { ...report });
   return report;

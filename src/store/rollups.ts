@@ -23,6 +23,28 @@ export async function listMonitorIds(db: Db): Promise<number[]> {
 }
 
 /**
+ * Ids of the monitors with raw checks in [from, to), or (with `g`) with rollups of granularity `g`
+ * there: one statement, one index probe per monitor inside SQLite. Maintenance works only on
+ * these; asking every monitor with a query of its own cost ~8 s for 110,000 monitors per run
+ * with nothing to do.
+ */
+export async function monitorsWithData(db: Db, from: number, to: number, g?: Granularity): Promise<number[]> {
+  const rows = await db
+    .selectFrom("monitors")
+    .select("id")
+    .where((eb) =>
+      g === undefined
+        ? eb.exists(eb.selectFrom("checks").select("checks.id").whereRef("checks.monitor_id", "=", "monitors.id").where("checks.checked_at", ">=", from).where("checks.checked_at", "<", to))
+        : eb.exists(
+            eb.selectFrom("check_rollups").select("check_rollups.bucket_start").whereRef("check_rollups.monitor_id", "=", "monitors.id").where("check_rollups.granularity", "=", g).where("check_rollups.bucket_start", ">=", from).where("check_rollups.bucket_start", "<", to),
+          ),
+    )
+    .orderBy("id")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/**
  * Recomputes one monitor's buckets of granularity `g` in [from, to) from raw checks, replacing what
  * was there: running it twice gives the same rows. Callers keep [from, to) inside raw retention.
  */

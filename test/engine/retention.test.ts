@@ -136,3 +136,20 @@ test("a stop request ends the job between batches", async () => {
   expect(report.stopped).toBe(true);
   expect(await checkTimes(a)).toHaveLength(1);
 });
+
+test("only monitors with data in a range are visited, and a rollup in the range whose checks are gone is recomputed away", async () => {
+  // a: checks in hour 10; b: a stale hourly rollup in hour 10 and no checks; many monitors with nothing
+  for (let i = 0; i < 300; i++) await insertMonitor(h);
+  await seed(a, hourTen());
+  await h.ctx.db
+    .insertInto("check_rollups")
+    .values({ monitor_id: b, granularity: "h", bucket_start: H10, up_count: 7, degraded_count: 0, down_count: 0, latency_count: 0, latency_sum: 0 })
+    .execute();
+  const report = await runMaintenance(h.ctx);
+  expect((await rollups(a, "h")).map((r) => [r.bucket_start, r.up_count, r.degraded_count, r.down_count])).toEqual([[H10, 90, 5, 5]]);
+  // b's bucket had no checks behind it: recomputed from nothing, as when every monitor was visited
+  expect(await rollups(b, "h")).toEqual([]);
+  expect(report.hourlyBuckets).toBe(1);
+  const all = await h.ctx.db.selectFrom("check_rollups").select("monitor_id").distinct().execute();
+  expect(all.map((r) => r.monitor_id)).toEqual([a]);
+});
