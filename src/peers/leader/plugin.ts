@@ -18,6 +18,7 @@ import { authenticatePeer, authenticatePeersReader } from "./auth.ts";
 import type { MonitorChangeLog } from "./change-log.ts";
 import { readFeed } from "./feed.ts";
 import type { IngestBatch, ResultIngest } from "./ingest.ts";
+import { newDetails } from "../../domain/details.ts";
 
 /** last_seen_at from hello and feed polls is written at most this often per peer */
 const TOUCH_EVERY_MS = 5000;
@@ -93,7 +94,7 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     const peer = await authenticatePeer(ctx, request);
     const body = await readJsonObject(request, MAX_RESULTS_BODY_BYTES);
     if (!Value.Check(ResultsBatchSchema, body)) {
-      const details: Record<string, string[]> = {};
+      const details: Record<string, string[]> = newDetails();
       for (const e of Value.Errors(ResultsBatchSchema, body)) (details[e.path.replace(/^\//, "") || "body"] ??= []).push(e.message);
       throw validationError(details);
     }
