@@ -98,6 +98,19 @@ CREATE TABLE monitors (
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
 CREATE INDEX monitors_account_type ON monitors(account_id, monitor_type, id);
+-- Substring search over name and target (?q=): trigram full-text index, kept by triggers
+-- (migration 010 says why; SQLite only, a PostgreSQL port would use pg_trgm).
+CREATE VIRTUAL TABLE monitors_search USING fts5(name, target, content='monitors', content_rowid='id', tokenize='trigram');
+CREATE TRIGGER monitors_search_insert AFTER INSERT ON monitors BEGIN
+  INSERT INTO monitors_search(rowid, name, target) VALUES (new.id, new.name, new.target);
+END;
+CREATE TRIGGER monitors_search_delete AFTER DELETE ON monitors BEGIN
+  INSERT INTO monitors_search(monitors_search, rowid, name, target) VALUES ('delete', old.id, old.name, old.target);
+END;
+CREATE TRIGGER monitors_search_update AFTER UPDATE OF name, target ON monitors BEGIN
+  INSERT INTO monitors_search(monitors_search, rowid, name, target) VALUES ('delete', old.id, old.name, old.target);
+  INSERT INTO monitors_search(rowid, name, target) VALUES (new.id, new.name, new.target);
+END;
 
 -- Each region's view of a monitor: the consensus rule reads these, not the whole check history.
 CREATE TABLE monitor_region_states (

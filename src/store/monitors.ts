@@ -29,7 +29,13 @@ export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, 
   if (f.type) query = query.where("monitor_type", "=", f.type);
   if (f.q) {
     const pattern = likeContains(f.q);
-    query = query.where((eb) =>
+    // 3+ characters: the trigram index (monitors_search, migration 010; SQLite FTS5) answers a
+    // case-insensitive substring phrase. For plain ASCII that is the whole answer; otherwise the
+    // LIKE below also runs on its candidates, as its lower() folds ASCII only and the index folds
+    // all of Unicode. Under 3 characters the LIKE alone scans.
+    const indexed = [...f.q].length >= 3;
+    if (indexed) query = query.where(sql<boolean>`${sql.ref("id")} IN (SELECT rowid FROM monitors_search WHERE monitors_search MATCH ${`"${f.q.replaceAll('"', '""')}"`})`);
+    if (!indexed || !/^[\x20-\x7e]*$/.test(f.q)) query = query.where((eb) =>
       eb.or([
         eb(sql`lower(${sql.ref("name")})`, "like", sql`${pattern} escape '\\'`),
         eb(sql`lower(coalesce(${sql.ref("target")}, ''))`, "like", sql`${pattern} escape '\\'`),

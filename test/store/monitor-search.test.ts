@@ -1,0 +1,81 @@
+/**
+ * The trigram index behind GET /api/v1/monitors?q= (migration 010): kept in step with inserts,
+ * renames, target edits and deletions, filled for monitors that existed before the migration, and
+ * giving exactly the rows the plain LIKE search gives.
+ */
+import { Database } from "bun:sqlite";
+import { afterAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import { join } from "node:path";
+import { DATABASE_FILE, openStore } from "../../src/store/database.ts";
+import { MIGRATIONS } from "../../src/store/migrations/index.ts";
+import { listMonitors } from "../../src/store/monitors.ts";
+import { tempDir } from "../helpers/server.ts";
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function storeWithMonitors(names: [string, string | null][]) {
+  const dir = tempDir("vigil-search-");
+  dirs.push(dir);
+  const store = openStore(dir);
+  store.sqlite.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('a', 'pro', 0), ('b', 'pro', 0)");
+  const ins = store.sqlite.prepare("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) VALUES (1, ?, 'http', ?, 60, 1000, 0, 0)");
+  for (const [name, target] of names) ins.run(name, target);
+  return store;
+}
+
+const search = async (store: ReturnType<typeof openStore>, q: string) =>
+  (await listMonitors(store.db, 1, { q }, { limit: 100, offset: 0 })).rows.map((r) => r.name);
+
+/** The search as it was before the index: a LIKE over every row. */
+const likeOnly = (store: ReturnType<typeof openStore>, q: string) =>
+  (store.sqlite.query("SELECT name FROM monitors WHERE account_id = 1 AND (lower(name) LIKE ? ESCAPE '\\' OR lower(coalesce(target, '')) LIKE ? ESCAPE '\\') ORDER BY id").all(
+    ...Array(2).fill("%" + q.toLowerCase().replace(/[\\%_]/g, (c) => "\\" + c) + "%"),
+  ) as { name: string }[]).map((r) => r.name);
+
+describe("monitor search index", () => {
+  test("follows inserts, renames, target edits and deletions", async () => {
+    const store = storeWithMonitors([["Billing API", "http://127.0.0.1:9/pay"], ["Shop", null], ["Quote \"x\" svc", "http://127.0.0.1:9/q"]]);
+    expect(await search(store, "billing")).toEqual(["Billing API"]);
+    expect(await search(store, "PAY")).toEqual(["Billing API"]);
+    expect(await search(store, '"x"')).toEqual(['Quote "x" svc']);
+    await store.db.updateTable("monitors").set({ name: "Invoices" }).where("name", "=", "Billing API").execute();
+    expect(await search(store, "billing")).toEqual([]);
+    expect(await search(store, "invoices")).toEqual(["Invoices"]);
+    expect(await search(store, "/pay")).toEqual(["Invoices"]);
+    await store.db.updateTable("monitors").set({ target: "http://127.0.0.1:9/shop-front" }).where("name", "=", "Shop").execute();
+    expect(await search(store, "front")).toEqual(["Shop"]);
+    // a write of other columns leaves the index alone and the search right
+    await store.db.updateTable("monitors").set({ last_status: "down", next_run_at: 5 }).execute();
+    expect(await search(store, "front")).toEqual(["Shop"]);
+    await store.db.deleteFrom("monitors").where("name", "=", "Shop").execute();
+    expect(await search(store, "front")).toEqual([]);
+    expect((store.sqlite.query("INSERT INTO monitors_search(monitors_search, rank) VALUES ('integrity-check', 1)").run(), true)).toBe(true);
+    await store.close();
+  });
+
+  test("gives the same rows as the LIKE search for many queries", async () => {
+    const words = ["alpha", "Beta", "gamma_1", "50% off", "DELTA", "ümlaut", "x"];
+    const store = storeWithMonitors(Array.from({ length: 60 }, (_, i) => [`${words[i % words.length]} svc ${i}`, i % 3 ? `http://127.0.0.1:9/${words[(i + 2) % words.length]}/${i}` : null] as [string, string | null]));
+    for (const q of ["alp", "ALPHA", "svc 1", "svc 12", "a_1", "50%", "% o", "lta", "ümla", "/be", "9/g", "http", "nothing-here", "ta s"]) {
+      expect({ q, rows: await search(store, q) }).toEqual({ q, rows: likeOnly(store, q) });
+    }
+    await store.close();
+  });
+
+  test("monitors that existed before migration 010 are found after it", async () => {
+    const dir = tempDir("vigil-search-mig-");
+    dirs.push(dir);
+    const db = new Database(join(dir, DATABASE_FILE), { create: true });
+    for (const m of MIGRATIONS) if (m.version <= 2) db.exec(m.sql);
+    db.exec("PRAGMA user_version = 2");
+    db.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('a', 'pro', 0)");
+    db.exec("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) VALUES (1, 'Legacy Gateway', 'tcp', '127.0.0.1:8080', 60, 1000, 0, 0)");
+    db.close();
+    const store = openStore(dir);
+    expect(await search(store, "legacy")).toEqual(["Legacy Gateway"]);
+    expect(await search(store, ":8080")).toEqual(["Legacy Gateway"]);
+    await store.close();
+  });
+});
