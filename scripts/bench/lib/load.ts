@@ -38,6 +38,8 @@ export interface LoadResult {
   p99: number;
   /** non-2xx answers, socket errors and timeouts */
   errors: number;
+  /** wrk's breakdown: connect, read, write, status, timeout */
+  errorsDetail?: string;
   /** path index → 2xx answers (when countAcks) */
   acked: Map<number, number>;
 }
@@ -79,13 +81,15 @@ function init(args)
   method = args[2]
   count = args[3] == "1"
   if args[4] ~= "" then body = args[4] end
+  if args[5] and args[5] ~= "" then auth = args[5] end
   i = (tid or 1) * 7919
 end
 
 function request()
   i = i + 1
   local k = (i % n) + 1
-  return wrk.format(method, paths[k], { ["X-Request-Id"] = tostring(k) }, body)
+  -- wrk.format takes these headers instead of wrk.headers, not on top of them
+  return wrk.format(method, paths[k], { ["X-Request-Id"] = tostring(k), ["Authorization"] = auth, ["Content-Type"] = body and "application/json" or nil }, body)
 end
 
 function response(status, headers, b)
@@ -100,6 +104,7 @@ function done(summary, latency, requests)
   f:write(string.format("requests %d\\n", summary.requests))
   f:write(string.format("errors %d\\n", summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout))
   f:write(string.format("status_errors %d\\n", summary.errors.status))
+  f:write(string.format("errors_detail connect=%d,read=%d,write=%d,status=%d,timeout=%d\\n", summary.errors.connect, summary.errors.read, summary.errors.write, summary.errors.status, summary.errors.timeout))
   f:write(string.format("duration_us %d\\n", summary.duration))
   f:write(string.format("p50_us %d\\n", latency:percentile(50)))
   f:write(string.format("p99_us %d\\n", latency:percentile(99)))
@@ -112,7 +117,9 @@ end
 `;
 
 async function runWrk(o: LoadOptions): Promise<LoadResult> {
-  if (o.headers && Object.keys(o.headers).length) throw new Error("wrk runs here take no extra headers");
+  const extra = Object.keys(o.headers ?? {}).filter((k) => k.toLowerCase() !== "authorization");
+  if (extra.length) throw new Error(`wrk runs here take only an Authorization header, not ${extra.join(", ")}`);
+  const authorization = Object.entries(o.headers ?? {}).find(([k]) => k.toLowerCase() === "authorization")?.[1] ?? "";
   const dir = mkdtempSync(join(tmpdir(), "vigil-wrk-"));
   try {
     writeFileSync(join(dir, "paths"), o.paths.join("\n") + "\n");
@@ -120,7 +127,7 @@ async function runWrk(o: LoadOptions): Promise<LoadResult> {
     const out = join(dir, "out");
     const proc = Bun.spawn(
       ["wrk", "-t", String(o.threads ?? 1), "-c", String(o.connections), "-d", `${o.durationSec}s`, "--timeout", "10s", "-s", join(dir, "script.lua"), o.url,
-        "--", join(dir, "paths"), o.method ?? "GET", o.countAcks ? "1" : "0", o.body ?? ""],
+        "--", join(dir, "paths"), o.method ?? "GET", o.countAcks ? "1" : "0", o.body ?? "", authorization],
       { stdout: "pipe", stderr: "pipe", env: { ...process.env, WRK_OUT: out } },
     );
     const killer = setTimeout(() => proc.kill(9), (o.durationSec + 60) * 1000);
@@ -129,9 +136,11 @@ async function runWrk(o: LoadOptions): Promise<LoadResult> {
     if (code !== 0) throw new Error(`wrk exited ${code}: ${await new Response(proc.stderr as ReadableStream).text()}`);
     const fields = new Map<string, number>();
     const acked = new Map<number, number>();
+    let errorsDetail = "";
     for (const line of readFileSync(out, "utf8").split("\n")) {
       const parts = line.split(" ");
       if (parts[0] === "ack") acked.set(Number(parts[1]) - 1, Number(parts[2]));
+      else if (parts[0] === "errors_detail") errorsDetail = parts[1]!;
       else if (parts.length === 2) fields.set(parts[0]!, Number(parts[1]));
     }
     const requests = fields.get("requests")!;
@@ -146,6 +155,7 @@ async function runWrk(o: LoadOptions): Promise<LoadResult> {
       p50: fields.get("p50_us")! / 1000,
       p99: fields.get("p99_us")! / 1000,
       errors: fields.get("errors")!,
+      errorsDetail,
       acked,
     };
   } finally {

@@ -134,3 +134,14 @@ export function machine(): string {
   const cpus = navigator.hardwareConcurrency;
   return `${cpus} cores, ${mem ? (Number(mem) / 1024 / 1024).toFixed(1) : "?"} GiB, load ${loadAverage()}, bun ${Bun.version}`;
 }
+
+/** Waits (bounded) until `pid` uses under `pct`% of a core over `windowMs`: start-up work is done. */
+export async function waitIdle(pid: number, pct = 15, windowMs = 2000, maxMs = 120_000): Promise<number> {
+  const start = Date.now();
+  while (Date.now() - start < maxMs) {
+    const m = cpuMeter(pid);
+    await Bun.sleep(windowMs);
+    if (m.read() < pct) break;
+  }
+  return Date.now() - start;
+}
