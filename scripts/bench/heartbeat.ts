@@ -97,13 +97,17 @@ export async function main(args: string[]): Promise<number> {
   const paths = tokens.map((t) => `/h/${t}`);
 
   const flags = ["--log-level", "info", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000"];
-  let vigil = await startVigil(dir, flags);
+  const problems: string[] = [];
+  const onLine = (l: string) => {
+    if (problems.length < 5 && /"level":"(warn|error)"/.test(l)) problems.push(l);
+  };
+  let vigil = await startVigil(dir, flags, { onLine });
   const bad = await warmUp(vigil.url, paths);
   if (bad) throw new Error(`${bad} warm-up pings were not accepted`);
   if (o.profile) {
     // the profile should show the steady state only: a fresh process, past the first pings
     await vigil.stop();
-    vigil = await startVigil(dir, flags, { profileDir: o.profile });
+    vigil = await startVigil(dir, flags, { profileDir: o.profile, onLine });
   }
   let vigilRun: LoadResult;
   let vigilCpu: number;
@@ -161,6 +165,8 @@ export async function main(args: string[]): Promise<number> {
   console.log(`ratio vigil/bare   ${fmt(ratio * 100, 1)}% of the bare server's throughput (target >= 50%, p99 < 10 ms)`);
   console.log("");
   console.log(`durability: ${fmt(acked)} acknowledged in the measured run (${fmt(vigilRun.ok)} 2xx), ${fmt(totalRecorded)} accepted pings recorded since its start, ${missing} acknowledged but missing`);
+  if (vigilRun.errors) console.log(`vigil errors: ${vigilRun.errorsDetail ?? vigilRun.errors}`);
+  for (const p of problems) console.log(`server log: ${p.slice(0, 400)}`);
   if (acked !== vigilRun.ok) console.log(`warning: ${fmt(vigilRun.ok - acked)} 2xx answers carried no request id`);
   if (!o.keep) rmSync(dir, { recursive: true, force: true });
   else console.log(`data kept in ${dir}`);
