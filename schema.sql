@@ -260,6 +260,8 @@ CREATE TABLE alerts (
   delivered_at     INTEGER
 );
 CREATE INDEX alerts_due ON alerts(status, next_attempt_at);
+-- deleting a monitor sets its alerts' monitor_id to NULL: without this, every delete read the whole outbox
+CREATE INDEX alerts_monitor ON alerts(monitor_id);
 
 CREATE TABLE alert_attempts (
   id           INTEGER PRIMARY KEY AUTOINCREMENT,
