@@ -100,9 +100,17 @@ export interface NewMonitor {
  * scheduler owns it and picks the monitor up from the `monitor.changed` event. Without
  * `notification_channel_ids` the account's default_for_new_monitors channels are linked.
  */
+/**
+ * Runs `fn` in a transaction: its own, or the caller's when `db` already is one (the API runs its
+ * monitor writes as write-queue jobs, which share one group-committed transaction).
+ */
+function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
+  return db.isTransaction ? fn(db) : db.transaction().execute(fn);
+}
+
 export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): Promise<MonitorRow> {
   const cols = changesToColumns(m.changes, secrets);
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const row = await trx
       .insertInto("monitors")
       .values({
@@ -139,7 +147,7 @@ async function linkChannels(db: Db, monitorId: number, channelIds: number[]): Pr
  * once" — the scheduler runs it on the `monitor.changed` event). Neither runs a probe here.
  */
 export async function updateMonitor(db: Db, secrets: SecretBox, u: { accountId: number; id: number; changes: MonitorChanges; now: number }): Promise<MonitorRow | undefined> {
-  return db.transaction().execute(async (trx) => {
+  return inTransaction(db, async (trx) => {
     const before = await findMonitor(trx, u.accountId, u.id);
     if (!before) return undefined;
     if (Object.keys(u.changes).length === 0) return before;
