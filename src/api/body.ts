@@ -1,4 +1,5 @@
 import { invalidJson, payloadTooLarge, unsupportedMediaType } from "./errors.ts";
+import { readLimited } from "../lib/read-limited.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** deepest nesting of arrays and objects a JSON body may have */
@@ -43,25 +44,6 @@ export async function readJsonObject(request: Request, limit = MAX_BODY_BYTES): 
   }
   if (value === null || typeof value !== "object" || Array.isArray(value)) throw invalidJson("the body must be a JSON object");
   return value as Record<string, unknown>;
-}
-
-/** Returns the body's bytes, or null when it exceeds `limit` bytes. */
-export async function readLimited(request: Request, limit: number): Promise<Uint8Array | null> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
 }
 
 

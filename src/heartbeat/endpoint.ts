@@ -15,6 +15,7 @@ import type { AppContext } from "../context.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
 import { clientAddress, trustedSet } from "./source-ip.ts";
+import { readLimited } from "../lib/read-limited.ts";
 
 export const PING_BODY_LIMIT = 64 * 1024;
 const METHODS = ["GET", "HEAD", "POST"];
@@ -105,8 +106,12 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
       if (monitorId === null) throw tokenNotFound();
       const byToken = tokenLimiter.hit(token, ctx.config.pingLimitToken, now);
       if (!byToken.allowed) throw rateLimited(retryAfterSeconds(byToken, now));
-      const body = request.body ? await readCapped(request, PING_BODY_LIMIT) : null;
-      if (body === TOO_LARGE) throw payloadTooLarge(PING_BODY_LIMIT);
+      let body: string | null = null;
+      if (request.body) {
+        const bytes = await readLimited(request, PING_BODY_LIMIT);
+        if (bytes === null) throw payloadTooLarge(PING_BODY_LIMIT);
+        if (bytes.byteLength > 0) body = new TextDecoder().decode(bytes);
+      }
       const failReason = parsed.kind !== "fail" ? null : parsed.exitCode !== null ? `exit code ${parsed.exitCode}` : failText(body);
       const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body, failReason });
       if (outcome.result === "not_found") throw tokenNotFound();
@@ -138,26 +143,4 @@ function failText(body: string | null): string {
 /** The token is a credential: it is never written to a log line. */
 function redactToken(path: string): string {
   return path.replace(/^\/h\/[^/]+/, "/h/<token>");
-}
-
-const TOO_LARGE = Symbol("too large");
-
-/** Reads at most `limit` bytes; a chunked body that goes past it is cut off and refused. */
-async function readCapped(request: Request, limit: number): Promise<string | null | typeof TOO_LARGE> {
-  if (!request.body) return null;
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > limit) {
-      await reader.cancel().catch(() => {});
-      return TOO_LARGE;
-    }
-    chunks.push(value);
-  }
-  if (total === 0) return null;
-  return new TextDecoder().decode(Buffer.concat(chunks));
 }
