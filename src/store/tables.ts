@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from "kysely";
+import type { BucketSummary } from "../domain/uptime.ts";
 
 /**
  * The Database interface Kysely types every query with; it mirrors schema.sql column for column.
@@ -121,20 +122,11 @@ export interface ChecksTable {
   result_uid: string | null;
 }
 
-export interface CheckRollupsTable {
+/** A bucket's figures are the domain's BucketSummary; the table adds what locates the bucket. */
+export interface CheckRollupsTable extends BucketSummary {
   monitor_id: number;
   granularity: "h" | "d";
   bucket_start: number;
-  up_count: number;
-  degraded_count: number;
-  down_count: number;
-  latency_count: number;
-  latency_sum: number;
-  latency_min: number | null;
-  latency_max: number | null;
-  latency_p50: number | null;
-  latency_p95: number | null;
-  latency_p99: number | null;
 }
 
 export interface IncidentsTable {
