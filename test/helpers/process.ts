@@ -35,8 +35,12 @@ export interface ChildServer {
  * Starts `vigil serve` (from source, or a given executable) as a real child process on a free
  * loopback port and waits until it answers /healthz.
  */
-export async function spawnServer(args: string[], o: { exe?: string[]; cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<ChildServer> {
-  const port = await freePort();
+export async function spawnServer(
+  args: string[],
+  o: { exe?: string[]; cwd?: string; env?: Record<string, string>; timeoutMs?: number; port?: number; name?: string } = {},
+): Promise<ChildServer> {
+  const port = o.port ?? (await freePort());
+  const name = o.name ?? "server";
   const cmd = [...(o.exe ?? [process.execPath, MAIN]), "serve", "--host", "127.0.0.1", "--port", String(port), ...args];
   let out = "";
   const proc = Bun.spawn(cmd, { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
@@ -49,13 +53,13 @@ export async function spawnServer(args: string[], o: { exe?: string[]; cwd?: str
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + (o.timeoutMs ?? 15_000);
   for (;;) {
-    if (proc.exitCode !== null) throw new Error(`server exited with ${proc.exitCode}: ${out}`);
+    if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}: ${out}`);
     try {
       if ((await fetch(url + "/healthz")).ok) break;
     } catch {}
     if (Date.now() > deadline) {
       proc.kill("SIGKILL");
-      throw new Error(`server did not start in time: ${out}`);
+      throw new Error(`${name} did not start in time: ${out}`);
     }
     await Bun.sleep(50);
   }

@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
-import { MAIN, ROOT } from "../helpers/process.ts";
+import { spawnServer } from "../helpers/process.ts";
 
 /** A `vigil serve` child process whose output the test reads as parsed JSON log lines. */
 export interface VigilProcess {
@@ -19,40 +19,14 @@ export interface VigilProcess {
  * look for it) and waits until /healthz answers.
  */
 export async function startVigil(name: string, port: number, args: string[], timeoutMs = 20_000): Promise<VigilProcess> {
-  let out = "";
-  const proc = Bun.spawn([process.execPath, MAIN, "serve", "--host", "127.0.0.1", "--port", String(port), ...args], {
-    cwd: ROOT,
-    env: { ...process.env },
-    stdout: "pipe",
-    stderr: "pipe",
-    stdin: "ignore",
-  });
-  const pump = async (s: ReadableStream<Uint8Array>) => {
-    const dec = new TextDecoder();
-    for await (const chunk of s) out += dec.decode(chunk, { stream: true });
-  };
-  void pump(proc.stdout as ReadableStream<Uint8Array>);
-  void pump(proc.stderr as ReadableStream<Uint8Array>);
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}: ${out}`);
-    try {
-      if ((await fetch(url + "/healthz")).ok) break;
-    } catch {}
-    if (Date.now() > deadline) {
-      proc.kill("SIGKILL");
-      throw new Error(`${name} did not start in time: ${out}`);
-    }
-    await Bun.sleep(50);
-  }
+  const { proc, url, output } = await spawnServer(args, { port, name, timeoutMs });
   return {
     name,
     url,
     proc,
-    output: () => out,
+    output,
     lines: () =>
-      out
+      output()
         .split("\n")
         .filter((l) => l.startsWith("{"))
         .flatMap((l) => {
