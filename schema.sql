@@ -143,6 +143,20 @@ CREATE TABLE checks (
 CREATE INDEX checks_monitor_time ON checks(monitor_id, checked_at);
 CREATE UNIQUE INDEX checks_result_uid ON checks(result_uid) WHERE result_uid IS NOT NULL;
 
+-- Checks older than about an hour, packed (store/check-block-codec.ts): one row per monitor per UTC
+-- hour ('h'), merged into one per UTC day ('d') once the day is over. The counts let a page of
+-- checks skip whole blocks without unpacking them.
+CREATE TABLE check_blocks (
+  monitor_id      INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  block_start     INTEGER NOT NULL,
+  span            TEXT    NOT NULL CHECK (span IN ('h', 'd')),
+  up_count        INTEGER NOT NULL,
+  degraded_count  INTEGER NOT NULL,
+  down_count      INTEGER NOT NULL,
+  data            BLOB    NOT NULL,
+  PRIMARY KEY (monitor_id, block_start)
+) WITHOUT ROWID;
+
 -- Hourly ('h') and daily ('d') summaries kept long after raw checks are pruned.
 CREATE TABLE check_rollups (
   monitor_id      INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,

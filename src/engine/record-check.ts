@@ -2,7 +2,7 @@ import type { AppContext } from "../context.ts";
 import type { CheckResult } from "../domain/check-result.ts";
 import { aggregateState, quorumRegions, type RegionView } from "../domain/consensus.ts";
 import type { MonitorState } from "../domain/monitor.ts";
-import { insertCheck } from "../store/checks.ts";
+import { insertCheck, resultAlreadyStored } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import { getRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
@@ -53,10 +53,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   if (monitor.is_paused) return { recorded: false, reason: "paused" };
   const allowed = monitorRegions(monitor);
   if (allowed && !allowed.includes(region)) return { recorded: false, reason: "region_excluded" };
-  if (resultUid !== null) {
-    const seen = await trx.selectFrom("checks").select("id").where("result_uid", "=", resultUid).executeTakeFirst();
-    if (seen) return { recorded: false, reason: "duplicate" };
-  }
+  if (resultUid !== null && (await resultAlreadyStored(trx, monitorId, region, resultUid, result.checked_at))) return { recorded: false, reason: "duplicate" };
 
   const checkId = await insertCheck(trx, monitorId, region, result, resultUid);
 

@@ -1,6 +1,8 @@
 import type { AppContext } from "../context.ts";
+import type { Db } from "../store/database.ts";
 import { bucketStart, DAY_MS, HOUR_MS } from "../domain/uptime.ts";
-import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, monitorsWithData, pruneChecks, pruneRollups, rollupMonitorRange, setWatermark } from "../store/rollups.ts";
+import { mergeMonitorDays, monitorsWithHourBlocks, monitorsWithPackedChecks, packMonitorChecks, prunePackedChecks } from "../store/check-blocks.ts";
+import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, monitorsWithCheckRows, monitorsWithData, pruneChecks, pruneRollups, rollupMonitorRange, setWatermark } from "../store/rollups.ts";
 
 /** Hourly rollups are kept this long: enough for day-by-day drill-down on a 90-day status page. */
 export const HOURLY_ROLLUP_KEEP_DAYS = 90;
@@ -11,6 +13,14 @@ export const HOURLY_LOOKBACK_MS = HOUR_MS;
 /** A day is rolled up this long after it ended, for the same reason. */
 export const DAILY_GRACE_MS = HOUR_MS;
 
+/**
+ * Check rows are packed into blocks once their hour is this long over: late results of the hour
+ * (a retry, a probe's batch) usually land before, so a block is seldom rewritten.
+ */
+export const PACK_GRACE_MS = 10 * 60_000;
+/** Work in one packing transaction: short enough that API requests and check writes barely wait. */
+const SLICE_MS = 10;
+
 export interface MaintenanceOptions {
   /** raw checks deleted per statement (default 5,000) */
   batchSize?: number;
@@ -20,6 +30,8 @@ export interface MaintenanceOptions {
   shouldStop?: () => boolean;
   /** most raw checks deleted in one run; the rest waits for the next (default 1,000,000) */
   maxPrunedPerRun?: number;
+  /** most check rows packed in one run; the rest waits for the next (default 2,000,000) */
+  maxPackedPerRun?: number;
 }
 
 export interface MaintenanceReport {
@@ -27,6 +39,8 @@ export interface MaintenanceReport {
   dailyBuckets: number;
   checksPruned: number;
   rollupsPruned: number;
+  checksPacked: number;
+  daysMerged: number;
   stopped: boolean;
 }
 
@@ -53,7 +67,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   const stop = opts.shouldStop ?? (() => false);
   const now = ctx.clock.now();
   const rawCutoff = now - ctx.config.retentionDays * DAY_MS;
-  const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, stopped: false };
+  const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, checksPacked: 0, daysMerged: 0, stopped: false };
   const perTx = opts.monitorsPerTransaction ?? 100;
 
   // rollups never reach back past raw retention: those checks may be gone, and a recomputed bucket
@@ -118,6 +132,45 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
     report.rollupsPruned += await pruneRollups(ctx.db, id, "h", hourlyKeep);
     report.rollupsPruned += await pruneRollups(ctx.db, id, "d", dailyKeep);
   }
+  // packed checks go by whole hours: a block is rewritten at most once an hour, not every run
+  const packedBefore = Number.isFinite(pruneBefore) ? bucketStart(pruneBefore, "h") : null;
+  const packedIds = packedBefore === null ? [] : await monitorsWithPackedChecks(ctx.db, Number.MIN_SAFE_INTEGER, packedBefore);
+  const pruned = await inTransactions(packedIds, async (trx, id) => {
+    report.checksPruned += await prunePackedChecks(trx, id, packedBefore!);
+  });
+  if (!pruned) return { ...report, stopped: true };
+
+  // what is left of the rows past the last whole hour is packed, then finished days into one block
+  const packBefore = bucketStart(now - PACK_GRACE_MS, "h");
+  const maxPacked = opts.maxPackedPerRun ?? 2_000_000;
+  const packed = await inTransactions(await monitorsWithCheckRows(ctx.db, Number.MIN_SAFE_INTEGER, packBefore), async (trx, id) => {
+    if (report.checksPacked < maxPacked) report.checksPacked += await packMonitorChecks(trx, id, packBefore);
+  });
+  if (!packed) return { ...report, stopped: true };
+  const merged = await inTransactions(await monitorsWithHourBlocks(ctx.db, bucketStart(packBefore, "d")), async (trx, id) => {
+    report.daysMerged += await mergeMonitorDays(trx, id, packBefore);
+  });
+  if (!merged) return { ...report, stopped: true };
   log.debug("maintenance done", { ...report });
   return report;
+
+  /**
+   * `fn` for each monitor, in transactions of at most SLICE_MS of work, other work let in between;
+   * false if stopped. Time rather than a count: merging a monitor's day unpacks and packs ~1,440
+   * checks (several ms), packing an hour ~60, and a count right for one would hold the event loop
+   * for a second in the other (storage bench).
+   */
+  async function inTransactions(ids: number[], fn: (trx: Db, id: number) => Promise<void>): Promise<boolean> {
+    let i = 0;
+    while (i < ids.length) {
+      if (stop()) return false;
+      const until = performance.now() + SLICE_MS;
+      await ctx.db.transaction().execute(async (trx) => {
+        do await fn(trx, ids[i++]!);
+        while (i < ids.length && performance.now() < until);
+      });
+      await yieldToOthers();
+    }
+    return true;
+  }
 }

@@ -1,4 +1,5 @@
 import type { CheckResult } from "../domain/check-result.ts";
+import { packedCheckExists, packedUntil } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
 
 /** Writes one check row; returns its id. JSON-valued fields are stored as text. */
@@ -24,4 +25,15 @@ export async function insertCheck(db: Db, monitorId: number, region: string, r: 
     .returning("id")
     .executeTakeFirstOrThrow();
   return row.id;
+}
+
+/**
+ * Whether a probe's result is already stored: by its uid among check rows, or, for a result older
+ * than the monitor's packed checks (blocks keep no uids), by region and time, which a probe never
+ * repeats for two different checks.
+ */
+export async function resultAlreadyStored(db: Db, monitorId: number, region: string, resultUid: string, checkedAt: number): Promise<boolean> {
+  if (await db.selectFrom("checks").select("id").where("result_uid", "=", resultUid).executeTakeFirst()) return true;
+  const packed = await packedUntil(db, monitorId);
+  return packed !== null && checkedAt < packed && (await packedCheckExists(db, monitorId, region, checkedAt));
 }

@@ -1,4 +1,5 @@
 import { bucketSize, bucketStart, splitRange, summarize, uptimeOf, type BucketSummary, type Granularity, type Uptime, type UptimeCounts } from "../domain/uptime.ts";
+import { checkSamples, monitorsWithPackedChecks } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
 
 /** kv keys: every bucket before this time has been rolled up (epoch ms, as text). */
@@ -23,12 +24,25 @@ export async function listMonitorIds(db: Db): Promise<number[]> {
 }
 
 /**
- * Ids of the monitors with raw checks in [from, to), or (with `g`) with rollups of granularity `g`
+ * Ids of the monitors with raw checks (rows or packed) in [from, to), or (with `g`) with rollups of granularity `g`
  * there: one statement, one index probe per monitor inside SQLite. Maintenance works only on
  * these; asking every monitor with a query of its own cost ~8 s for 110,000 monitors per run
  * with nothing to do.
  */
 export async function monitorsWithData(db: Db, from: number, to: number, g?: Granularity): Promise<number[]> {
+  if (g === undefined) {
+    const packed = await monitorsWithPackedChecks(db, from, to);
+    if (packed.length) return [...new Set([...(await monitorsWithRows(db, from, to)), ...packed])].sort((a, b) => a - b);
+  }
+  return monitorsWithRows(db, from, to, g);
+}
+
+/** Ids of the monitors with check rows (not packed ones) in [from, to). */
+export async function monitorsWithCheckRows(db: Db, from: number, to: number): Promise<number[]> {
+  return monitorsWithRows(db, from, to);
+}
+
+async function monitorsWithRows(db: Db, from: number, to: number, g?: Granularity): Promise<number[]> {
   const rows = await db
     .selectFrom("monitors")
     .select("id")
@@ -49,13 +63,7 @@ export async function monitorsWithData(db: Db, from: number, to: number, g?: Gra
  * was there: running it twice gives the same rows. Callers keep [from, to) inside raw retention.
  */
 export async function rollupMonitorRange(db: Db, monitorId: number, g: Granularity, from: number, to: number): Promise<number> {
-  const samples = await db
-    .selectFrom("checks")
-    .select(["status", "latency_ms", "checked_at"])
-    .where("monitor_id", "=", monitorId)
-    .where("checked_at", ">=", from)
-    .where("checked_at", "<", to)
-    .execute();
+  const samples = await checkSamples(db, [monitorId], from, to);
   const buckets = new Map<number, typeof samples>();
   for (const s of samples) {
     const b = bucketStart(s.checked_at, g);
@@ -89,7 +97,7 @@ export async function listRollups(db: Db, monitorId: number, g: Granularity, fro
     .execute();
 }
 
-/** Deletes up to `limit` raw checks of one monitor older than `before`; returns how many. */
+/** Deletes up to `limit` check rows of one monitor older than `before`; returns how many (packed ones: prunePackedChecks). */
 export async function pruneChecks(db: Db, monitorId: number, before: number, limit: number): Promise<number> {
   const res = await db
     .deleteFrom("checks")
@@ -116,16 +124,8 @@ async function rollupCounts(db: Db, monitorId: number, g: Granularity, from: num
 }
 
 async function rawCounts(db: Db, monitorId: number, from: number, to: number): Promise<UptimeCounts> {
-  const rows = await db
-    .selectFrom("checks")
-    .select((eb) => ["status", eb.fn.countAll<number>().as("n")])
-    .where("monitor_id", "=", monitorId)
-    .where("checked_at", ">=", from)
-    .where("checked_at", "<", to)
-    .groupBy("status")
-    .execute();
   const c: UptimeCounts = { up: 0, degraded: 0, down: 0 };
-  for (const r of rows) if (r.status === "up" || r.status === "degraded" || r.status === "down") c[r.status] += Number(r.n);
+  for (const r of await checkSamples(db, [monitorId], from, to)) if (r.status === "up" || r.status === "degraded" || r.status === "down") c[r.status]++;
   return c;
 }
 
@@ -151,12 +151,6 @@ export async function uptimeFromRollups(db: Db, monitorId: number, from: number,
 /** The current, partial bucket computed on demand from raw checks (not stored). */
 export async function partialBucket(db: Db, monitorId: number, g: Granularity, now: number): Promise<RollupRow> {
   const start = bucketStart(now, g);
-  const samples = await db
-    .selectFrom("checks")
-    .select(["status", "latency_ms"])
-    .where("monitor_id", "=", monitorId)
-    .where("checked_at", ">=", start)
-    .where("checked_at", "<", start + bucketSize(g))
-    .execute();
+  const samples = await checkSamples(db, [monitorId], start, start + bucketSize(g));
   return { bucket_start: start, ...summarize(samples) };
 }

@@ -1,5 +1,5 @@
-import { sql } from "kysely";
-import { bucketStart, DAY_MS, HOUR_MS, splitRange, type UptimeCounts } from "../domain/uptime.ts";
+import { bucketStart, splitRange, type UptimeCounts } from "../domain/uptime.ts";
+import { checkSamples } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
 import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK } from "./rollups.ts";
 import type { IncidentRow, StatusPageRow } from "./tables.ts";
@@ -61,20 +61,12 @@ export async function dailyCounts(db: Db, monitorIds: number[], from: number, to
   const { hourlyUntil, dailyUntil } = await watermarks(db);
   for (const p of splitRange(from, to, hourlyUntil, dailyUntil)) {
     if (p.source === "raw") {
-      // integer division buckets by UTC day in SQLite and PostgreSQL alike (bigint / bigint)
-      const day = sql<number>`${sql.ref("checked_at")} / ${DAY_MS}`;
-      const rows = await db
-        .selectFrom("checks")
-        .select((eb) => ["monitor_id", "status", day.as("day"), eb.fn.countAll<number>().as("n")])
-        .where("monitor_id", "in", monitorIds)
-        .where("checked_at", ">=", p.from)
-        .where("checked_at", "<", p.to)
-        .groupBy(["monitor_id", "status", day])
-        .execute();
-      for (const r of rows) {
+      // what is not rolled up yet is at most a few hours: counted one check at a time
+      for (const r of await checkSamples(db, monitorIds, p.from, p.to)) {
+        if (r.status !== "up" && r.status !== "degraded" && r.status !== "down") continue;
         const c = { up: 0, degraded: 0, down: 0 };
-        if (r.status === "up" || r.status === "degraded" || r.status === "down") c[r.status] = Number(r.n);
-        addCounts(out, r.monitor_id, Number(r.day) * DAY_MS, c);
+        c[r.status] = 1;
+        addCounts(out, r.monitor_id, bucketStart(r.checked_at, "d"), c);
       }
       continue;
     }
@@ -112,16 +104,7 @@ export async function hourlyLatency(db: Db, monitorIds: number[], from: number, 
   const { hourlyUntil } = await watermarks(db);
   for (const p of splitRange(from, to, hourlyUntil, 0)) {
     if (p.source === "raw") {
-      const hour = sql<number>`${sql.ref("checked_at")} / ${HOUR_MS}`;
-      const rows = await db
-        .selectFrom("checks")
-        .select((eb) => ["monitor_id", hour.as("hour"), eb.fn.sum<number>("latency_ms").as("sum"), eb.fn.count<number>("latency_ms").as("n")])
-        .where("monitor_id", "in", monitorIds)
-        .where("checked_at", ">=", p.from)
-        .where("checked_at", "<", p.to)
-        .groupBy(["monitor_id", hour])
-        .execute();
-      for (const r of rows) add(r.monitor_id, Number(r.hour) * HOUR_MS, Number(r.sum ?? 0), Number(r.n));
+      for (const r of await checkSamples(db, monitorIds, p.from, p.to)) if (r.latency_ms !== null) add(r.monitor_id, bucketStart(r.checked_at, "h"), r.latency_ms, 1);
       continue;
     }
     const rows = await db

@@ -122,6 +122,17 @@ export interface ChecksTable {
   result_uid: string | null;
 }
 
+/** Packed checks (store/check-block-codec.ts); the counts say what `data` holds without unpacking it. */
+export interface CheckBlocksTable {
+  monitor_id: number;
+  block_start: number;
+  span: "h" | "d";
+  up_count: number;
+  degraded_count: number;
+  down_count: number;
+  data: Uint8Array;
+}
+
 /** A bucket's figures are the domain's BucketSummary; the table adds what locates the bucket. */
 export interface CheckRollupsTable extends BucketSummary {
   monitor_id: number;
@@ -261,6 +272,7 @@ export interface DB {
   monitors: MonitorsTable;
   monitor_region_states: MonitorRegionStatesTable;
   checks: ChecksTable;
+  check_blocks: CheckBlocksTable;
   check_rollups: CheckRollupsTable;
   incidents: IncidentsTable;
   monitor_events: MonitorEventsTable;

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { emptyResult, failed, type CheckResult } from "../../src/domain/check-result.ts";
+import { runMaintenance } from "../../src/engine/retention.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs } from "./fixtures.ts";
@@ -120,4 +121,18 @@ test("pages keep the newest-first order", async () => {
 test("another account's monitor, or an unknown one, is a 404", async () => {
   expect((await s.api("GET", path(), undefined, { token: other.token })).status).toBe(404);
   expect((await s.api("GET", "/api/v1/monitors/987654/checks")).status).toBe(404);
+});
+
+test("once packed into blocks by maintenance, every list answers exactly as it did from rows", async () => {
+  const queries = ["", "?status=down", "?region=eu", "?per_page=2&page=2", "?per_page=4&page=2", "?from=2026-11-20T14:00:00Z&to=2026-11-20T15:00:00Z", "?status=up&from=2026-11-20T13:00:00Z"];
+  const before = await Promise.all(queries.map(async (q) => (await s.api("GET", `${path()}${q}`)).json));
+  // the test server runs no maintenance of its own: the lists above came from rows
+  expect(await s.ctx.db.selectFrom("checks").select("id").where("monitor_id", "=", monitorId).execute()).toHaveLength(seeds.length);
+  const report = await runMaintenance(s.ctx);
+  expect(report.checksPacked).toBeGreaterThanOrEqual(seeds.length);
+  expect(await s.ctx.db.selectFrom("checks").select("id").where("monitor_id", "=", monitorId).execute()).toEqual([]);
+  for (const [i, q] of queries.entries()) {
+    const after = (await s.api("GET", `${path()}${q}`)).json;
+    expect({ q, data: after.data, pagination: after.pagination }).toEqual({ q, data: before[i].data, pagination: before[i].pagination });
+  }
 });

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, expect, test } from "bun:test";
 import { DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { runMaintenance } from "../../src/engine/retention.ts";
+import { checkSamples } from "../../src/store/check-blocks.ts";
 import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, partialBucket, uptimeFromRollups } from "../../src/store/rollups.ts";
 import { engineHarness, insertMonitor, type EngineHarness } from "./helpers.ts";
 
@@ -31,7 +32,8 @@ async function seed(monitorId: number, rows: { at: number; status: string; laten
 
 const rollups = (monitorId: number, g: "h" | "d") =>
   h.ctx.db.selectFrom("check_rollups").selectAll().where("monitor_id", "=", monitorId).where("granularity", "=", g).orderBy("bucket_start").execute();
-const checkTimes = async (monitorId: number) => (await h.ctx.db.selectFrom("checks").select("checked_at").where("monitor_id", "=", monitorId).orderBy("checked_at").execute()).map((r) => r.checked_at);
+/** every check's time, rows and packed alike, oldest first */
+const checkTimes = async (monitorId: number) => (await checkSamples(h.ctx.db, [monitorId], 0, Number.MAX_SAFE_INTEGER)).map((r) => r.checked_at).sort((x, y) => x - y);
 
 /** Hour 10:00 today: latencies 1..100; 90 up, 5 degraded, 5 down without a latency. */
 function hourTen() {

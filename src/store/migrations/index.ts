@@ -1,6 +1,7 @@
 import m001 from "./001-foundation.sql" with { type: "text" };
 import m002 from "./002-monitoring.sql" with { type: "text" };
 import m010 from "./010-monitor-search.sql" with { type: "text" };
+import m011 from "./011-check-blocks.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -9,8 +10,9 @@ import m010 from "./010-monitor-search.sql" with { type: "text" };
 export const MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 1, name: "foundation", sql: m001 },
   { version: 2, name: "monitoring", sql: m002 },
-  // 3-9 are reserved for work in progress elsewhere (issue 9 was given 010)
+  // 3-9 were never used (they were held for parallel work that ended up in 010 and later)
   { version: 10, name: "monitor-search", sql: m010 },
+  { version: 11, name: "check-blocks", sql: m011 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
