@@ -9,6 +9,7 @@ import { runMaintenance } from "../../src/engine/retention.ts";
 import { checkSamples } from "../../src/store/check-blocks.ts";
 import { listChecks, type CheckFilter } from "../../src/store/check-queries.ts";
 import { resultAlreadyStored } from "../../src/store/checks.ts";
+import type { CheckRow } from "../../src/store/tables.ts";
 import { engineHarness, insertMonitor, type EngineHarness } from "../engine/helpers.ts";
 
 const NOW = Date.UTC(2026, 11, 21, 12, 30);
@@ -17,18 +18,7 @@ let h: EngineHarness;
 let a: number;
 let b: number;
 
-interface Ref {
-  id: number;
-  monitor_id: number;
-  region: string;
-  status: string;
-  checked_at: number;
-  latency_ms: number | null;
-  http_code: number | null;
-  error_code: string | null;
-  error_message: string | null;
-  resolved_ip: string | null;
-}
+type Ref = Pick<CheckRow, "id" | "monitor_id" | "region" | "status" | "checked_at" | "latency_ms" | "http_code" | "error_code" | "error_message" | "resolved_ip">;
 const written: Ref[] = [];
 let seed = 7;
 const rand = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
