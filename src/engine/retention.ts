@@ -1,7 +1,7 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../store/database.ts";
 import { bucketStart, DAY_MS, HOUR_MS } from "../domain/uptime.ts";
-import { mergeMonitorDays, monitorsWithHourBlocks, monitorsWithPackedChecks, packMonitorChecks, prunePackedChecks } from "../store/check-blocks.ts";
+import { mergeMonitorDays, monitorsWithHourBlocks, monitorsWithPackedChecksBefore, packMonitorChecks, prunePackedChecks } from "../store/check-blocks.ts";
 import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK, monitorsWithCheckRows, monitorsWithData, pruneChecks, pruneRollups, rollupMonitorRange, setWatermark } from "../store/rollups.ts";
 
 /** Hourly rollups are kept this long: enough for day-by-day drill-down on a 90-day status page. */
@@ -134,7 +134,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   }
   // packed checks go by whole hours: a block is rewritten at most once an hour, not every run
   const packedBefore = Number.isFinite(pruneBefore) ? bucketStart(pruneBefore, "h") : null;
-  const packedIds = packedBefore === null ? [] : await monitorsWithPackedChecks(ctx.db, Number.MIN_SAFE_INTEGER, packedBefore);
+  const packedIds = packedBefore === null ? [] : await monitorsWithPackedChecksBefore(ctx.db, packedBefore);
   const pruned = await inTransactions(packedIds, async (trx, id) => {
     report.checksPruned += await prunePackedChecks(trx, id, packedBefore!);
   });

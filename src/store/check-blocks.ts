@@ -18,6 +18,7 @@ export interface BlockMeta {
   monitor_id: number;
   block_start: number;
   span: BlockSpan;
+  first_at: number;
   up_count: number;
   degraded_count: number;
   down_count: number;
@@ -32,7 +33,7 @@ export const PACKED_COLUMNS = [
   "id", "monitor_id", "region", "status", "checked_at", "latency_ms", "http_code", "error_code", "error_message", "degraded_reason", "resolved_ip", "ssl_not_after", "dns_answer", "synthetic_trace_json",
 ] as const;
 
-const META_COLUMNS = ["monitor_id", "block_start", "span", "up_count", "degraded_count", "down_count"] as const;
+const META_COLUMNS = ["monitor_id", "block_start", "span", "first_at", "up_count", "degraded_count", "down_count"] as const;
 
 /** A monitor's blocks that hold checks in [from, to), newest first, without their data. */
 export async function blockMetas(db: Db, monitorId: number, from = Number.MIN_SAFE_INTEGER, to = Number.MAX_SAFE_INTEGER): Promise<BlockMeta[]> {
@@ -64,8 +65,9 @@ async function writeBlock(db: Db, monitorId: number, blockStart: number, span: B
     await db.deleteFrom("check_blocks").where("monitor_id", "=", monitorId).where("block_start", "=", blockStart).execute();
     return;
   }
-  const counts = { up_count: 0, degraded_count: 0, down_count: 0 };
+  const counts = { first_at: Infinity, up_count: 0, degraded_count: 0, down_count: 0 };
   for (const c of checks) {
+    counts.first_at = Math.min(counts.first_at, c.checked_at);
     if (c.status === "up") counts.up_count++;
     else if (c.status === "degraded") counts.degraded_count++;
     else counts.down_count++;
@@ -137,7 +139,7 @@ export async function mergeMonitorDays(db: Db, monitorId: number, before: number
  * the block `before` falls in. Returns how many checks went.
  */
 export async function prunePackedChecks(db: Db, monitorId: number, before: number): Promise<number> {
-  const metas = await blockMetas(db, monitorId, Number.MIN_SAFE_INTEGER, before);
+  const metas = (await blockMetas(db, monitorId, Number.MIN_SAFE_INTEGER, before)).filter((b) => b.first_at < before);
   let removed = 0;
   for (const b of metas) {
     if (blockEnd(b) <= before) {
@@ -168,6 +170,21 @@ export async function monitorsWithPackedChecks(db: Db, from: number, to: number)
           .where("check_blocks.block_start", "<", to)
           .where("check_blocks.block_start", ">", from - DAY_MS)
           .where(sql<number>`check_blocks.block_start + CASE check_blocks.span WHEN 'd' THEN ${DAY_MS} ELSE ${HOUR_MS} END`, ">", from),
+      ),
+    )
+    .orderBy("id")
+    .execute();
+  return rows.map((r) => r.id);
+}
+
+/** Ids of the monitors with packed checks older than `before`, which retention must delete. */
+export async function monitorsWithPackedChecksBefore(db: Db, before: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom("monitors")
+    .select("id")
+    .where((eb) =>
+      eb.exists(
+        eb.selectFrom("check_blocks").select("check_blocks.block_start").whereRef("check_blocks.monitor_id", "=", "monitors.id").where("check_blocks.block_start", "<", before).where("check_blocks.first_at", "<", before),
       ),
     )
     .orderBy("id")

@@ -127,6 +127,7 @@ export interface CheckBlocksTable {
   monitor_id: number;
   block_start: number;
   span: "h" | "d";
+  first_at: number;
   up_count: number;
   degraded_count: number;
   down_count: number;

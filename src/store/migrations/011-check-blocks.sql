@@ -7,6 +7,7 @@ CREATE TABLE check_blocks (
   monitor_id      INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
   block_start     INTEGER NOT NULL,
   span            TEXT    NOT NULL CHECK (span IN ('h', 'd')),
+  first_at        INTEGER NOT NULL,  -- its oldest check: retention skips a block it has already trimmed
   up_count        INTEGER NOT NULL,
   degraded_count  INTEGER NOT NULL,
   down_count      INTEGER NOT NULL,
