@@ -67,6 +67,17 @@ describe("public page", () => {
     expect((await get(`/s/${p.slug}`, { "if-none-match": etag })).status).toBe(200);
   });
 
+  test("HEAD answers like GET without a body (uptime checkers probe status pages with HEAD)", async () => {
+    const m = await createMonitor(s, httpAttrs({ name: "head" }));
+    const p = await page({ name: "Head me", monitor_ids: [m] });
+    for (const [path, type] of [[`/s/${p.slug}`, "text/html"], [`/s/${p.slug}.json`, "application/json"], [`/s/${p.slug}/badge.svg`, "image/svg+xml"]] as const) {
+      const res = await fetch(s.url + path, { method: "HEAD" });
+      expect({ path, status: res.status, type: res.headers.get("content-type")?.split(";")[0], body: await res.text() }).toEqual({ path, status: 200, type, body: "" });
+      expect(res.headers.get("etag")).toBeTruthy();
+    }
+    expect((await fetch(s.url + "/s/no-such-page", { method: "HEAD" })).status).toBe(404);
+  });
+
   test("public_theme dark renders the dark theme", async () => {
     const p = await page({ name: "Dark one", public_theme: "dark" });
     expect(await (await get(`/s/${p.slug}`)).text()).toContain('data-theme="dark"');
@@ -237,6 +248,8 @@ describe("custom domain", () => {
     expect(res.status).toBe(200);
     const text = await res.text();
     expect(text).toContain("<h1>Custom</h1>");
+    const head = await fetch(s.url + "/", { method: "HEAD", headers: { host: "status.acme.test" } });
+    expect({ status: head.status, type: head.headers.get("content-type")?.split(";")[0] }).toEqual({ status: 200, type: "text/html" });
     expect(text).toContain('href="/status.json"');
     expect((await (await get("/badge.svg", { host: "status.acme.test:8080" })).text())).toContain("status: up");
     expect((await (await get("/status.json", { host: "STATUS.acme.test" })).json()).page.name).toBe("Custom");
