@@ -19,9 +19,17 @@ const CLIENT_ID = /^[A-Za-z0-9._:-]{1,64}$/;
 export function stateFor(request: Request): RequestState {
   let s = states.get(request);
   if (!s) {
-    const given = request.headers.get("x-request-id");
-    s = { requestId: given && CLIENT_ID.test(given) ? given : crypto.randomUUID(), startedAt: performance.now() };
+    s = freshState(request);
     states.set(request, s);
   }
   return s;
+}
+
+/**
+ * The state of a request no pipeline step will look up again (a native route's): not registered
+ * for `stateFor`, which saves a WeakMap entry per request on the ping path.
+ */
+export function freshState(request: Request): RequestState {
+  const given = request.headers.get("x-request-id");
+  return { requestId: given !== null && CLIENT_ID.test(given) ? given : crypto.randomUUID(), startedAt: performance.now() };
 }

@@ -48,16 +48,20 @@ export interface BatchResult {
   deadlines: Map<number, number | null>;
   stateChanges: AppEvents["monitor.state"][];
   transitions: Transition[];
+  /** every monitor row this batch read, as it left it (null: no such monitor): the next batches' cache */
+  rows: Map<number, PingMonitorRow | null>;
 }
 
 /**
  * `trx` is the write queue's transaction; `stmts` are prepared statements on the same connection,
  * used for the per-ping work (see store/ping-statements.ts), while the rare state changes go
- * through applyStateChange on `trx`.
+ * through applyStateChange on `trx`. `seen` holds rows as earlier committed batches left them.
  */
-export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements, ops: HeartbeatOp[]): Promise<BatchResult> {
+export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements, ops: HeartbeatOp[], seen: ReadonlyMap<number, PingMonitorRow> = new Map()): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
-  // moment ago and its monitor.changed has not been heard yet.
+  // moment ago and its monitor.changed has not been heard yet. The one exception, a plain ping on
+  // an up monitor (nearly every request), starts from the row an earlier batch left and writes
+  // only if the database still agrees with it (pingUnchanged); otherwise it takes this path too.
   const rows = new Map<number, PingMonitorRow | null>();
   const rowOf = (id: number) => {
     let r = rows.get(id);
@@ -65,7 +69,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
     return r;
   };
   const region = ctx.config.region;
-  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [] };
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
   const record = stmts.insertEvent;
@@ -88,6 +92,30 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
     result.stateChanges.push({ monitorId: r.id, accountId: r.account_id, from: out.from, to, at });
     result.transitions.push({ monitorId: r.id, from: out.from, to, at, lateMs });
   };
+
+  /**
+   * A plain ping on a monitor an earlier batch left up, written without reading the row: the
+   * bookkeeping UPDATE's WHERE is the check that the row is still as cached (token, last edit,
+   * state, not paused), so a change committed by anyone, even in this transaction, is seen. Saves
+   * the SELECT of 20 columns per ping (heartbeat bench profile: `get` under rowOf, ~6% of the
+   * server's CPU).
+   */
+  function pingUnchanged(cached: PingMonitorRow | undefined, ping: PingRequest, at: number): boolean {
+    if (cached === undefined || cached.heartbeat_token !== ping.token || cached.last_status !== "up" || cached.is_paused || cached.monitor_type !== "heartbeat") return false;
+    if (!evaluatePingPayload(cached.heartbeat_payload_policy, cached.heartbeat_payload_status_key, ping.body).valid) return false;
+    const last = cached.heartbeat_last_ping_at;
+    const lastPingAt = last === null || at > last ? at : last;
+    const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(cached))?.at ?? null;
+    if (!stmts.updatePingedIfUnchanged(cached, lastPingAt, deadline, at)) return false;
+    const start = cached.heartbeat_last_start_at;
+    const durationMs = start !== null && at >= start ? at - start : null;
+    stmts.insertPingEvent(cached.id, "ping", at, "accepted", ping.sourceIp, durationMs);
+    stmts.insertUpCheck(cached.id, region, at, durationMs);
+    // a copy: the cache changes only once this batch has committed
+    rows.set(cached.id, { ...cached, heartbeat_last_ping_at: lastPingAt, heartbeat_last_start_at: null, heartbeat_deadline_at: deadline, last_checked_at: at });
+    result.deadlines.set(cached.id, deadline);
+    return true;
+  }
 
   for (const op of ops) {
     if (op.type === "evaluate") {
@@ -123,6 +151,10 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
     }
 
     const { ping, at } = op;
+    if (ping.kind === "ping" && !rows.has(ping.monitorId) && pingUnchanged(seen.get(ping.monitorId), ping, at)) {
+      result.outcomes.push(ACCEPTED);
+      continue;
+    }
     const r = rowOf(ping.monitorId);
     if (!r || r.monitor_type !== "heartbeat" || r.heartbeat_token !== ping.token) {
       result.outcomes.push({ result: "not_found" });
@@ -164,12 +196,16 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
       result.outcomes.push({ result: "rejected", reason: verdict.reason });
       continue;
     }
-    record({ ...base, result: "accepted", durationMs });
-    const check: CheckResult = { ...emptyResult(at), latency_ms: durationMs };
-    setFields(r, { heartbeat_last_ping_at: Math.max(at, r.heartbeat_last_ping_at ?? 0), last_checked_at: at, heartbeat_last_start_at: null });
-    const checkId = insertCheck(r.id, check);
+    // without intermediate objects: the first ping of a monitor in a while, or after a change
+    stmts.insertPingEvent(r.id, "ping", at, "accepted", ping.sourceIp, durationMs);
+    const checkId = stmts.insertUpCheck(r.id, region, at, durationMs);
+    const last = r.heartbeat_last_ping_at;
+    r.heartbeat_last_ping_at = last === null || at > last ? at : last;
+    r.last_checked_at = at;
+    r.heartbeat_last_start_at = null;
+    dirty.add(r);
     if (r.last_status !== "up") await flip(r, "up", at, checkId, null, null, null);
-    result.outcomes.push({ result: "accepted" });
+    result.outcomes.push(ACCEPTED);
   }
   for (const r of touched) {
     const next = r.is_paused ? null : nextHeartbeatTransition(r.last_status, r.heartbeat_last_ping_at, heartbeatPlanOf(r));
@@ -181,6 +217,8 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
   for (const r of dirty) stmts.updateBookkeeping(r);
   return result;
 }
+
+const ACCEPTED: PingOutcome = Object.freeze({ result: "accepted" });
 
 function seconds(ms: number): string {
   const s = ms / 1000;

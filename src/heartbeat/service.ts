@@ -51,6 +51,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
 
   const off = ctx.events.on("monitor.changed", ({ monitorId, deleted }) => {
     tokens.changed(monitorId, deleted === true).catch((err) => log.error("token cache reload failed", { monitor_id: monitorId, error: String(err) }));
+    writer.forget(monitorId);
     if (deleted) timers.set(monitorId, null);
     else writer.evaluate([monitorId]);
   });

@@ -28,6 +28,22 @@ export class FixedWindowLimiter<K = string> {
     return { allowed, limit, remaining: Math.max(0, limit - w.count), resetAt: w.start + this.windowMs };
   }
 
+  /**
+   * Counts a request and says whether it is allowed, as `hit` does, without building a verdict
+   * (the ping path calls this per request and asks `hit` only for a refusal's Retry-After).
+   */
+  take(key: K, limit: number, now: number): boolean {
+    this.sweep(now);
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    if (w.count >= limit) return false;
+    w.count++;
+    return true;
+  }
+
   private sweep(now: number): void {
     if (now - this.lastSweep < this.windowMs) return;
     this.lastSweep = now;

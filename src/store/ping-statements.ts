@@ -30,7 +30,7 @@ export const PING_MONITOR_COLUMNS = [
   "id", "account_id", "monitor_type", "heartbeat_token", "is_paused", "is_in_maintenance", "last_status", "state_changed_at",
   "last_checked_at", "interval_sec", "heartbeat_period_sec", "heartbeat_grace_sec", "heartbeat_schedule", "heartbeat_timezone",
   "heartbeat_last_ping_at", "heartbeat_last_start_at", "heartbeat_deadline_at", "heartbeat_payload_policy",
-  "heartbeat_payload_status_key", "heartbeat_notify_on_late",
+  "heartbeat_payload_status_key", "heartbeat_notify_on_late", "updated_at",
 ] as const satisfies readonly (keyof MonitorRow)[];
 
 export type PingMonitorRow = Pick<MonitorRow, (typeof PING_MONITOR_COLUMNS)[number]>;
@@ -40,10 +40,20 @@ export interface PingStatements {
   /** the columns of PING_MONITOR_COLUMNS only */
   pingMonitor(id: number): PingMonitorRow | null;
   insertEvent(e: NewMonitorEvent): void;
+  /** a ping's event, without the event object (the ping path's every request) */
+  insertPingEvent(monitorId: number, kind: string, at: number, result: string, sourceIp: string | null, durationMs: number | null): void;
   /** returns the new check's id */
   insertCheck(monitorId: number, region: string, r: CheckResult): number;
+  /** an accepted ping's check: up, with the job's duration if known; returns the new check's id */
+  insertUpCheck(monitorId: number, region: string, at: number, latencyMs: number | null): number;
   /** the heartbeat bookkeeping columns only, never configuration or state */
   updateBookkeeping(r: HeartbeatRowState): void;
+  /**
+   * An accepted ping's bookkeeping, written only if the row still is what `seen` (a row read by an
+   * earlier, committed batch) says: same token, same last edit, up and not paused. False when it is
+   * not (edited, rotated, paused, flipped or deleted since), and nothing was written.
+   */
+  updatePingedIfUnchanged(seen: PingMonitorRow, lastPingAt: number, deadlineAt: number | null, checkedAt: number): boolean;
 }
 
 export function preparePingStatements(sqlite: Database): PingStatements {
@@ -58,16 +68,31 @@ export function preparePingStatements(sqlite: Database): PingStatements {
   const bookkeeping = sqlite.prepare(
     "UPDATE monitors SET heartbeat_last_ping_at = ?, heartbeat_last_start_at = ?, heartbeat_deadline_at = ?, last_checked_at = ? WHERE id = ?",
   );
+  // Every edit of a monitor (API, CLI: store/monitors.ts) sets updated_at; the token and the state
+  // are compared too, so a rotation, a pause or a flip is seen even within the same millisecond.
+  const pinged = sqlite.prepare(
+    `UPDATE monitors SET heartbeat_last_ping_at = ?, heartbeat_last_start_at = NULL, heartbeat_deadline_at = ?, last_checked_at = ?
+     WHERE id = ? AND heartbeat_token = ? AND updated_at = ? AND last_status = 'up' AND is_paused = 0 AND monitor_type = 'heartbeat'`,
+  );
   return {
     monitor: (id) => monitor.get(id) ?? null,
     pingMonitor: (id) => pingMonitor.get(id) ?? null,
     insertEvent: (e) => {
       event.run(e.monitorId, e.kind, e.at, e.result ?? null, e.reason ?? null, e.sourceIp ?? null, e.fromState ?? null, e.toState ?? null, e.durationMs ?? null);
     },
+    insertPingEvent: (monitorId, kind, at, result, sourceIp, durationMs) => {
+      event.run(monitorId, kind, at, result, null, sourceIp, null, null, durationMs);
+    },
+    insertUpCheck: (monitorId, region, at, latencyMs) => {
+      const res = check.run(monitorId, region, "up", at, latencyMs === null ? null : Math.round(latencyMs), null, null, null, null);
+      return Number(res.lastInsertRowid);
+    },
     insertCheck: (monitorId, region, r) => {
       const res = check.run(monitorId, region, r.status, r.checked_at, r.latency_ms === null ? null : Math.round(r.latency_ms), r.http_code, r.error_code, r.error_message, r.degraded_reason);
       return Number(res.lastInsertRowid);
     },
+    updatePingedIfUnchanged: (seen, lastPingAt, deadlineAt, checkedAt) =>
+      pinged.run(lastPingAt, deadlineAt, checkedAt, seen.id, seen.heartbeat_token, seen.updated_at).changes === 1,
     updateBookkeeping: (r) => {
       bookkeeping.run(r.heartbeat_last_ping_at, r.heartbeat_last_start_at, r.heartbeat_deadline_at, r.last_checked_at, r.id);
     },
