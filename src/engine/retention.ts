@@ -135,7 +135,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   // packed checks go by whole hours: a block is rewritten at most once an hour, not every run
   const packedBefore = Number.isFinite(pruneBefore) ? bucketStart(pruneBefore, "h") : null;
   const packedIds = packedBefore === null ? [] : await monitorsWithPackedChecksBefore(ctx.db, packedBefore);
-  const pruned = await inTransactions(packedIds, async (trx, id) => {
+  const pruned = await inTimeSlices(ctx, packedIds, stop, async (trx, id) => {
     report.checksPruned += await prunePackedChecks(trx, id, packedBefore!);
   });
   if (!pruned) return { ...report, stopped: true };
@@ -143,34 +143,34 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   // what is left of the rows past the last whole hour is packed, then finished days into one block
   const packBefore = bucketStart(now - PACK_GRACE_MS, "h");
   const maxPacked = opts.maxPackedPerRun ?? 2_000_000;
-  const packed = await inTransactions(await monitorsWithCheckRows(ctx.db, Number.MIN_SAFE_INTEGER, packBefore), async (trx, id) => {
+  const packed = await inTimeSlices(ctx, await monitorsWithCheckRows(ctx.db, Number.MIN_SAFE_INTEGER, packBefore), stop, async (trx, id) => {
     if (report.checksPacked < maxPacked) report.checksPacked += await packMonitorChecks(trx, id, packBefore);
   });
   if (!packed) return { ...report, stopped: true };
-  const merged = await inTransactions(await monitorsWithHourBlocks(ctx.db, bucketStart(packBefore, "d")), async (trx, id) => {
+  const merged = await inTimeSlices(ctx, await monitorsWithHourBlocks(ctx.db, bucketStart(packBefore, "d")), stop, async (trx, id) => {
     report.daysMerged += await mergeMonitorDays(trx, id, packBefore);
   });
   if (!merged) return { ...report, stopped: true };
   log.debug("maintenance done", { ...report });
   return report;
+}
 
-  /**
-   * `fn` for each monitor, in transactions of at most SLICE_MS of work, other work let in between;
-   * false if stopped. Time rather than a count: merging a monitor's day unpacks and packs ~1,440
-   * checks (several ms), packing an hour ~60, and a count right for one would hold the event loop
-   * for a second in the other (storage bench).
-   */
-  async function inTransactions(ids: number[], fn: (trx: Db, id: number) => Promise<void>): Promise<boolean> {
-    let i = 0;
-    while (i < ids.length) {
-      if (stop()) return false;
-      const until = performance.now() + SLICE_MS;
-      await ctx.db.transaction().execute(async (trx) => {
-        do await fn(trx, ids[i++]!);
-        while (i < ids.length && performance.now() < until);
-      });
-      await yieldToOthers();
-    }
-    return true;
+/**
+ * `fn` for each monitor, in transactions of at most SLICE_MS of work, other work let in between;
+ * false if stopped. Time rather than a count: merging a monitor's day unpacks and packs ~1,440
+ * checks (several ms), packing an hour ~60, and a count right for one would hold the event loop
+ * for a second in the other (storage bench).
+ */
+async function inTimeSlices(ctx: AppContext, ids: number[], stop: () => boolean, fn: (trx: Db, id: number) => Promise<void>): Promise<boolean> {
+  let i = 0;
+  while (i < ids.length) {
+    if (stop()) return false;
+    const until = performance.now() + SLICE_MS;
+    await ctx.db.transaction().execute(async (trx) => {
+      do await fn(trx, ids[i++]!);
+      while (i < ids.length && performance.now() < until);
+    });
+    await yieldToOthers();
   }
+  return true;
 }
