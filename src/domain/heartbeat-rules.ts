@@ -54,11 +54,33 @@ export function heartbeatPlanOf(m: HeartbeatPlanFields): HeartbeatPlan {
  */
 export function nextScheduledTime(expr: string, timezone: string, after: number): number | null {
   try {
-    const next = new Cron(expr, { timezone, paused: true }).nextRun(new Date(after));
+    const next = calculator(expr, timezone)?.nextRun(new Date(after));
     return next ? next.getTime() : null;
   } catch {
     return null;
   }
+}
+
+/**
+ * Parsed schedules by (timezone, expression): every ping of a cron-scheduled heartbeat asks for
+ * its next time, and parsing the expression anew each time was the larger part of that. Bounded,
+ * since a Cron object is large (~87 KB measured) and schedules are few in practice.
+ */
+const calculators = new Map<string, Cron | null>();
+const MAX_CALCULATORS = 128;
+
+function calculator(expr: string, timezone: string): Cron | null {
+  const key = `${timezone}\n${expr}`;
+  let cron = calculators.get(key);
+  if (cron !== undefined) return cron;
+  try {
+    cron = new Cron(expr, { timezone, paused: true });
+  } catch {
+    cron = null;
+  }
+  if (calculators.size >= MAX_CALCULATORS) calculators.clear();
+  calculators.set(key, cron);
+  return cron;
 }
 
 /** Why a schedule/timezone pair is unusable, or null when it is fine. For 422 messages. */

@@ -91,6 +91,17 @@ describe("cron schedules", () => {
     expect(pingExpectedBy(Date.parse(after), cron(expr, 0, tz))).toBe(Date.parse(next));
   });
 
+  test("parsed schedules are reused per expression and zone: asked in turn, each zone keeps its own answer", () => {
+    const after = Date.parse("2026-01-10T12:00:00Z");
+    for (let i = 0; i < 3; i++) {
+      expect(nextScheduledTime("0 3 * * *", "Europe/Berlin", after)).toBe(Date.parse("2026-01-11T02:00:00Z"));
+      expect(nextScheduledTime("0 3 * * *", "America/New_York", after)).toBe(Date.parse("2026-01-11T08:00:00Z"));
+      expect(nextScheduledTime("not a schedule", "UTC", after)).toBeNull();
+    }
+    // past the cache's bound the answers stay right
+    for (let m = 0; m < 200; m++) expect(nextScheduledTime(`${m % 60} 5 * * *`, "UTC", after)).toBe(Date.parse(`2026-01-11T05:${String(m % 60).padStart(2, "0")}:00Z`));
+  });
+
   test("phase with a schedule: up until the scheduled time, degraded for the grace, then down", () => {
     const plan = cron("0 * * * *", 300);
     const ping = Date.parse("2026-01-10T12:00:05Z");
