@@ -1,4 +1,5 @@
 import type { AppContext } from "../context.ts";
+import { DamagedBlockError } from "../store/check-block-codec.ts";
 import type { Db } from "../store/database.ts";
 import { bucketStart, DAY_MS, HOUR_MS } from "../domain/uptime.ts";
 import { mergeMonitorDays, monitorsWithHourBlocks, monitorsWithPackedChecksBefore, packMonitorChecks, prunePackedChecks } from "../store/check-blocks.ts";
@@ -41,6 +42,8 @@ export interface MaintenanceReport {
   rollupsPruned: number;
   checksPacked: number;
   daysMerged: number;
+  /** monitors skipped because one of their packed blocks cannot be read (logged once a run each) */
+  damagedMonitors: number;
   stopped: boolean;
 }
 
@@ -67,7 +70,21 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   const stop = opts.shouldStop ?? (() => false);
   const now = ctx.clock.now();
   const rawCutoff = now - ctx.config.retentionDays * DAY_MS;
-  const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, checksPacked: 0, daysMerged: 0, stopped: false };
+  const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, checksPacked: 0, daysMerged: 0, damagedMonitors: 0, stopped: false };
+  // a damaged block (disk damage) costs its own monitor's packing and rollups, not everyone's: each
+  // step reads its blocks before it writes, so a skipped monitor is left exactly as it was
+  const damaged = new Set<number>();
+  const guarded = async (id: number, fn: () => Promise<number>): Promise<number> => {
+    try {
+      return await fn();
+    } catch (err) {
+      if (!(err instanceof DamagedBlockError)) throw err;
+      if (!damaged.has(id)) log.error("a packed check block of this monitor cannot be read; its packed checks are left as they are", { monitor_id: id, error: err.message });
+      damaged.add(id);
+      report.damagedMonitors = damaged.size;
+      return 0;
+    }
+  };
   const perTx = opts.monitorsPerTransaction ?? 100;
 
   // rollups never reach back past raw retention: those checks may be gone, and a recomputed bucket
@@ -81,7 +98,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
       const slice = ids.slice(i, i + perTx);
       buckets += await ctx.db.transaction().execute(async (trx) => {
         let n = 0;
-        for (const id of slice) n += await rollupMonitorRange(trx, id, g, start, end);
+        for (const id of slice) n += await guarded(id, () => rollupMonitorRange(trx, id, g, start, end));
         return n;
       });
       await yieldToOthers();
@@ -136,7 +153,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   const packedBefore = Number.isFinite(pruneBefore) ? bucketStart(pruneBefore, "h") : null;
   const packedIds = packedBefore === null ? [] : await monitorsWithPackedChecksBefore(ctx.db, packedBefore);
   const pruned = await inTimeSlices(ctx, packedIds, stop, async (trx, id) => {
-    report.checksPruned += await prunePackedChecks(trx, id, packedBefore!);
+    report.checksPruned += await guarded(id, () => prunePackedChecks(trx, id, packedBefore!));
   });
   if (!pruned) return { ...report, stopped: true };
 
@@ -144,11 +161,11 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   const packBefore = bucketStart(now - PACK_GRACE_MS, "h");
   const maxPacked = opts.maxPackedPerRun ?? 2_000_000;
   const packed = await inTimeSlices(ctx, await monitorsWithCheckRows(ctx.db, Number.MIN_SAFE_INTEGER, packBefore), stop, async (trx, id) => {
-    if (report.checksPacked < maxPacked) report.checksPacked += await packMonitorChecks(trx, id, packBefore);
+    if (report.checksPacked < maxPacked) report.checksPacked += await guarded(id, () => packMonitorChecks(trx, id, packBefore));
   });
   if (!packed) return { ...report, stopped: true };
   const merged = await inTimeSlices(ctx, await monitorsWithHourBlocks(ctx.db, bucketStart(packBefore, "d")), stop, async (trx, id) => {
-    report.daysMerged += await mergeMonitorDays(trx, id, packBefore);
+    report.daysMerged += await guarded(id, () => mergeMonitorDays(trx, id, packBefore));
   });
   if (!merged) return { ...report, stopped: true };
   log.debug("maintenance done", { ...report });

@@ -32,6 +32,11 @@ const TAG_INT = 1;
 const TAG_TEXT = 2;
 const TAG_FLOAT = 3;
 
+/** A block that cannot be read back (disk damage): its monitor's packed checks are unreadable, others are not. */
+export class DamagedBlockError extends Error {
+  override name = "DamagedBlockError";
+}
+
 const utf8 = new TextEncoder();
 const fromUtf8 = new TextDecoder();
 
@@ -80,7 +85,7 @@ class Reader {
     let n = 0;
     let scale = 1;
     for (;;) {
-      if (this.pos >= this.buf.length) throw new Error("check block is truncated");
+      if (this.pos >= this.buf.length) throw new DamagedBlockError("check block is truncated");
       const b = this.buf[this.pos++]!;
       n += (b & 127) * scale;
       if (b < 128) return n;
@@ -95,7 +100,7 @@ class Reader {
 
   bytes(): Uint8Array {
     const n = this.uint();
-    if (this.pos + n > this.buf.length) throw new Error("check block is truncated");
+    if (this.pos + n > this.buf.length) throw new DamagedBlockError("check block is truncated");
     const out = this.buf.subarray(this.pos, this.pos + n);
     this.pos += n;
     return out;
@@ -144,7 +149,7 @@ function readValue(r: Reader): RunValue {
   if (tag === TAG_INT) return r.int();
   if (tag === TAG_TEXT) return fromUtf8.decode(r.bytes());
   if (tag === TAG_FLOAT) return Number(fromUtf8.decode(r.bytes()));
-  throw new Error(`check block has an unknown value tag ${tag}`);
+  throw new DamagedBlockError(`check block has an unknown value tag ${tag}`);
 }
 
 /** Orders checks as a block keeps them: by time, then id. */
@@ -184,12 +189,17 @@ export function encodeChecks(checks: readonly PackedCheck[]): Uint8Array {
   return out;
 }
 
-/** The checks of a block for `monitorId`, oldest first. Throws on a damaged block. */
+/** The checks of a block for `monitorId`, oldest first. Throws DamagedBlockError on a damaged block. */
 export function decodeChecks(monitorId: number, data: Uint8Array): PackedCheck[] {
-  if (data.length === 0) throw new Error("check block is empty");
+  if (data.length === 0) throw new DamagedBlockError("check block is empty");
   const format = data[0];
-  const body = format === FORMAT_ZSTD ? Bun.zstdDecompressSync(data.subarray(1)) : format === FORMAT_RAW ? data.subarray(1) : null;
-  if (!body) throw new Error(`check block has an unknown format ${format}`);
+  let body: Uint8Array | null;
+  try {
+    body = format === FORMAT_ZSTD ? Bun.zstdDecompressSync(data.subarray(1)) : format === FORMAT_RAW ? data.subarray(1) : null;
+  } catch (err) {
+    throw new DamagedBlockError(`check block does not decompress: ${(err as Error).message}`);
+  }
+  if (!body) throw new DamagedBlockError(`check block has an unknown format ${format}`);
   const r = new Reader(body);
   const n = r.uint();
   const ids = readSteps(r, n);
@@ -209,10 +219,10 @@ export function decodeChecks(monitorId: number, data: Uint8Array): PackedCheck[]
     for (let k = 0; k < runs; k++) {
       const len = r.uint();
       const v = readValue(r);
-      if (i + len > n) throw new Error("check block's runs are longer than its checks");
+      if (i + len > n) throw new DamagedBlockError("check block's runs are longer than its checks");
       for (const end = i + len; i < end; i++) (out[i] as Record<string, RunValue>)[col] = v;
     }
-    if (i !== n) throw new Error("check block's runs are shorter than its checks");
+    if (i !== n) throw new DamagedBlockError("check block's runs are shorter than its checks");
   }
   return out;
 }

@@ -107,10 +107,10 @@ export async function packMonitorChecks(db: Db, monitorId: number, before: numbe
     if (!g) groups.set(start, (g = { span: cover?.span ?? "h", rows: [] }));
     g.rows.push(r);
   }
-  for (const [start, g] of groups) {
-    const had = existing.some((b) => b.block_start === start) ? await readBlock(db, monitorId, start) : [];
-    await writeBlock(db, monitorId, start, g.span, mergeById(had, g.rows));
-  }
+  // every block is read before anything is written: a damaged one throws with nothing changed
+  const had = new Map<number, PackedCheck[]>();
+  for (const start of groups.keys()) if (existing.some((b) => b.block_start === start)) had.set(start, await readBlock(db, monitorId, start));
+  for (const [start, g] of groups) await writeBlock(db, monitorId, start, g.span, mergeById(had.get(start) ?? [], g.rows));
   await db.deleteFrom("checks").where("monitor_id", "=", monitorId).where("checked_at", "<", before).execute();
   return rows.length;
 }
@@ -119,17 +119,21 @@ export async function packMonitorChecks(db: Db, monitorId: number, before: numbe
 export async function mergeMonitorDays(db: Db, monitorId: number, before: number): Promise<number> {
   const until = bucketStart(before, "d");
   const hours = await db.selectFrom("check_blocks").select(["block_start", "data"]).where("monitor_id", "=", monitorId).where("span", "=", "h").where("block_start", "<", until).orderBy("block_start").execute();
+  // everything is read before anything is written: a damaged block throws with nothing changed
   const days = new Map<number, PackedCheck[]>();
   for (const h of hours) {
     const day = bucketStart(h.block_start, "d");
-    const list = days.get(day) ?? [];
+    let list = days.get(day);
+    if (!list) {
+      // a day block of its own cannot sit beside the day's hours, but if one does, nothing is lost
+      const own = await db.selectFrom("check_blocks").select("data").where("monitor_id", "=", monitorId).where("block_start", "=", day).where("span", "=", "d").executeTakeFirst();
+      days.set(day, (list = own ? decodeChecks(monitorId, own.data) : []));
+    }
     list.push(...decodeChecks(monitorId, h.data));
-    days.set(day, list);
   }
   for (const [day, checks] of days) {
     await db.deleteFrom("check_blocks").where("monitor_id", "=", monitorId).where("span", "=", "h").where("block_start", ">=", day).where("block_start", "<", day + DAY_MS).execute();
-    // with the day's hours gone, a block still at the day's start can only be that day's own
-    await writeBlock(db, monitorId, day, "d", mergeById(await readBlock(db, monitorId, day), checks));
+    await writeBlock(db, monitorId, day, "d", mergeById([], checks));
   }
   return days.size;
 }
@@ -140,17 +144,18 @@ export async function mergeMonitorDays(db: Db, monitorId: number, before: number
  */
 export async function prunePackedChecks(db: Db, monitorId: number, before: number): Promise<number> {
   const metas = (await blockMetas(db, monitorId, Number.MIN_SAFE_INTEGER, before)).filter((b) => b.first_at < before);
+  // the block the cut falls in is read before anything is written: a damaged one throws with nothing changed
+  const cut = metas.find((b) => blockEnd(b) > before);
+  const all = cut ? await readBlock(db, monitorId, cut.block_start) : [];
   let removed = 0;
   for (const b of metas) {
-    if (blockEnd(b) <= before) {
-      await db.deleteFrom("check_blocks").where("monitor_id", "=", monitorId).where("block_start", "=", b.block_start).execute();
-      removed += blockCount(b);
-      continue;
-    }
-    const all = await readBlock(db, monitorId, b.block_start);
+    if (b === cut) continue;
+    await db.deleteFrom("check_blocks").where("monitor_id", "=", monitorId).where("block_start", "=", b.block_start).execute();
+    removed += blockCount(b);
+  }
+  if (cut) {
     const kept = all.filter((c) => c.checked_at >= before);
-    if (kept.length === all.length) continue;
-    await writeBlock(db, monitorId, b.block_start, b.span, kept);
+    if (kept.length < all.length) await writeBlock(db, monitorId, cut.block_start, cut.span, kept);
     removed += all.length - kept.length;
   }
   return removed;

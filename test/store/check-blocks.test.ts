@@ -142,3 +142,23 @@ test("retention prunes packed checks too: whole blocks, and the older part of th
   now += 5 * 60_000;
   expect((await runMaintenance(h.ctx)).checksPruned).toBe(0);
 });
+
+test("a damaged block costs its own monitor's packing, not the run: other monitors are packed, its rows stay rows", async () => {
+  await seedHistory();
+  await runMaintenance(h.ctx);
+  const day = Date.UTC(2026, 11, 19);
+  await h.ctx.db.updateTable("check_blocks").set({ data: new Uint8Array([1, 0xff, 0x00, 0x13]) }).where("monitor_id", "=", a).where("block_start", "=", day).execute();
+  // late results for both monitors, in that damaged day and in an undamaged one of b
+  await write(a, day + 5 * HOUR_MS + 17);
+  await write(b, day + 5 * HOUR_MS + 18);
+  now = NOW + 5 * 60_000;
+  const report = await runMaintenance(h.ctx);
+  expect(report).toMatchObject({ stopped: false, damagedMonitors: 1, checksPacked: 1 });
+  const left = await h.ctx.db.selectFrom("checks").select(["monitor_id", "checked_at"]).where("checked_at", "<", NOW - HOUR_MS).execute();
+  expect(left).toEqual([{ monitor_id: a, checked_at: day + 5 * HOUR_MS + 17 }]);
+  const errors = h.logs().filter((l) => l.level === "error" && l.monitor_id === a);
+  expect(errors).toHaveLength(1);
+  expect(String(errors[0]!.msg)).toContain("cannot be read");
+  // reading that monitor's history says what is wrong instead of answering wrongly
+  await expect(listChecks(h.ctx.db, a, {}, { offset: 0, limit: 5000 })).rejects.toThrow(/check block/);
+});
