@@ -30,10 +30,12 @@ export async function insertCheck(db: Db, monitorId: number, region: string, r: 
 /**
  * Whether a probe's result is already stored: by its uid among check rows, or, for a result older
  * than the monitor's packed checks (blocks keep no uids), by region and time, which a probe never
- * repeats for two different checks.
+ * repeats for two different checks. `mayBePacked` false (the caller knows the check is too recent
+ * to have been packed) spares the look at the blocks.
  */
-export async function resultAlreadyStored(db: Db, monitorId: number, region: string, resultUid: string, checkedAt: number): Promise<boolean> {
+export async function resultAlreadyStored(db: Db, monitorId: number, region: string, resultUid: string, checkedAt: number, mayBePacked = true): Promise<boolean> {
   if (await db.selectFrom("checks").select("id").where("result_uid", "=", resultUid).executeTakeFirst()) return true;
+  if (!mayBePacked) return false;
   const packed = await packedUntil(db, monitorId);
   return packed !== null && checkedAt < packed && (await packedCheckExists(db, monitorId, region, checkedAt));
 }

@@ -10,7 +10,8 @@ import { checkSamples, monitorsWithPackedChecksBefore } from "../../src/store/ch
 import { listChecks, type CheckFilter } from "../../src/store/check-queries.ts";
 import { resultAlreadyStored } from "../../src/store/checks.ts";
 import type { CheckRow } from "../../src/store/tables.ts";
-import { engineHarness, insertMonitor, type EngineHarness } from "../engine/helpers.ts";
+import { recordCheckResult } from "../../src/engine/record-check.ts";
+import { engineHarness, insertMonitor, result, type EngineHarness } from "../engine/helpers.ts";
 
 const NOW = Date.UTC(2026, 11, 21, 12, 30);
 let now = NOW;
@@ -123,6 +124,11 @@ test("a probe's repeat of a packed result is recognised by region and time (bloc
   expect(await resultAlreadyStored(h.ctx.db, a, old.region, "uid-never-seen", old.checked_at)).toBe(true);
   expect(await resultAlreadyStored(h.ctx.db, a, old.region === "eu" ? "ap" : "eu", "uid-never-seen", old.checked_at)).toBe(false);
   expect(await resultAlreadyStored(h.ctx.db, a, old.region, "uid-never-seen", old.checked_at + 1)).toBe(false);
+  // through the engine, as the leader's ingest meets a probe's very late resend
+  const again = await recordCheckResult(h.ctx, a, old.region, { ...result(old.status as "up"), checked_at: old.checked_at, latency_ms: old.latency_ms }, "uid-of-the-resend");
+  expect(again).toMatchObject({ recorded: false, reason: "duplicate" });
+  const fresh = await recordCheckResult(h.ctx, a, old.region, { ...result("up"), checked_at: old.checked_at + 1 }, "uid-of-a-new-one");
+  expect(fresh.recorded).toBe(true);
 });
 
 test("retention prunes packed checks too: whole blocks, and the older part of the block the cut falls in", async () => {
