@@ -10,6 +10,7 @@ import { sql } from "kysely";
 import { bucketStart, DAY_MS, HOUR_MS } from "../domain/uptime.ts";
 import { byTimeThenId, decodeChecks, encodeChecks, type PackedCheck } from "./check-block-codec.ts";
 import type { Db } from "./database.ts";
+import { monitorIdsWhere } from "./monitor-ids.ts";
 import type { CheckBlocksTable } from "./tables.ts";
 
 export type BlockSpan = CheckBlocksTable["span"];
@@ -163,49 +164,33 @@ export async function prunePackedChecks(db: Db, monitorId: number, before: numbe
 
 /** Ids of the monitors with packed checks in [from, to): one statement, an index probe per monitor. */
 export async function monitorsWithPackedChecks(db: Db, from: number, to: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom("monitors")
-    .select("id")
-    .where((eb) =>
-      eb.exists(
-        eb
-          .selectFrom("check_blocks")
-          .select("check_blocks.block_start")
-          .whereRef("check_blocks.monitor_id", "=", "monitors.id")
-          .where("check_blocks.block_start", "<", to)
-          .where("check_blocks.block_start", ">", from - DAY_MS)
-          .where(sql<number>`check_blocks.block_start + CASE check_blocks.span WHEN 'd' THEN ${DAY_MS} ELSE ${HOUR_MS} END`, ">", from),
-      ),
-    )
-    .orderBy("id")
-    .execute();
-  return rows.map((r) => r.id);
+  return monitorIdsWhere(db, (eb) =>
+    eb.exists(
+      eb
+        .selectFrom("check_blocks")
+        .select("check_blocks.block_start")
+        .whereRef("check_blocks.monitor_id", "=", "monitors.id")
+        .where("check_blocks.block_start", "<", to)
+        .where("check_blocks.block_start", ">", from - DAY_MS)
+        .where(sql<number>`check_blocks.block_start + CASE check_blocks.span WHEN 'd' THEN ${DAY_MS} ELSE ${HOUR_MS} END`, ">", from),
+    ),
+  );
 }
 
 /** Ids of the monitors with packed checks older than `before`, which retention must delete. */
 export async function monitorsWithPackedChecksBefore(db: Db, before: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom("monitors")
-    .select("id")
-    .where((eb) =>
-      eb.exists(
-        eb.selectFrom("check_blocks").select("check_blocks.block_start").whereRef("check_blocks.monitor_id", "=", "monitors.id").where("check_blocks.block_start", "<", before).where("check_blocks.first_at", "<", before),
-      ),
-    )
-    .orderBy("id")
-    .execute();
-  return rows.map((r) => r.id);
+  return monitorIdsWhere(db, (eb) =>
+    eb.exists(
+      eb.selectFrom("check_blocks").select("check_blocks.block_start").whereRef("check_blocks.monitor_id", "=", "monitors.id").where("check_blocks.block_start", "<", before).where("check_blocks.first_at", "<", before),
+    ),
+  );
 }
 
 /** Ids of the monitors with hourly blocks before `before`. */
 export async function monitorsWithHourBlocks(db: Db, before: number): Promise<number[]> {
-  const rows = await db
-    .selectFrom("monitors")
-    .select("id")
-    .where((eb) => eb.exists(eb.selectFrom("check_blocks").select("check_blocks.block_start").whereRef("check_blocks.monitor_id", "=", "monitors.id").where("check_blocks.span", "=", "h").where("check_blocks.block_start", "<", before)))
-    .orderBy("id")
-    .execute();
-  return rows.map((r) => r.id);
+  return monitorIdsWhere(db, (eb) =>
+    eb.exists(eb.selectFrom("check_blocks").select("check_blocks.block_start").whereRef("check_blocks.monitor_id", "=", "monitors.id").where("check_blocks.span", "=", "h").where("check_blocks.block_start", "<", before)),
+  );
 }
 
 /** Whether a packed check of this monitor, region and time exists (a probe's very late repeat). */

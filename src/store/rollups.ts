@@ -1,6 +1,7 @@
 import { bucketSize, bucketStart, splitRange, summarize, uptimeOf, type BucketSummary, type Granularity, type Uptime, type UptimeCounts } from "../domain/uptime.ts";
 import { checkSamples, monitorsWithPackedChecks } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
+import { monitorIdsWhere } from "./monitor-ids.ts";
 
 /** kv keys: every bucket before this time has been rolled up (epoch ms, as text). */
 export const HOURLY_WATERMARK = "rollups.hourly_until";
@@ -43,19 +44,13 @@ export async function monitorsWithCheckRows(db: Db, from: number, to: number): P
 }
 
 async function monitorsWithRows(db: Db, from: number, to: number, g?: Granularity): Promise<number[]> {
-  const rows = await db
-    .selectFrom("monitors")
-    .select("id")
-    .where((eb) =>
-      g === undefined
-        ? eb.exists(eb.selectFrom("checks").select("checks.id").whereRef("checks.monitor_id", "=", "monitors.id").where("checks.checked_at", ">=", from).where("checks.checked_at", "<", to))
-        : eb.exists(
-            eb.selectFrom("check_rollups").select("check_rollups.bucket_start").whereRef("check_rollups.monitor_id", "=", "monitors.id").where("check_rollups.granularity", "=", g).where("check_rollups.bucket_start", ">=", from).where("check_rollups.bucket_start", "<", to),
-          ),
-    )
-    .orderBy("id")
-    .execute();
-  return rows.map((r) => r.id);
+  return monitorIdsWhere(db, (eb) =>
+    g === undefined
+      ? eb.exists(eb.selectFrom("checks").select("checks.id").whereRef("checks.monitor_id", "=", "monitors.id").where("checks.checked_at", ">=", from).where("checks.checked_at", "<", to))
+      : eb.exists(
+          eb.selectFrom("check_rollups").select("check_rollups.bucket_start").whereRef("check_rollups.monitor_id", "=", "monitors.id").where("check_rollups.granularity", "=", g).where("check_rollups.bucket_start", ">=", from).where("check_rollups.bucket_start", "<", to),
+        ),
+  );
 }
 
 /**
