@@ -17,12 +17,7 @@ export class FixedWindowLimiter<K = string> {
   constructor(private readonly windowMs = 60_000) {}
 
   hit(key: K, limit: number, now: number): WindowVerdict {
-    this.sweep(now);
-    let w = this.windows.get(key);
-    if (!w || now - w.start >= this.windowMs) {
-      w = { start: now, count: 0 };
-      this.windows.set(key, w);
-    }
+    const w = this.windowOf(key, now);
     const allowed = w.count < limit;
     if (allowed) w.count++;
     return { allowed, limit, remaining: Math.max(0, limit - w.count), resetAt: w.start + this.windowMs };
@@ -33,15 +28,21 @@ export class FixedWindowLimiter<K = string> {
    * (the ping path calls this per request and asks `hit` only for a refusal's Retry-After).
    */
   take(key: K, limit: number, now: number): boolean {
+    const w = this.windowOf(key, now);
+    if (w.count >= limit) return false;
+    w.count++;
+    return true;
+  }
+
+  /** The key's current window, a new one if its last has ended. */
+  private windowOf(key: K, now: number): { start: number; count: number } {
     this.sweep(now);
     let w = this.windows.get(key);
     if (!w || now - w.start >= this.windowMs) {
       w = { start: now, count: 0 };
       this.windows.set(key, w);
     }
-    if (w.count >= limit) return false;
-    w.count++;
-    return true;
+    return w;
   }
 
   private sweep(now: number): void {
