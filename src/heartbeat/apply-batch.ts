@@ -103,12 +103,10 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
   function pingUnchanged(cached: PingMonitorRow | undefined, ping: PingRequest, at: number): boolean {
     if (cached === undefined || cached.heartbeat_token !== ping.token || cached.last_status !== "up" || cached.is_paused || cached.monitor_type !== "heartbeat") return false;
     if (!evaluatePingPayload(cached.heartbeat_payload_policy, cached.heartbeat_payload_status_key, ping.body).valid) return false;
-    const last = cached.heartbeat_last_ping_at;
-    const lastPingAt = last === null || at > last ? at : last;
+    const lastPingAt = laterPing(cached.heartbeat_last_ping_at, at);
     const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(cached))?.at ?? null;
     if (!stmts.updatePingedIfUnchanged(cached, lastPingAt, deadline, at)) return false;
-    const start = cached.heartbeat_last_start_at;
-    const durationMs = start !== null && at >= start ? at - start : null;
+    const durationMs = runDuration(cached.heartbeat_last_start_at, at);
     stmts.insertPingEvent(cached.id, "ping", at, "accepted", ping.sourceIp, durationMs);
     stmts.insertUpCheck(cached.id, region, at, durationMs);
     // a copy: the cache changes only once this batch has committed
@@ -174,8 +172,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
       result.outcomes.push({ result: "accepted" });
       continue;
     }
-    const start = r.heartbeat_last_start_at;
-    const durationMs = start !== null && at >= start ? at - start : null;
+    const durationMs = runDuration(r.heartbeat_last_start_at, at);
     if (ping.kind === "fail") {
       const reason = ping.failReason ?? "the job reported a failure";
       record({ ...base, result: "accepted", reason, durationMs });
@@ -199,8 +196,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
     // without intermediate objects: the first ping of a monitor in a while, or after a change
     stmts.insertPingEvent(r.id, "ping", at, "accepted", ping.sourceIp, durationMs);
     const checkId = stmts.insertUpCheck(r.id, region, at, durationMs);
-    const last = r.heartbeat_last_ping_at;
-    r.heartbeat_last_ping_at = last === null || at > last ? at : last;
+    r.heartbeat_last_ping_at = laterPing(r.heartbeat_last_ping_at, at);
     r.last_checked_at = at;
     r.heartbeat_last_start_at = null;
     dirty.add(r);
@@ -219,6 +215,16 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
 }
 
 const ACCEPTED: PingOutcome = Object.freeze({ result: "accepted" });
+
+/** The last ping's time after one at `at`: pings committed out of order never move it back. */
+function laterPing(last: number | null, at: number): number {
+  return last === null || at > last ? at : last;
+}
+
+/** How long the job ran, when a /start came before this ping. */
+function runDuration(startAt: number | null, at: number): number | null {
+  return startAt !== null && at >= startAt ? at - startAt : null;
+}
 
 function seconds(ms: number): string {
   const s = ms / 1000;
