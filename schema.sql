@@ -211,6 +211,30 @@ CREATE TABLE monitor_events (
 );
 CREATE INDEX monitor_events_monitor_at ON monitor_events(monitor_id, at);
 
+-- Accepted plain pings not yet folded into monitor_events and checks (store/ping-journal.ts): rowid
+-- order and no other index, so a ping's commit writes only the journal's last page.
+CREATE TABLE ping_journal (
+  id           INTEGER PRIMARY KEY,
+  monitor_id   INTEGER NOT NULL,
+  at           INTEGER NOT NULL,
+  source_ip    TEXT,
+  duration_ms  INTEGER,
+  deadline_at  INTEGER
+);
+
+-- Bumped by every change the ping path must notice (heartbeat/apply-batch.ts reads it per batch).
+CREATE TABLE heartbeat_epoch (
+  id  INTEGER PRIMARY KEY CHECK (id = 1),
+  n   INTEGER NOT NULL
+);
+INSERT INTO heartbeat_epoch (id, n) VALUES (1, 0);
+CREATE TRIGGER heartbeat_monitor_changed AFTER UPDATE OF heartbeat_token, updated_at, is_paused, last_status, monitor_type ON monitors
+  WHEN OLD.monitor_type = 'heartbeat'
+  BEGIN UPDATE heartbeat_epoch SET n = n + 1 WHERE id = 1; END;
+CREATE TRIGGER heartbeat_monitor_deleted AFTER DELETE ON monitors
+  WHEN OLD.monitor_type = 'heartbeat'
+  BEGIN UPDATE heartbeat_epoch SET n = n + 1 WHERE id = 1; END;
+
 CREATE TABLE status_pages (
   id                  INTEGER PRIMARY KEY AUTOINCREMENT,
   account_id          INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,

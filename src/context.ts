@@ -19,6 +19,17 @@ export interface AppEvents extends Record<string, unknown> {
 }
 
 /**
+ * Acknowledged pings the heartbeat service holds in its journal, not yet in monitor_events, checks
+ * and the monitor row (heartbeat/ping-writer.ts). Readers of one monitor's pings settle it first.
+ */
+export interface JournaledPings {
+  /** the newest journaled ping of a monitor, if any: newer than its row's heartbeat_last_ping_at */
+  lastPingAt(monitorId: number): number | undefined;
+  /** folds a monitor's journaled pings into its rows now */
+  settle(monitorId: number): Promise<void>;
+}
+
+/**
  * The one context `main.ts` builds and passes down: nothing is a singleton, so tests build their
  * own with a temp directory and a clock of their choosing.
  */
@@ -34,6 +45,8 @@ export interface AppContext {
   writes: WriteQueue;
   /** Prometheus instruments of this instance (/metrics) */
   metrics: Metrics;
+  /** set while the heartbeat service runs */
+  pings?: JournaledPings;
 }
 
 export const SECRET_KEY_FILE = "secret.key";

@@ -81,6 +81,7 @@ export const checkRoutes: RouteDef[] = [
       const filter = { status: q.oneOf("status", CHECK_STATUSES), from: q.date("from"), to: q.date("to"), region: q.string("region", 63) };
       q.done();
       if (!(await findMonitor(ctx.db, req.caller.accountId, id))) throw notFound("monitor");
+      await ctx.pings?.settle(id);
       const { rows, total } = await listChecks(ctx.db, id, filter, { limit: perPage, offset });
       return list(rows.map((r) => resource("check", r.id, checkAttributes(r))), page, perPage, total);
     },

@@ -52,6 +52,7 @@ export const eventRoutes: RouteDef[] = [
       const kind = q.oneOf("kind", EVENT_KINDS);
       q.done();
       if (!(await findMonitor(ctx.db, req.caller.accountId, id))) throw notFound("monitor");
+      await ctx.pings?.settle(id);
       const { rows, total } = await listMonitorEvents(ctx.db, id, { kind }, { limit: perPage, offset });
       return list(rows.map((r) => resource("event", r.id, eventAttributes(r))), page, perPage, total);
     },

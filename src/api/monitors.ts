@@ -35,7 +35,14 @@ export const newHeartbeatToken = () => randomToken(24);
 
 async function present(ctx: AppContext, row: MonitorRow, status = 200) {
   const channels = await channelIdsByMonitor(ctx.db, [row.id]);
-  return single("monitor", row.id, monitorAttributes(row, channels.get(row.id) ?? []), status);
+  return single("monitor", row.id, monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? []), status);
+}
+
+/** The row as the pings acknowledged but still in the heartbeat journal will leave it. */
+function withJournaled(ctx: AppContext, row: MonitorRow): MonitorRow {
+  const at = row.monitor_type === "heartbeat" ? ctx.pings?.lastPingAt(row.id) : undefined;
+  if (at === undefined || (row.heartbeat_last_ping_at !== null && row.heartbeat_last_ping_at >= at)) return row;
+  return { ...row, heartbeat_last_ping_at: at, last_checked_at: Math.max(row.last_checked_at ?? 0, at) };
 }
 
 /** notification_channel_ids must name this account's channels; another account's id reads as missing. */
@@ -76,7 +83,7 @@ export const monitorRoutes: RouteDef[] = [
       q.done();
       const { rows, total } = await listMonitors(ctx.db, req.caller.accountId, filter, { limit: perPage, offset });
       const channels = await channelIdsByMonitor(ctx.db, rows.map((r) => r.id));
-      return list(rows.map((r) => resource("monitor", r.id, monitorAttributes(r, channels.get(r.id) ?? []))), page, perPage, total);
+      return list(rows.map((r) => resource("monitor", r.id, monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? []))), page, perPage, total);
     },
   },
   {

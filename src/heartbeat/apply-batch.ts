@@ -12,8 +12,10 @@ import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
+import type { JournalEntry, PingJournalStatements } from "../store/ping-journal.ts";
 import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
+import type { PendingPings } from "./pending-pings.ts";
 
 export type PingKind = "ping" | "start" | "fail";
 
@@ -50,14 +52,36 @@ export interface BatchResult {
   transitions: Transition[];
   /** every monitor row this batch read, as it left it (null: no such monitor): the next batches' cache */
   rows: Map<number, PingMonitorRow | null>;
+  /** journal entries this batch appended and did not fold itself: pending once it commits */
+  journaled: JournalEntry[];
+  /** monitors whose pending entries this batch folded, with the newest id it folded */
+  folded: Map<number, number>;
+  /** the cached rows the batch was given were stale (the epoch had moved): the cache starts over */
+  cacheStale: boolean;
+  /** the heartbeat epoch `rows` are true at */
+  epoch: number;
+}
+
+/** Rows as committed batches left them, and the heartbeat epoch they are true at. */
+export interface RowCache {
+  rows: ReadonlyMap<number, PingMonitorRow>;
+  epoch: number;
+}
+
+/** The ping journal: its statements, and what is pending from batches committed before this one. */
+export interface JournalAccess {
+  stmts: PingJournalStatements;
+  pending: PendingPings;
 }
 
 /**
  * `trx` is the write queue's transaction; `stmts` are prepared statements on the same connection,
  * used for the per-ping work (see store/ping-statements.ts), while the rare state changes go
- * through applyStateChange on `trx`. `seen` holds rows as earlier committed batches left them.
+ * through applyStateChange on `trx`. `cache` holds rows as earlier committed batches left them.
  */
-export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements, ops: HeartbeatOp[], seen: ReadonlyMap<number, PingMonitorRow> = new Map()): Promise<BatchResult> {
+export async function applyBatch(
+  trx: Db, ctx: AppContext, stmts: PingStatements, journal: JournalAccess, ops: HeartbeatOp[], cache: RowCache = { rows: new Map(), epoch: -1 },
+): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
   // moment ago and its monitor.changed has not been heard yet. The one exception, a plain ping on
   // an up monitor (nearly every request), starts from the row an earlier batch left and writes
@@ -69,7 +93,15 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
     return r;
   };
   const region = ctx.config.region;
-  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows };
+  // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
+  // change committed in this very transaction: then no cached row is trusted.
+  const cacheStale = stmts.heartbeatEpoch() !== cache.epoch;
+  const seen = cacheStale ? new Map<number, PingMonitorRow>() : cache.rows;
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, journaled: [], folded: new Map(), cacheStale, epoch: 0 };
+  /** entries appended by this batch, by monitor, not yet folded */
+  const appended = new Map<number, JournalEntry[]>();
+  /** rows this batch's fast path left: already checked against the database in this transaction */
+  const fastRows = new Set<number>();
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
   const record = stmts.insertEvent;
@@ -94,30 +126,45 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
   };
 
   /**
-   * A plain ping on a monitor an earlier batch left up, written without reading the row: the
-   * bookkeeping UPDATE's WHERE is the check that the row is still as cached (token, last edit,
-   * state, not paused), so a change committed by anyone, even in this transaction, is seen. Saves
-   * the SELECT of 20 columns per ping (heartbeat bench profile: `get` under rowOf, ~6% of the
-   * server's CPU).
+   * A plain ping on a monitor an earlier batch left up, journaled without reading or writing the
+   * row: the unmoved epoch vouches for the cached row. The events row, the check and the
+   * bookkeeping are written when the journal is folded (store/ping-journal.ts).
    */
   function pingUnchanged(cached: PingMonitorRow | undefined, ping: PingRequest, at: number): boolean {
     if (cached === undefined || cached.heartbeat_token !== ping.token || cached.last_status !== "up" || cached.is_paused || cached.monitor_type !== "heartbeat") return false;
     if (!evaluatePingPayload(cached.heartbeat_payload_policy, cached.heartbeat_payload_status_key, ping.body).valid) return false;
     const lastPingAt = laterPing(cached.heartbeat_last_ping_at, at);
     const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(cached))?.at ?? null;
-    if (!stmts.updatePingedIfUnchanged(cached, lastPingAt, deadline, at)) return false;
-    const durationMs = runDuration(cached.heartbeat_last_start_at, at);
-    stmts.insertPingEvent(cached.id, "ping", at, "accepted", ping.sourceIp, durationMs);
-    stmts.insertUpCheck(cached.id, region, at, durationMs);
+    const entry: JournalEntry = { id: journal.pending.nextId(), monitorId: cached.id, at, sourceIp: ping.sourceIp, durationMs: runDuration(cached.heartbeat_last_start_at, at), deadlineAt: deadline };
+    journal.stmts.append(entry);
+    const list = appended.get(cached.id);
+    if (list === undefined) appended.set(cached.id, [entry]);
+    else list.push(entry);
     // a copy: the cache changes only once this batch has committed
     rows.set(cached.id, { ...cached, heartbeat_last_ping_at: lastPingAt, heartbeat_last_start_at: null, heartbeat_deadline_at: deadline, last_checked_at: at });
+    fastRows.add(cached.id);
     result.deadlines.set(cached.id, deadline);
     return true;
+  }
+
+  /**
+   * Before anything else touches a monitor, its journaled pings are folded, so its row and
+   * timeline hold every ping acknowledged before: a deadline is judged from the true last ping.
+   */
+  function settle(id: number): void {
+    const earlier = result.folded.has(id) ? undefined : journal.pending.of(id);
+    const mine = appended.get(id);
+    if (earlier === undefined && mine === undefined) return;
+    journal.stmts.fold([[...(earlier ?? []), ...(mine ?? [])]]);
+    if (earlier !== undefined && earlier.length > 0) result.folded.set(id, earlier[earlier.length - 1]!.id);
+    appended.delete(id);
+    fastRows.delete(id);
   }
 
   for (const op of ops) {
     if (op.type === "evaluate") {
       result.outcomes.push(null);
+      settle(op.monitorId);
       const r = rowOf(op.monitorId);
       if (!r || r.monitor_type !== "heartbeat") {
         result.deadlines.set(op.monitorId, null);
@@ -149,10 +196,11 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
     }
 
     const { ping, at } = op;
-    if (ping.kind === "ping" && !rows.has(ping.monitorId) && pingUnchanged(seen.get(ping.monitorId), ping, at)) {
+    if (ping.kind === "ping" && (fastRows.has(ping.monitorId) || !rows.has(ping.monitorId)) && pingUnchanged(rows.get(ping.monitorId) ?? seen.get(ping.monitorId), ping, at)) {
       result.outcomes.push(ACCEPTED);
       continue;
     }
+    settle(ping.monitorId);
     const r = rowOf(ping.monitorId);
     if (!r || r.monitor_type !== "heartbeat" || r.heartbeat_token !== ping.token) {
       result.outcomes.push({ result: "not_found" });
@@ -211,6 +259,9 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: PingStatements
   }
   // the rows were read in this transaction, so writing back their unchanged columns is harmless
   for (const r of dirty) stmts.updateBookkeeping(r);
+  for (const list of appended.values()) result.journaled.push(...list);
+  // after this batch's own flips, which it knows of: its rows are true at this epoch
+  result.epoch = stmts.heartbeatEpoch();
   return result;
 }
 

@@ -6,14 +6,19 @@
  * server was down fires at once, and the conditional UPDATE in applyStateChange keeps a transition
  * that did commit before a crash from firing twice. `monitor.changed` (pause, resume, edits,
  * deletion, token rotation) re-evaluates the monitor without a restart.
+ *
+ * Pings the last run acknowledged but did not fold out of the journal are folded before the timers
+ * are rebuilt, so the deadlines are judged from every acknowledged ping.
  */
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
+import { preparePingJournal } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import type { BatchResult } from "./apply-batch.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
+import { PendingPings } from "./pending-pings.ts";
 import { PingWriter } from "./ping-writer.ts";
 import { TokenCache } from "./token-cache.ts";
 
@@ -31,10 +36,19 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     }
     for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
   };
-  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), log, onCommitted, (ids) => {
+  const journalStmts = preparePingJournal(ctx.store.sqlite, ctx.config.region);
+  const left = journalStmts.all();
+  const pending = new PendingPings(left.length ? left[left.length - 1]!.id : 0);
+  for (const e of left) pending.add(e);
+  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { stmts: journalStmts, pending }, log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
+  if (left.length) {
+    await writer.foldAll();
+    log.info("folded the pings the last run journaled", { pings: left.length });
+  }
+  ctx.pings = { lastPingAt: (id) => pending.lastPingAt(id), settle: (id) => writer.settle(id) };
 
   const cached = await tokens.warm();
   const rows = await listHeartbeatDeadlines(ctx.db);
@@ -48,6 +62,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
 
   ctx.metrics.gauge("vigil_heartbeat_deadlines", "Heartbeat monitors with a pending deadline timer", () => timers.size);
   ctx.metrics.gauge("vigil_heartbeat_queue_length", "Pings and deadline evaluations waiting to be written", () => writer.pending);
+  ctx.metrics.gauge("vigil_heartbeat_journaled_pings", "Acknowledged pings in the ping journal, not yet folded into events and checks", () => writer.journaled);
 
   const off = ctx.events.on("monitor.changed", ({ monitorId, deleted }) => {
     tokens.changed(monitorId, deleted === true).catch((err) => log.error("token cache reload failed", { monitor_id: monitorId, error: String(err) }));
@@ -65,6 +80,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
       off();
       timers.stop();
       await Promise.race([writer.close(), Bun.sleep(deadlineMs)]);
+      ctx.pings = undefined;
     },
   };
 }

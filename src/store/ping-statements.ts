@@ -49,11 +49,11 @@ export interface PingStatements {
   /** the heartbeat bookkeeping columns only, never configuration or state */
   updateBookkeeping(r: HeartbeatRowState): void;
   /**
-   * An accepted ping's bookkeeping, written only if the row still is what `seen` (a row read by an
-   * earlier, committed batch) says: same token, same last edit, up and not paused. False when it is
-   * not (edited, rotated, paused, flipped or deleted since), and nothing was written.
+   * The heartbeat epoch (schema: heartbeat_epoch): it moves whenever a heartbeat monitor's token,
+   * last edit, pause, state or type changes or one is deleted, so rows read while it stood still
+   * are still true.
    */
-  updatePingedIfUnchanged(seen: PingMonitorRow, lastPingAt: number, deadlineAt: number | null, checkedAt: number): boolean;
+  heartbeatEpoch(): number;
 }
 
 export function preparePingStatements(sqlite: Database): PingStatements {
@@ -70,10 +70,7 @@ export function preparePingStatements(sqlite: Database): PingStatements {
   );
   // Every edit of a monitor (API, CLI: store/monitors.ts) sets updated_at; the token and the state
   // are compared too, so a rotation, a pause or a flip is seen even within the same millisecond.
-  const pinged = sqlite.prepare(
-    `UPDATE monitors SET heartbeat_last_ping_at = ?, heartbeat_last_start_at = NULL, heartbeat_deadline_at = ?, last_checked_at = ?
-     WHERE id = ? AND heartbeat_token = ? AND updated_at = ? AND last_status = 'up' AND is_paused = 0 AND monitor_type = 'heartbeat'`,
-  );
+  const epoch = sqlite.prepare("SELECT n FROM heartbeat_epoch WHERE id = 1") as Statement<{ n: number }, []>;
   return {
     monitor: (id) => monitor.get(id) ?? null,
     pingMonitor: (id) => pingMonitor.get(id) ?? null,
@@ -91,8 +88,7 @@ export function preparePingStatements(sqlite: Database): PingStatements {
       const res = check.run(monitorId, region, r.status, r.checked_at, r.latency_ms === null ? null : Math.round(r.latency_ms), r.http_code, r.error_code, r.error_message, r.degraded_reason);
       return Number(res.lastInsertRowid);
     },
-    updatePingedIfUnchanged: (seen, lastPingAt, deadlineAt, checkedAt) =>
-      pinged.run(lastPingAt, deadlineAt, checkedAt, seen.id, seen.heartbeat_token, seen.updated_at).changes === 1,
+    heartbeatEpoch: () => epoch.get()?.n ?? 0,
     updateBookkeeping: (r) => {
       bookkeeping.run(r.heartbeat_last_ping_at, r.heartbeat_last_start_at, r.heartbeat_deadline_at, r.last_checked_at, r.id);
     },

@@ -261,6 +261,20 @@ export interface SpoolTable {
   created_at: number;
 }
 
+export interface PingJournalTable {
+  id: number;
+  monitor_id: number;
+  at: number;
+  source_ip: string | null;
+  duration_ms: number | null;
+  deadline_at: number | null;
+}
+
+export interface HeartbeatEpochTable {
+  id: number;
+  n: number;
+}
+
 export interface KvTable {
   key: string;
   value: string;
@@ -277,6 +291,8 @@ export interface DB {
   check_rollups: CheckRollupsTable;
   incidents: IncidentsTable;
   monitor_events: MonitorEventsTable;
+  ping_journal: PingJournalTable;
+  heartbeat_epoch: HeartbeatEpochTable;
   status_pages: StatusPagesTable;
   status_page_monitors: StatusPageMonitorsTable;
   notification_channels: NotificationChannelsTable;

@@ -6,9 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { heartbeatEndpoint } from "../../src/heartbeat/endpoint.ts";
+import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { PingWriter } from "../../src/heartbeat/ping-writer.ts";
 import { TokenCache } from "../../src/heartbeat/token-cache.ts";
 import { buildHttpApp } from "../../src/server.ts";
+import { preparePingJournal } from "../../src/store/ping-journal.ts";
 import { preparePingStatements } from "../../src/store/ping-statements.ts";
 import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
@@ -51,7 +53,9 @@ describe("native routes", () => {
     const ctx = server.ctx;
     const tokens = new TokenCache(ctx.db);
     await tokens.warm();
-    const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), ctx.log.child("test"), () => {}, () => {});
+    // journal ids far from the server's own writer's, which shares the table
+    const journal = { stmts: preparePingJournal(ctx.store.sqlite, ctx.config.region), pending: new PendingPings(1e12) };
+    const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), journal, ctx.log.child("test"), () => {}, () => {});
     const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) });
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
     try {
@@ -89,6 +93,7 @@ describe("native routes", () => {
       expect(viaNative[0]!.type).toBe("application/json; charset=utf-8");
 
       // both paths recorded their accepted pings: GET, POST, HEAD, /start, /0, twice each
+      await writer.foldAll();
       const pings = (await timeline(ctx, m.id)).filter((e) => e.kind !== "transition");
       expect(pings.map((e) => `${e.kind}:${e.result}`).sort()).toEqual(
         Array.from({ length: 2 }, () => ["ping:accepted", "ping:accepted", "ping:accepted", "start:accepted", "ping:accepted"]).flat().sort(),

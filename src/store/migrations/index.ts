@@ -2,6 +2,7 @@ import m001 from "./001-foundation.sql" with { type: "text" };
 import m002 from "./002-monitoring.sql" with { type: "text" };
 import m010 from "./010-monitor-search.sql" with { type: "text" };
 import m011 from "./011-check-blocks.sql" with { type: "text" };
+import m012 from "./012-ping-journal.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -13,6 +14,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   // 3-9 were never used (they were held for parallel work that ended up in 010 and later)
   { version: 10, name: "monitor-search", sql: m010 },
   { version: 11, name: "check-blocks", sql: m011 },
+  { version: 12, name: "ping-journal", sql: m012 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,194 @@
+/**
+ * The ping journal (store/ping-journal.ts, heartbeat/ping-writer.ts): a plain ping on an up
+ * monitor is acknowledged once it is journaled and folded into monitor_events, checks and the row
+ * later. These tests check that nothing acknowledged is lost or written twice on the way, and that
+ * nobody reading a monitor, or judging its deadline, sees it before the fold.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
+import { randomToken } from "../../src/lib/tokens.ts";
+import { createAccount } from "../../src/store/accounts.ts";
+import { openStore, type Store } from "../../src/store/database.ts";
+import { preparePingJournal, type JournalEntry } from "../../src/store/ping-journal.ts";
+import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
+import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+
+const journaled = (server: TestServer, id: number) =>
+  (server.ctx.store.sqlite.query("SELECT count(*) AS n FROM ping_journal WHERE monitor_id = ?").get(id) as { n: number }).n;
+const rowAsStored = (server: TestServer, id: number) =>
+  server.ctx.store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_status AS status FROM monitors WHERE id = ?").get(id) as { last: number | null; status: string };
+
+describe("the ping journal, through the server", () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"]);
+  });
+  afterAll(async () => {
+    await server.stop();
+  });
+
+  test("a plain ping on an up monitor is journaled; the API shows it at once and its timeline and checks hold it once", async () => {
+    const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" }); // unknown -> up, written directly
+    const up = rowAsStored(server, m.id);
+    expect(up.status).toBe("up");
+    for (let i = 0; i < 3; i++) expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" });
+    // acknowledged, in the journal, not yet in the row
+    expect(journaled(server, m.id)).toBe(3);
+    expect(rowAsStored(server, m.id).last).toBe(up.last);
+
+    const api = await server.api("GET", `/api/v1/monitors/${m.id}`);
+    const shown = Date.parse(api.json.data.attributes.heartbeat_last_ping_at);
+    expect(shown).toBeGreaterThan(up.last!);
+    const list = await server.api("GET", `/api/v1/monitors?per_page=100`);
+    expect(list.json.data.find((d: { id: string }) => Number(d.id) === m.id).attributes.heartbeat_last_ping_at).toBe(api.json.data.attributes.heartbeat_last_ping_at);
+
+    const events = await server.api("GET", `/api/v1/monitors/${m.id}/events?per_page=100`);
+    expect(events.json.data.filter((e: { attributes: { kind: string } }) => e.attributes.kind === "ping").length).toBe(4);
+    expect(journaled(server, m.id)).toBe(0);
+    expect(rowAsStored(server, m.id).last).toBe(shown);
+    const checks = await server.api("GET", `/api/v1/monitors/${m.id}/checks?per_page=100`);
+    expect(checks.json.data.map((c: { attributes: { status: string } }) => c.attributes.status)).toEqual(["up", "up", "up", "up"]);
+    // newest first, ids in the order of the pings
+    const ids = checks.json.data.map((c: { id: string }) => Number(c.id));
+    expect([...ids].sort((a, b) => b - a)).toEqual(ids);
+    // settled again: nothing is written twice
+    expect((await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping").length).toBe(4);
+  });
+
+  test("a deadline judged while pings wait in the journal counts them", async () => {
+    // period 2 s, no grace: the row says degraded 2 s after the first ping; the journaled second
+    // ping moves that 1 s later. An edit at 2.3 s re-evaluates the monitor: it must still be up.
+    const m = await createHeartbeat(server, { periodSec: 2, graceSec: 5, direct: true });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" });
+    const first = rowAsStored(server, m.id).last!;
+    await waitFor(() => Date.now() >= first + 1000, { timeoutMs: 3000 });
+    expect((await ping(server.url, m.token)).json).toEqual({ result: "accepted" });
+    expect(journaled(server, m.id)).toBe(1);
+    await waitFor(() => Date.now() >= first + 2300, { timeoutMs: 3000 });
+    await updateHeartbeat(server, m.id, { name: "renamed" });
+    await waitFor(() => journaled(server, m.id) === 0, { timeoutMs: 3000 });
+    expect(rowAsStored(server, m.id).status).toBe("up");
+    expect(await transitions(server.ctx, m.id)).toEqual(["unknown->up"]);
+    // and the deadline it keeps is the second ping's
+    const row = await monitorRow(server.ctx, m.id);
+    expect(row.heartbeat_last_ping_at).toBeGreaterThanOrEqual(first + 1000);
+    expect(row.heartbeat_deadline_at).toBe(row.heartbeat_last_ping_at! + 2000);
+  });
+
+  test("a /start or /fail after journaled pings keeps the timeline in order", async () => {
+    const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+    await ping(server.url, m.token);
+    await ping(server.url, m.token); // journaled
+    expect(journaled(server, m.id)).toBe(1);
+    await ping(server.url, m.token, { suffix: "/fail", body: "disk full" });
+    const kinds = (await timeline(server.ctx, m.id)).map((e) => (e.kind === "transition" ? `${e.from_state}->${e.to_state}` : e.kind));
+    expect(kinds).toEqual(["ping", "unknown->up", "ping", "fail", "up->down"]);
+  });
+});
+
+describe("the ping journal's store statements", () => {
+  let dir: string;
+  let store: Store;
+  let monitorId: number;
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), "vigil-journal-"));
+    store = openStore(dir);
+    const account = await createAccount(store.db, "default", "enterprise", Date.now());
+    const row = await store.db
+      .insertInto("monitors")
+      .values({ account_id: account.id, name: "job", monitor_type: "heartbeat", target: null, interval_sec: 60, timeout_ms: 1000, group_id: null, created_at: 1, updated_at: 1, heartbeat_token: randomToken(24), heartbeat_period_sec: 60, last_status: "up" } as never)
+      .returning("id")
+      .executeTakeFirstOrThrow();
+    monitorId = row.id;
+  });
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const entry = (id: number, at: number, monitor = monitorId): JournalEntry => ({ id, monitorId: monitor, at, sourceIp: "10.0.0.1", durationMs: id === 2 ? 1500 : null, deadlineAt: at + 60_000 });
+  const count = (table: string) => (store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE monitor_id = ?`).get(monitorId) as { n: number }).n;
+
+  test("folding the same entries twice writes them once, and the row moves to the newest", () => {
+    const j = preparePingJournal(store.sqlite, "local");
+    const entries = [entry(1, 1000), entry(2, 2000), entry(3, 1500)];
+    store.sqlite.transaction(() => entries.forEach((e) => j.append(e)))();
+    expect(j.all()).toEqual(entries);
+    expect(store.sqlite.transaction(() => j.fold([entries]))()).toBe(3);
+    expect(store.sqlite.transaction(() => j.fold([entries]))()).toBe(0);
+    expect(count("monitor_events")).toBe(3);
+    expect(count("checks")).toBe(3);
+    expect(j.all()).toEqual([]);
+    const row = store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_checked_at AS checked, heartbeat_deadline_at AS deadline FROM monitors WHERE id = ?").get(monitorId);
+    expect(row).toEqual({ last: 2000, checked: 2000, deadline: 62_000 });
+    const durations = store.sqlite.query("SELECT duration_ms AS d FROM monitor_events WHERE monitor_id = ? ORDER BY id").all(monitorId);
+    expect(durations).toEqual([{ d: null }, { d: 1500 }, { d: null }]);
+    // an older entry folded late never moves the row back
+    store.sqlite.transaction(() => j.append(entry(4, 500)))();
+    store.sqlite.transaction(() => j.fold([[entry(4, 500)]]))();
+    expect((store.sqlite.query("SELECT heartbeat_last_ping_at AS last FROM monitors WHERE id = ?").get(monitorId) as { last: number }).last).toBe(2000);
+  });
+
+  test("a deleted monitor's entries are dropped, not written, and the rest of the slice is", () => {
+    const j = preparePingJournal(store.sqlite, "local");
+    const before = count("monitor_events");
+    store.sqlite.transaction(() => [entry(10, 3000), entry(11, 3000, 999_999)].forEach((e) => j.append(e)))();
+    expect(store.sqlite.transaction(() => j.fold([[entry(11, 3000, 999_999)], [entry(10, 3000)]]))()).toBe(1);
+    expect(count("monitor_events")).toBe(before + 1);
+    expect(j.all()).toEqual([]);
+  });
+
+  test("pending entries: ids never repeat, and dropping is by id, so a later entry survives", () => {
+    const p = new PendingPings(41);
+    expect(p.nextId()).toBe(42);
+    p.add(entry(42, 1));
+    p.add(entry(50, 2));
+    p.add(entry(51, 3, 7));
+    expect(p.nextId()).toBe(52);
+    expect(p.size).toBe(3);
+    expect(p.monitorIds()).toEqual([7, monitorId].sort((a, b) => a - b));
+    p.dropThrough(monitorId, 42);
+    expect(p.of(monitorId)!.map((e) => e.id)).toEqual([50]);
+    expect(p.lastPingAt(monitorId)).toBe(2);
+    p.dropThrough(monitorId, 42); // again: nothing else goes
+    expect(p.size).toBe(2);
+    p.dropThrough(monitorId, 50);
+    expect(p.of(monitorId)).toBeUndefined();
+    expect(p.lastPingAt(monitorId)).toBeUndefined();
+    expect(p.size).toBe(1);
+  });
+});
+
+describe("the ping journal across a restart", () => {
+  test("entries the last run acknowledged but did not fold are folded before the deadlines are rebuilt", async () => {
+    const server = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"], { keepData: true });
+    const dir = server.dataDir;
+    let id: number;
+    let second: TestServer | null = null;
+    try {
+      const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+      id = m.id;
+      await ping(server.url, m.token);
+      const up = rowAsStored(server, m.id).last!;
+      // as a killed process leaves it: acknowledged pings in the journal, the row behind
+      const j = preparePingJournal(server.ctx.store.sqlite, "local");
+      server.ctx.store.sqlite.transaction(() => {
+        j.append({ id: 1_000_000, monitorId: m.id, at: up + 5000, sourceIp: "10.9.9.9", durationMs: null, deadlineAt: up + 5000 + 600_000 });
+      })();
+      await server.stop();
+      second = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"], { dataDir: dir });
+      expect(journaled(second, id)).toBe(0);
+      expect(rowAsStored(second, id).last).toBe(up + 5000);
+      const events = await timeline(second.ctx, id);
+      expect(events.filter((e) => e.kind === "ping").map((e) => e.source_ip).at(-1)).toBe("10.9.9.9");
+      expect(second.logs.some((l) => l.component === "heartbeat" && l.msg === "folded the pings the last run journaled" && l.pings === 1)).toBe(true);
+    } finally {
+      await second?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
