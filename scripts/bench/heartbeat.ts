@@ -112,13 +112,18 @@ export async function main(args: string[]): Promise<number> {
   let vigilRun: LoadResult;
   let vigilCpu: number;
   let measuredFrom: number;
+  let stopMs = 0;
   try {
     measuredFrom = Date.now();
     const cpu = cpuMeter(vigil.pid);
     vigilRun = await runLoad(gen, { url: vigil.url, paths, connections: o.connections, durationSec: o.duration, countAcks: true });
     vigilCpu = cpu.read();
   } finally {
+    // A graceful stop folds what is still in the ping journal: that work belongs to the run, so
+    // its time is added to the run's before the rate the target is judged by.
+    const t = performance.now();
     await vigil.stop();
+    stopMs = performance.now() - t;
   }
 
   const bare = await spawnUntil([process.execPath, "-e", BARE_SERVER], (l) => l.startsWith("bare "));
@@ -156,7 +161,8 @@ export async function main(args: string[]): Promise<number> {
   }
   const totalRecorded = rows.reduce((s, r) => s + r.n, 0);
 
-  const ratio = vigilRun.perSecond / bareRun.perSecond;
+  const sustained = vigilRun.ok / (o.duration + stopMs / 1000);
+  const ratio = sustained / bareRun.perSecond;
   console.log("");
   console.log(`                      pings/s      p50 ms   p99 ms   errors   server CPU   CPU µs/request`);
   const row = (name: string, r: LoadResult, cpu: number) =>
@@ -165,7 +171,8 @@ export async function main(args: string[]): Promise<number> {
     );
   row("vigil /h/<token>", vigilRun, vigilCpu);
   row("bare Bun.serve", bareRun, bareCpu);
-  console.log(`ratio vigil/bare   ${fmt(ratio * 100, 1)}% of the bare server's throughput (target >= 50%, p99 < 10 ms)`);
+  console.log(`with the journal's backlog: the stop after the run folded it in ${fmt(stopMs)} ms; ${fmt(vigilRun.ok)} pings / ${fmt(o.duration + stopMs / 1000, 2)} s = ${fmt(sustained)} pings/s`);
+  console.log(`ratio vigil/bare   ${fmt(ratio * 100, 1)}% of the bare server's throughput, backlog included (target >= 50%, p99 < 10 ms)`);
   console.log("");
   console.log(`durability: ${fmt(acked)} acknowledged in the measured run (${fmt(vigilRun.ok)} 2xx), ${fmt(totalRecorded)} accepted pings recorded since its start, ${missing} acknowledged but missing`);
   if (vigilRun.errors) console.log(`vigil errors: ${vigilRun.errorsDetail ?? vigilRun.errors}`);
