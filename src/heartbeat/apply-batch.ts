@@ -84,8 +84,8 @@ export async function applyBatch(
 ): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
   // moment ago and its monitor.changed has not been heard yet. The one exception, a plain ping on
-  // an up monitor (nearly every request), starts from the row an earlier batch left and writes
-  // only if the database still agrees with it (pingUnchanged); otherwise it takes this path too.
+  // an up monitor (nearly every request), starts from the row an earlier batch left while the
+  // heartbeat epoch says no such change happened since (pingUnchanged); otherwise it takes this path too.
   const rows = new Map<number, PingMonitorRow | null>();
   const rowOf = (id: number) => {
     let r = rows.get(id);

@@ -9,8 +9,8 @@
  * through the write queue, not thousands.
  *
  * A plain ping on an up monitor goes to the ping journal (store/ping-journal.ts); the writer folds
- * what is pending a second later, or sooner when a lot is, in write jobs of a few thousand entries
- * taken in monitor id order, so the pings of a second share their index pages.
+ * what is pending FOLD_AFTER_MS later, or sooner when a lot is, in write jobs of FOLD_SLICE entries
+ * taken in monitor id order, so a monitor's pings of those seconds share their index pages.
  */
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
