@@ -98,10 +98,11 @@ export async function applyBatch(
   const cacheStale = stmts.heartbeatEpoch() !== cache.epoch;
   const seen = cacheStale ? new Map<number, PingMonitorRow>() : cache.rows;
   const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, journaled: [], folded: new Map(), cacheStale, epoch: 0 };
-  /** entries appended by this batch, by monitor, not yet folded */
+  /**
+   * entries appended by this batch, by monitor, not yet folded; a monitor here has the row this
+   * batch's fast path left in `rows`, which the next plain ping may start from
+   */
   const appended = new Map<number, JournalEntry[]>();
-  /** rows this batch's fast path left: already checked against the database in this transaction */
-  const fastRows = new Set<number>();
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
   const record = stmts.insertEvent;
@@ -142,7 +143,6 @@ export async function applyBatch(
     else list.push(entry);
     // a copy: the cache changes only once this batch has committed
     rows.set(cached.id, { ...cached, heartbeat_last_ping_at: lastPingAt, heartbeat_last_start_at: null, heartbeat_deadline_at: deadline, last_checked_at: at });
-    fastRows.add(cached.id);
     result.deadlines.set(cached.id, deadline);
     return true;
   }
@@ -158,7 +158,6 @@ export async function applyBatch(
     journal.stmts.fold([[...(earlier ?? []), ...(mine ?? [])]]);
     if (earlier !== undefined && earlier.length > 0) result.folded.set(id, earlier[earlier.length - 1]!.id);
     appended.delete(id);
-    fastRows.delete(id);
   }
 
   for (const op of ops) {
@@ -196,7 +195,7 @@ export async function applyBatch(
     }
 
     const { ping, at } = op;
-    if (ping.kind === "ping" && (fastRows.has(ping.monitorId) || !rows.has(ping.monitorId)) && pingUnchanged(rows.get(ping.monitorId) ?? seen.get(ping.monitorId), ping, at)) {
+    if (ping.kind === "ping" && (appended.has(ping.monitorId) || !rows.has(ping.monitorId)) && pingUnchanged(rows.get(ping.monitorId) ?? seen.get(ping.monitorId), ping, at)) {
       result.outcomes.push(ACCEPTED);
       continue;
     }

@@ -38,8 +38,8 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   };
   const journalStmts = preparePingJournal(ctx.store.sqlite, ctx.config.region);
   const left = journalStmts.all();
-  const pending = new PendingPings(left.length ? left[left.length - 1]!.id : 0);
-  for (const e of left) pending.add(e);
+  const pending = new PendingPings();
+  for (const e of left) pending.add(e); // new ids start past the newest of these
   const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { stmts: journalStmts, pending }, log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
