@@ -93,7 +93,8 @@ CREATE TABLE monitors (
   heartbeat_last_start_at       INTEGER,
   heartbeat_schedule            TEXT,
   heartbeat_timezone            TEXT,
-  heartbeat_deadline_at         INTEGER  -- when the next state transition is due; rebuilt timers use it
+  heartbeat_deadline_at         INTEGER, -- when the next state transition is due; rebuilt timers use it
+  heartbeat_journal_through     INTEGER  -- the newest ping journal entry folded into this monitor's rows
 );
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
@@ -211,8 +212,9 @@ CREATE TABLE monitor_events (
 );
 CREATE INDEX monitor_events_monitor_at ON monitor_events(monitor_id, at);
 
--- Accepted plain pings not yet folded into monitor_events and checks (store/ping-journal.ts): rowid
--- order and no other index, so a ping's commit writes only the journal's last page.
+-- The ping journal lives in its own file (<data>/pings.db, store/ping-journal.ts). This table holds
+-- what a build before migration 013 journaled here, and the unfolded entries `vigil backup` copies out
+-- of pings.db; start-up folds it and empties it.
 CREATE TABLE ping_journal (
   id           INTEGER PRIMARY KEY,
   monitor_id   INTEGER NOT NULL,

@@ -10,7 +10,8 @@ const outfile = process.argv[2] ?? join(root, "dist", "vigil");
 mkdirSync(join(outfile, ".."), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
-  entrypoints: [join(root, "src", "main.ts")],
+  // the fold worker is loaded as a module of its own (src/heartbeat/fold-thread.ts)
+  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "heartbeat", "fold-worker.ts")],
   compile: { outfile },
   minify: true,
   sourcemap: "linked",

@@ -17,8 +17,9 @@ export async function backupCommand(args: string[], io: CliIo): Promise<number> 
   const file = positionals[0];
   if (!file) throw new UsageError("backup needs a target FILE");
   const started = performance.now();
-  const { bytes, version } = backupDatabase(dataDirOf(values, io.env), file);
-  io.out(`backup written to ${file}: ${(bytes / 1048576).toFixed(1)} MiB, schema version ${version}, ${Math.round(performance.now() - started)} ms`);
+  const { bytes, version, journaled } = backupDatabase(dataDirOf(values, io.env), file);
+  const carried = journaled > 0 ? `, ${journaled} acknowledged pings not yet folded carried along` : "";
+  io.out(`backup written to ${file}: ${(bytes / 1048576).toFixed(1)} MiB, schema version ${version}${carried}, ${Math.round(performance.now() - started)} ms`);
   return 0;
 }
 

@@ -12,7 +12,7 @@ import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import type { JournalEntry, PingJournalStatements } from "../store/ping-journal.ts";
+import { storedEntry, type JournalEntry, type PingFold } from "../store/ping-journal.ts";
 import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 import type { PendingPings } from "./pending-pings.ts";
@@ -52,8 +52,6 @@ export interface BatchResult {
   transitions: Transition[];
   /** every monitor row this batch read, as it left it (null: no such monitor): the next batches' cache */
   rows: Map<number, PingMonitorRow | null>;
-  /** journal entries this batch appended and did not fold itself: pending once it commits */
-  journaled: JournalEntry[];
   /** monitors whose pending entries this batch folded, with the newest id it folded */
   folded: Map<number, number>;
   /** the cached rows the batch was given were stale (the epoch had moved): the cache starts over */
@@ -68,9 +66,9 @@ export interface RowCache {
   epoch: number;
 }
 
-/** The ping journal: its statements, and what is pending from batches committed before this one. */
+/** The ping journal's fold on the main database, and what is pending from batches committed before this one. */
 export interface JournalAccess {
-  stmts: PingJournalStatements;
+  fold: PingFold;
   pending: PendingPings;
 }
 
@@ -83,9 +81,8 @@ export async function applyBatch(
   trx: Db, ctx: AppContext, stmts: PingStatements, journal: JournalAccess, ops: HeartbeatOp[], cache: RowCache = { rows: new Map(), epoch: -1 },
 ): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
-  // moment ago and its monitor.changed has not been heard yet. The one exception, a plain ping on
-  // an up monitor (nearly every request), starts from the row an earlier batch left while the
-  // heartbeat epoch says no such change happened since (pingUnchanged); otherwise it takes this path too.
+  // moment ago and its monitor.changed has not been heard yet. (Plain pings on up monitors, nearly
+  // every request, do not come here: splitJournalable sends them to the journal.)
   const rows = new Map<number, PingMonitorRow | null>();
   const rowOf = (id: number) => {
     let r = rows.get(id);
@@ -94,15 +91,9 @@ export async function applyBatch(
   };
   const region = ctx.config.region;
   // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
-  // change committed in this very transaction: then no cached row is trusted.
+  // change committed in this very transaction: then the cache starts over.
   const cacheStale = stmts.heartbeatEpoch() !== cache.epoch;
-  const seen = cacheStale ? new Map<number, PingMonitorRow>() : cache.rows;
-  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, journaled: [], folded: new Map(), cacheStale, epoch: 0 };
-  /**
-   * entries appended by this batch, by monitor, not yet folded; a monitor here has the row this
-   * batch's fast path left in `rows`, which the next plain ping may start from
-   */
-  const appended = new Map<number, JournalEntry[]>();
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded: new Map(), cacheStale, epoch: 0 };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
   const record = stmts.insertEvent;
@@ -127,37 +118,14 @@ export async function applyBatch(
   };
 
   /**
-   * A plain ping on a monitor an earlier batch left up, journaled without reading or writing the
-   * row: the unmoved epoch vouches for the cached row. The events row, the check and the
-   * bookkeeping are written when the journal is folded (store/ping-journal.ts).
-   */
-  function pingUnchanged(cached: PingMonitorRow | undefined, ping: PingRequest, at: number): boolean {
-    if (cached === undefined || cached.heartbeat_token !== ping.token || cached.last_status !== "up" || cached.is_paused || cached.monitor_type !== "heartbeat") return false;
-    if (!evaluatePingPayload(cached.heartbeat_payload_policy, cached.heartbeat_payload_status_key, ping.body).valid) return false;
-    const lastPingAt = laterPing(cached.heartbeat_last_ping_at, at);
-    const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(cached))?.at ?? null;
-    const entry: JournalEntry = { id: journal.pending.nextId(), monitorId: cached.id, at, sourceIp: ping.sourceIp, durationMs: runDuration(cached.heartbeat_last_start_at, at), deadlineAt: deadline };
-    journal.stmts.append(entry);
-    const list = appended.get(cached.id);
-    if (list === undefined) appended.set(cached.id, [entry]);
-    else list.push(entry);
-    // a copy: the cache changes only once this batch has committed
-    rows.set(cached.id, { ...cached, heartbeat_last_ping_at: lastPingAt, heartbeat_last_start_at: null, heartbeat_deadline_at: deadline, last_checked_at: at });
-    result.deadlines.set(cached.id, deadline);
-    return true;
-  }
-
-  /**
    * Before anything else touches a monitor, its journaled pings are folded, so its row and
    * timeline hold every ping acknowledged before: a deadline is judged from the true last ping.
    */
   function settle(id: number): void {
     const earlier = result.folded.has(id) ? undefined : journal.pending.of(id);
-    const mine = appended.get(id);
-    if (earlier === undefined && mine === undefined) return;
-    journal.stmts.fold([[...(earlier ?? []), ...(mine ?? [])]]);
-    if (earlier !== undefined && earlier.length > 0) result.folded.set(id, earlier[earlier.length - 1]!.id);
-    appended.delete(id);
+    if (earlier === undefined || earlier.length === 0) return;
+    journal.fold.fold([earlier.map(storedEntry)]);
+    result.folded.set(id, earlier[earlier.length - 1]!.id);
   }
 
   for (const op of ops) {
@@ -195,10 +163,6 @@ export async function applyBatch(
     }
 
     const { ping, at } = op;
-    if (ping.kind === "ping" && (appended.has(ping.monitorId) || !rows.has(ping.monitorId)) && pingUnchanged(rows.get(ping.monitorId) ?? seen.get(ping.monitorId), ping, at)) {
-      result.outcomes.push(ACCEPTED);
-      continue;
-    }
     settle(ping.monitorId);
     const r = rowOf(ping.monitorId);
     if (!r || r.monitor_type !== "heartbeat" || r.heartbeat_token !== ping.token) {
@@ -258,21 +222,20 @@ export async function applyBatch(
   }
   // the rows were read in this transaction, so writing back their unchanged columns is harmless
   for (const r of dirty) stmts.updateBookkeeping(r);
-  for (const list of appended.values()) result.journaled.push(...list);
   // after this batch's own flips, which it knows of: its rows are true at this epoch
   result.epoch = stmts.heartbeatEpoch();
   return result;
 }
 
-const ACCEPTED: PingOutcome = Object.freeze({ result: "accepted" });
+export const ACCEPTED: PingOutcome = Object.freeze({ result: "accepted" });
 
 /** The last ping's time after one at `at`: pings committed out of order never move it back. */
-function laterPing(last: number | null, at: number): number {
+export function laterPing(last: number | null, at: number): number {
   return last === null || at > last ? at : last;
 }
 
 /** How long the job ran, when a /start came before this ping. */
-function runDuration(startAt: number | null, at: number): number | null {
+export function runDuration(startAt: number | null, at: number): number | null {
   return startAt !== null && at >= startAt ? at - startAt : null;
 }
 

@@ -9,14 +9,38 @@ export class PendingPings {
   private readonly byMonitor = new Map<number, JournalEntry[]>();
   private count = 0;
   private lastId: number;
+  private lastBatchId: number;
+  private addedThrough: number;
 
-  constructor(lastIdOnDisk = 0) {
+  /** `lastIdOnDisk` must be at least every monitor's watermark (store/ping-journal.ts). */
+  constructor(lastIdOnDisk = 0, lastBatchOnDisk = 0) {
     this.lastId = lastIdOnDisk;
+    this.lastBatchId = lastBatchOnDisk;
+    this.addedThrough = lastBatchOnDisk;
   }
 
-  /** An id for a new entry: increasing, never handed out twice by this process. */
+  /** An id for a new entry: increasing, never handed out twice. */
   nextId(): number {
     return ++this.lastId;
+  }
+
+  /** An id for a new journal row (a batch's entries): increasing, never handed out twice by this process. */
+  nextBatchId(): number {
+    return ++this.lastBatchId;
+  }
+
+  /**
+   * The newest batch whose entries were all added: every entry of this batch and older ones is
+   * here or folded already, so once a fold pass has folded what is here their rows can go.
+   */
+  get batchesThrough(): number {
+    return this.addedThrough;
+  }
+
+  /** Adds a committed batch's entries. */
+  addBatch(batchId: number, entries: readonly JournalEntry[]): void {
+    for (const e of entries) this.add(e);
+    if (batchId > this.addedThrough) this.addedThrough = batchId;
   }
 
   get size(): number {

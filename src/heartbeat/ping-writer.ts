@@ -8,16 +8,31 @@
  * with load. A batch is one job rather than one job per ping, so a burst costs one promise chain
  * through the write queue, not thousands.
  *
- * A plain ping on an up monitor goes to the ping journal (store/ping-journal.ts); the writer folds
- * what is pending FOLD_AFTER_MS later, or sooner when a lot is, in write jobs of FOLD_SLICE entries
- * taken in monitor id order, so a monitor's pings of those seconds share their index pages.
+ * A plain ping on an up monitor goes to the ping journal, a database file of its own
+ * (store/ping-journal.ts, journalable.ts): its batch's journal row commits on the journal's
+ * connection, outside the write queue. What is pending is folded FOLD_AFTER_MS later, or sooner when
+ * a lot is, FOLD_SLICE entries a transaction in monitor id order, so a monitor's pings of those
+ * seconds share their index pages: by the fold worker while the server runs (fold-worker.ts), on
+ * this thread at start-up and shutdown.
  */
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import type { JournalEntry } from "../store/ping-journal.ts";
+import { storedEntry, type PingJournalFile, type StoredEntry } from "../store/ping-journal.ts";
 import type { PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
-import { applyBatch, type BatchResult, type HeartbeatOp, type JournalAccess, type PingOutcome, type PingRequest } from "./apply-batch.ts";
+import { ACCEPTED, applyBatch, type BatchResult, type HeartbeatOp, type JournalAccess, type PingOutcome, type PingRequest } from "./apply-batch.ts";
+import type { FoldThread } from "./fold-thread.ts";
+import { applyToCache, splitJournalable } from "./journalable.ts";
+
+/** What a committed batch tells the timers and the event bus. */
+export type Committed = Pick<BatchResult, "deadlines" | "stateChanges" | "transitions">;
+
+/** The journal as the writer uses it: the fold and the pending entries, and the journal file. */
+export interface JournalParts extends JournalAccess {
+  file: PingJournalFile;
+}
+
+const NO_ROWS: ReadonlyMap<number, PingMonitorRow> = new Map();
 
 /** A bound on one transaction's size keeps the writer from holding the database for long. */
 export const MAX_BATCH = 1000;
@@ -65,13 +80,18 @@ export class PingWriter {
   private closed = false;
   private folding: Promise<void> | null = null;
   private foldTimer: ReturnType<typeof setTimeout> | null = null;
+  /** journal rows up to this batch id are deleted */
+  private droppedThrough = 0;
+  /** the last pass failed (a full disk, say): the next one waits FOLD_AFTER_MS, however much is pending */
+  private lastPassFailed = false;
+  private worker: FoldThread | null = null;
 
   constructor(
     private readonly ctx: AppContext,
     private readonly stmts: PingStatements,
-    private readonly journal: JournalAccess,
+    private readonly journal: JournalParts,
     private readonly log: Logger,
-    private readonly onCommitted: (r: BatchResult) => void,
+    private readonly onCommitted: (r: Committed) => void,
     /** evaluations of a batch that failed to commit, to be retried */
     private readonly onEvaluateFailed: (ids: number[]) => void,
   ) {}
@@ -118,12 +138,25 @@ export class PingWriter {
     if (through !== undefined) this.journal.pending.dropThrough(monitorId, through);
   }
 
-  /** Folds everything journaled so far (start-up, shutdown); stops early when a pass gets nowhere (the store refuses writes). */
+  /**
+   * Folds everything journaled so far and deletes its journal rows (start-up, shutdown); stops
+   * early when a pass gets nowhere (the store refuses writes).
+   */
   async foldAll(): Promise<void> {
-    for (let before = Infinity; this.journal.pending.size > 0 && this.journal.pending.size < before; ) {
-      before = this.journal.pending.size;
+    for (let before = Infinity; this.journalLeft() > 0 && this.journalLeft() < before; ) {
+      before = this.journalLeft();
       await (this.folding ?? this.startFold());
     }
+  }
+
+  /** From now on passes run on the fold worker. */
+  useWorker(worker: FoldThread): void {
+    this.worker = worker;
+  }
+
+  /** What the fold worker committed: those entries are no longer pending. */
+  folded(monitors: readonly [number, number][]): void {
+    for (const [id, through] of monitors) this.journal.pending.dropThrough(id, through);
   }
 
   /** Stops taking work and waits for what is queued to commit, and for the journal to be folded. */
@@ -135,22 +168,57 @@ export class PingWriter {
     }
     if (this.foldTimer) clearTimeout(this.foldTimer);
     this.foldTimer = null;
+    // a pass under way on the worker ends after its slice; what is left is folded here
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.stop();
+    await this.folding;
     await this.foldAll();
+  }
+
+  /** pending entries, plus one while folded batches' rows are still on disk */
+  private journalLeft(): number {
+    return this.journal.pending.size + (this.journal.pending.batchesThrough > this.droppedThrough ? 1 : 0);
   }
 
   /** inside a write job: folds a monitor's pending entries; returns the newest id folded */
   private foldMonitor(monitorId: number): number | undefined {
     const entries = this.journal.pending.of(monitorId);
     if (entries === undefined || entries.length === 0) return undefined;
-    this.journal.stmts.fold([entries]);
+    this.journal.fold.fold([entries.map(storedEntry)]);
     return entries[entries.length - 1]!.id;
   }
 
+  /** A pass on the worker: it reads the batches up to the newest one added from the journal file. */
+  private async foldOnWorker(worker: FoldThread): Promise<void> {
+    const batches = this.journal.pending.batchesThrough;
+    const ok = await worker.fold(batches);
+    this.lastPassFailed = !ok;
+    if (ok) this.dropBatches(batches);
+  }
+
+  /** Deletes the journal rows up to `batches`: a pass folded everything in them. */
+  private dropBatches(batches: number): void {
+    if (batches <= this.droppedThrough) return;
+    try {
+      this.journal.file.dropBatches(batches);
+      this.droppedThrough = batches;
+    } catch (err) {
+      // the rows stay; a later pass or the next start-up deletes them
+      const storage = storageFailure(err);
+      if (storage) logStorageFailure(this.log, storage, { journaled: this.journal.pending.size });
+      else this.log.error("deleting folded ping journal rows failed", { error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
   /**
-   * One pass over the monitors with pending entries, in id order, FOLD_SLICE entries per write job.
-   * A job that fails leaves its entries pending (the journal still has them) for the next pass.
+   * One pass on this thread over the monitors with pending entries, in id order, FOLD_SLICE
+   * entries per write job. A job that fails leaves its entries pending (the journal still has them)
+   * for the next pass. A pass that got through has folded every entry of the batches added before
+   * it started (each was pending then, or folded already), so their journal rows go.
    */
   private async fold(): Promise<void> {
+    const batches = this.journal.pending.batchesThrough;
     const order = this.journal.pending.monitorIds();
     let next = 0;
     while (next < order.length) {
@@ -161,22 +229,23 @@ export class PingWriter {
           done = [];
           let i = next;
           let n = 0;
-          const slice: (readonly JournalEntry[])[] = [];
+          const slice: StoredEntry[][] = [];
           while (i < order.length && n < FOLD_SLICE) {
             const id = order[i++]!;
             const entries = this.journal.pending.of(id);
             if (entries === undefined || entries.length === 0) continue;
             n += entries.length;
-            slice.push(entries);
+            slice.push(entries.map(storedEntry));
             done.push([id, entries[entries.length - 1]!.id]);
           }
-          this.journal.stmts.fold(slice);
+          this.journal.fold.fold(slice);
           reached = i;
         }, { gathered: true });
       } catch (err) {
         const storage = storageFailure(err);
         if (storage) logStorageFailure(this.log, storage, { journaled: this.journal.pending.size });
         else this.log.error("folding the ping journal failed; its pings stay journaled", { error: err instanceof Error ? err.message : String(err) });
+        this.lastPassFailed = true;
         return;
       }
       for (const [id, through] of done) this.journal.pending.dropThrough(id, through);
@@ -186,13 +255,15 @@ export class PingWriter {
       // (heartbeat bench: p99 243 ms, a whole pass, with every slice under 10 ms).
       if (next < order.length) await new Promise<void>((resolve) => setImmediate(resolve));
     }
+    this.lastPassFailed = false;
+    this.dropBatches(batches);
   }
 
   /** Folds soon: at once when a lot is pending, else FOLD_AFTER_MS after the first entry waited. */
   private foldSoon(): void {
     const size = this.journal.pending.size;
-    if (size === 0 || this.folding) return;
-    if (size >= FOLD_ABOVE) {
+    if (this.journalLeft() === 0 || this.folding) return;
+    if (size >= FOLD_ABOVE && !this.lastPassFailed) {
       if (this.foldTimer) clearTimeout(this.foldTimer);
       this.foldTimer = null;
       void this.startFold();
@@ -208,7 +279,7 @@ export class PingWriter {
   }
 
   private startFold(): Promise<void> {
-    return (this.folding = this.fold().finally(() => {
+    return (this.folding = (this.worker ? this.foldOnWorker(this.worker) : this.fold()).finally(() => {
       this.folding = null;
       if (!this.closed) this.foldSoon();
     }));
@@ -240,20 +311,10 @@ export class PingWriter {
 
   private async drain(): Promise<void> {
     while (this.batches.length > 0) {
-      // The batch stays open (pings keep joining it) until its transaction starts: the requests read
-      // while the write queue schedules the job are written with it, not one commit later.
-      const batch = this.batches[0]!;
+      const batch = this.batches.shift()!;
       const ops = batch.ops;
-      let taken = false;
-      const take = () => {
-        if (!taken) this.batches.shift();
-        taken = true;
-      };
-      let result: BatchResult;
-      try {
-        result = await this.ctx.writes.run((trx) => (take(), applyBatch(trx, this.ctx, this.stmts, this.journal, ops, { rows: this.rows, epoch: this.rowsEpoch })), { gathered: true });
-      } catch (err) {
-        take();
+      const outcomes: (PingOutcome | null)[] = new Array(ops.length).fill(null);
+      const failed = (err: unknown) => {
         const storage = storageFailure(err);
         // a full disk fails every batch: logged once a minute, not once per batch
         if (storage) logStorageFailure(this.log, storage, { ops: ops.length });
@@ -261,26 +322,60 @@ export class PingWriter {
         batch.reject(err);
         const ids = ops.flatMap((op) => (op.type === "evaluate" ? [op.monitorId] : []));
         if (ids.length) this.onEvaluateFailed(ids);
+      };
+      let rest: number[];
+      try {
+        // The cached rows are true while the epoch has not moved since they were filled. Read
+        // outside a transaction: a change committing right after this read is ordered after these
+        // pings, as if they had arrived a moment earlier.
+        const cache = this.stmts.heartbeatEpoch() === this.rowsEpoch ? this.rows : NO_ROWS;
+        const split = splitJournalable(ops, cache, () => this.journal.pending.nextId());
+        rest = split.rest;
+        const part = split.journal;
+        if (part.entries.length > 0) {
+          const batchId = this.journal.pending.nextBatchId();
+          this.journal.file.append(batchId, part.entries);
+          this.journal.pending.addBatch(batchId, part.entries);
+          for (const i of part.indexes) outcomes[i] = ACCEPTED;
+          this.committed({ deadlines: applyToCache(part), stateChanges: [], transitions: [] });
+        }
+      } catch (err) {
+        failed(err);
         continue;
       }
-      if (result.cacheStale) this.rows.clear();
-      this.rowsEpoch = result.epoch;
-      for (const [id, row] of result.rows) {
-        if (row === null) this.rows.delete(id);
-        else this.rows.set(id, row);
+      if (rest.length > 0) {
+        const restOps = rest.map((i) => ops[i]!);
+        let result: BatchResult;
+        try {
+          result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, this.journal, restOps, { rows: this.rows, epoch: this.rowsEpoch }), { gathered: true });
+        } catch (err) {
+          // the journal part, if any, is durable: its pings are recorded though their answer is an error
+          failed(err);
+          continue;
+        }
+        if (result.cacheStale) this.rows.clear();
+        this.rowsEpoch = result.epoch;
+        for (const [id, row] of result.rows) {
+          if (row === null) this.rows.delete(id);
+          else this.rows.set(id, row);
+        }
+        // before anything else runs in the write queue, so the next job sees what this one committed
+        for (const [id, through] of result.folded) this.journal.pending.dropThrough(id, through);
+        rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
+        this.committed(result);
       }
-      // before anything else runs in the write queue, so the next job sees what this one committed
-      for (const [id, through] of result.folded) this.journal.pending.dropThrough(id, through);
-      for (const e of result.journaled) this.journal.pending.add(e);
       this.foldSoon();
-      batch.outcomes = result.outcomes;
-      this.count(result.outcomes);
+      batch.outcomes = outcomes;
+      this.count(outcomes);
       batch.resolve();
-      try {
-        this.onCommitted(result);
-      } catch (err) {
-        this.log.error("heartbeat post-commit step failed", { error: String(err) });
-      }
+    }
+  }
+
+  private committed(r: Committed): void {
+    try {
+      this.onCommitted(r);
+    } catch (err) {
+      this.log.error("heartbeat post-commit step failed", { error: String(err) });
     }
   }
 

@@ -8,18 +8,20 @@
  * deletion, token rotation) re-evaluates the monitor without a restart.
  *
  * Pings the last run acknowledged but did not fold out of the journal are folded before the timers
- * are rebuilt, so the deadlines are judged from every acknowledged ping.
+ * are rebuilt, so the deadlines are judged from every acknowledged ping; so are those a build
+ * before migration 013 journaled, and those a restored backup carries (the ping_journal table).
+ * Then the fold worker takes over the folding.
  */
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
-import { preparePingJournal } from "../store/ping-journal.ts";
+import { entryOf, highestWatermark, legacyJournal, openPingJournal, preparePingFold, watermarks, type JournalEntry } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
-import type { BatchResult } from "./apply-batch.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
 import { PendingPings } from "./pending-pings.ts";
-import { PingWriter } from "./ping-writer.ts";
+import { startFoldThread } from "./fold-thread.ts";
+import { FOLD_SLICE, PingWriter, type Committed } from "./ping-writer.ts";
 import { TokenCache } from "./token-cache.ts";
 
 /** after a batch failed to commit, its evaluations are tried again this much later */
@@ -29,25 +31,32 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const log = ctx.log.child("heartbeat");
   const tokens = new TokenCache(ctx.db);
 
-  const onCommitted = (r: BatchResult) => {
+  const onCommitted = (r: Committed) => {
     for (const [id, at] of r.deadlines) timers.set(id, at);
     for (const t of r.transitions) {
       log.info("transition", { monitor_id: t.monitorId, from: t.from, to: t.to, at: new Date(t.at).toISOString(), late_ms: t.lateMs });
     }
     for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
   };
-  const journalStmts = preparePingJournal(ctx.store.sqlite, ctx.config.region);
-  const left = journalStmts.all();
-  const pending = new PendingPings();
-  for (const e of left) pending.add(e); // new ids start past the newest of these
-  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { stmts: journalStmts, pending }, log, onCommitted, (ids) => {
+  const file = openPingJournal(ctx.config.dataDir);
+  const legacy = legacyJournal(ctx.store.sqlite);
+  const old = legacy.entries();
+  const onDisk = file.lastIds();
+  // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
+  const pending = new PendingPings(Math.max(onDisk.entry, old.at(-1)?.id ?? 0, highestWatermark(ctx.store.sqlite)), onDisk.batch);
+  const marks = watermarks(ctx.store.sqlite);
+  const unfolded = (e: JournalEntry) => e.id > (marks.get(e.monitorId) ?? Infinity);
+  let left = 0;
+  for (const e of old) if (unfolded(e)) pending.add(e), left++;
+  for (const b of file.batches(onDisk.batch)) for (const s of b.entries) if (unfolded(entryOf(s))) pending.add(entryOf(s)), left++;
+  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
-  if (left.length) {
-    await writer.foldAll();
-    log.info("folded the pings the last run journaled", { pings: left.length });
-  }
+  if (left > 0 || onDisk.batch > 0) await writer.foldAll();
+  if (old.length > 0 && pending.size === 0) await ctx.writes.run(async () => legacy.clearThrough(old.at(-1)!.id));
+  if (left > 0) log.info("folded the pings the last run journaled", { pings: left });
+  writer.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => writer.folded(m), log }));
   ctx.pings = { lastPingAt: (id) => pending.lastPingAt(id), settle: (id) => writer.settle(id) };
 
   const cached = await tokens.warm();
@@ -81,6 +90,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
       timers.stop();
       await Promise.race([writer.close(), Bun.sleep(deadlineMs)]);
       ctx.pings = undefined;
+      file.close();
     },
   };
 }

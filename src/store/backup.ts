@@ -3,25 +3,47 @@ import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DATABASE_FILE, schemaVersion } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
+import { JOURNAL_FILE, legacyJournal, readJournalFile, watermarks } from "./ping-journal.ts";
 import { applyPragmas } from "./pragmas.ts";
 
 /**
  * A consistent online copy. bun:sqlite exposes no binding for sqlite3_backup_*, so this uses
  * `VACUUM INTO`, which reads one snapshot inside a read transaction: the server keeps writing (WAL
  * readers do not block the writer) and the copy is a compact, checkpointed single file.
+ *
+ * Acknowledged pings not yet folded live in the journal file (store/ping-journal.ts). It is read
+ * first, the snapshot taken after, and the entries the copy has not folded (past its watermarks) go
+ * into its ping_journal table, which a server started on the restored copy folds. An entry is either
+ * still in the journal when it is read, or was folded before: the fold commits before its rows are
+ * deleted, and so before the snapshot.
  */
-export function backupDatabase(dataDir: string, target: string): { bytes: number; version: number } {
+export function backupDatabase(dataDir: string, target: string): { bytes: number; version: number; journaled: number } {
   const source = join(dataDir, DATABASE_FILE);
   if (!existsSync(source)) throw new Error(`no database at ${source}`);
   if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`);
+  const journal = readJournalFile(dataDir);
   const db = new SqliteDatabase(source, { readonly: false });
+  let version: number;
   try {
     db.exec("PRAGMA busy_timeout = 5000");
     db.query("VACUUM INTO ?").run(target);
-    return { bytes: statSync(target).size, version: schemaVersion(db) };
+    version = schemaVersion(db);
   } finally {
     db.close();
   }
+  let journaled = 0;
+  if (journal.length > 0) {
+    const copy = new SqliteDatabase(target);
+    try {
+      const marks = watermarks(copy);
+      const missing = journal.filter((e) => e.id > (marks.get(e.monitorId) ?? Infinity));
+      if (missing.length > 0) copy.transaction(() => legacyJournal(copy).add(missing))();
+      journaled = missing.length;
+    } finally {
+      copy.close();
+    }
+  }
+  return { bytes: statSync(target).size, version, journaled };
 }
 
 /** Checks that a file is a sound Vigil database this build can open. */
@@ -51,7 +73,8 @@ export function verifyBackup(file: string): { version: number } {
 
 /**
  * Replaces the data directory's database with a verified backup. The old database is kept beside it
- * as vigil.db.before-restore-<time> so a wrong restore can be undone. Run only while no server uses
+ * as vigil.db.before-restore-<time> so a wrong restore can be undone, and so is its ping journal
+ * (pings.db.before-restore-<time>). Run only while no server uses
  * the directory (the CLI checks the lock file first).
  */
 export function restoreDatabase(dataDir: string, file: string, now: number): { previous: string | null; version: number } {
@@ -77,6 +100,16 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
     renameSync(target, previous);
   }
   for (const ext of ["-wal", "-shm"]) rmSync(target + ext, { force: true });
+  // The journal's pings belong to the database being replaced (the backup carries its own): they go
+  // aside with it, its WAL folded in first.
+  const journal = join(dataDir, JOURNAL_FILE);
+  if (existsSync(journal)) {
+    const j = new SqliteDatabase(journal);
+    j.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    j.close();
+    renameSync(journal, `${journal}.before-restore-${new Date(now).toISOString().replace(/[:.]/g, "-")}`);
+    for (const ext of ["-wal", "-shm"]) rmSync(journal + ext, { force: true });
+  }
   renameSync(staging, target);
   return { previous, version };
 }

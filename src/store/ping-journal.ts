@@ -1,21 +1,34 @@
 /**
- * The ping journal's statements (schema: ping_journal). A plain ping on an up heartbeat monitor is
- * appended here and acknowledged once that commits; about a second later it is folded into its
- * permanent rows: a monitor_events ping, an up check and the monitor's bookkeeping columns.
+ * The ping journal. The plain pings on up heartbeat monitors that one ping batch accepts are
+ * appended as one row of `<data>/pings.db` and acknowledged once that commits; seconds later they
+ * are folded into their permanent rows in the main database: a monitor_events ping, an up check and
+ * the monitor's bookkeeping columns.
  *
- * Why: written directly, each ping inserted into two (monitor_id, time) indexes and updated its
- * monitor row, three random pages per ping in every commit. Heartbeat bench profile: those inserts,
- * the UPDATE and the COMMIT writing their pages were ~60% of the server's CPU, and a micro bench of
- * the same tables (10,000 monitors, 500k rows) cost 31.8 µs a ping against 7.2 µs appended here and
- * folded 50,000 at a time in monitor order, where a monitor's rows share their index pages.
+ * Why a journal: written directly, each ping inserted into two (monitor_id, time) indexes and
+ * updated its monitor row, three random pages per ping in every commit (heartbeat bench profile:
+ * ~60% of the server's CPU). Folded a few seconds of pings at a time in monitor order, a monitor's
+ * rows share their index pages.
  *
- * Like store/ping-statements.ts these are prepared on the raw connection and run only inside a
- * write-queue transaction.
+ * Why its own file: the fold's inserts still cost ~4-5 µs a ping, however the values reach them
+ * (BENCHMARKS.md), and on the thread that serves pings they were a fifth of its time. A fold
+ * worker (heartbeat/fold-worker.ts) does them on its own connection, and because the journal is
+ * another database, a plain ping's commit never waits for the main database's write lock while the
+ * worker holds it (a worker folding a journal kept in the main database left the serving thread
+ * idle 22% of the time, waiting on that lock).
+ *
+ * Which entries are folded is each monitor's watermark (monitors.heartbeat_journal_through, the
+ * newest entry id folded), moved in the fold's own transaction: the worker and a reader's settle
+ * folding the same entries, or a replay of rows a crash left, write nothing twice. A batch row is
+ * deleted once a fold pass has folded everything in it.
  */
-import type { Database, Statement } from "bun:sqlite";
+import { Database, type Statement } from "bun:sqlite";
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+
+export const JOURNAL_FILE = "pings.db";
 
 export interface JournalEntry {
-  /** given by the writer, increasing, never reused: a fold that finds it gone knows it was folded */
+  /** given by the writer, increasing across restarts: a monitor's watermark compares against it */
   id: number;
   monitorId: number;
   at: number;
@@ -25,70 +38,188 @@ export interface JournalEntry {
   deadlineAt: number | null;
 }
 
-export interface PingJournalStatements {
-  append(e: JournalEntry): void;
-  /**
-   * Writes these monitors' journaled pings to monitor_events and checks (in monitor, then arrival
-   * order), moves each monitor's bookkeeping forward to the newest of them and deletes them from
-   * the journal. An entry no longer in the journal (folded before) is not written again; a monitor
-   * that no longer exists only loses its entries. Returns how many pings were written.
-   */
-  fold(monitors: readonly (readonly JournalEntry[])[]): number;
-  /** every entry on disk, oldest first: what the last run acknowledged and did not fold */
-  all(): JournalEntry[];
+/** An entry as stored and folded: [id, monitor id, at, source ip, duration ms, deadline at]. */
+export type StoredEntry = [number, number, number, string | null, number | null, number | null];
+
+export const storedEntry = (e: JournalEntry): StoredEntry => [e.id, e.monitorId, e.at, e.sourceIp, e.durationMs, e.deadlineAt];
+export const entryOf = (s: StoredEntry): JournalEntry => ({ id: s[0], monitorId: s[1], at: s[2], sourceIp: s[3], durationMs: s[4], deadlineAt: s[5] });
+
+// ---------------------------------------------------------------------------------------------
+// The journal file
+
+/** The journal's own connection: only the process's serving thread writes it. */
+export interface PingJournalFile {
+  /** Writes one batch's entries as row `batchId`, in a transaction of its own. */
+  append(batchId: number, entries: readonly JournalEntry[]): void;
+  /** Batch rows up to `throughBatchId`, oldest first, as stored. */
+  batches(throughBatchId: number): { id: number; entries: StoredEntry[] }[];
+  /** Deletes the batch rows up to `batchId`: everything in them is folded. */
+  dropBatches(batchId: number): void;
+  /** The newest batch row's id and the newest entry id in any row (0: none). */
+  lastIds(): { batch: number; entry: number };
+  /** Copies the WAL into the file (PASSIVE: never waits for the writer), so the next commits restart it. */
+  checkpoint(): void;
+  path: string;
+  close(): void;
 }
 
-type Row = { id: number; monitor_id: number; at: number; source_ip: string | null; duration_ms: number | null; deadline_at: number | null };
+export function openPingJournal(dataDir: string): PingJournalFile {
+  const path = join(dataDir, JOURNAL_FILE);
+  const sqlite = new Database(path, { create: true, strict: false });
+  // As the main database (store/pragmas.ts): a commit is in the WAL, which survives a crash of
+  // the process. The fold worker's connection checkpoints after each pass: SQLite's automatic
+  // checkpoint would copy and fsync inside a ping batch's commit on the serving thread (heartbeat
+  // bench profile: the journal's COMMIT was 9.3% of that thread with it). Without the worker (start-
+  // up, shutdown, a test) the WAL holds a few seconds of pings at most, and the next open checkpoints.
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  sqlite.exec("CREATE TABLE IF NOT EXISTS ping_batches (id INTEGER PRIMARY KEY, entries TEXT NOT NULL)");
+  const begin = sqlite.prepare("BEGIN IMMEDIATE");
+  const commit = sqlite.prepare("COMMIT");
+  const insert = sqlite.prepare("INSERT INTO ping_batches (id, entries) VALUES (?, ?)");
+  const select = sqlite.prepare("SELECT id, entries FROM ping_batches WHERE id <= ? ORDER BY id") as Statement<{ id: number; entries: string }, [number]>;
+  const drop = sqlite.prepare("DELETE FROM ping_batches WHERE id <= ?");
+  const last = sqlite.prepare(
+    "SELECT coalesce(max(id), 0) AS batch, coalesce((SELECT max(e.value->>0) FROM ping_batches b, json_each(b.entries) e), 0) AS entry FROM ping_batches",
+  ) as Statement<{ batch: number; entry: number }, []>;
+  const inTransaction = (f: () => void) => {
+    begin.run();
+    try {
+      f();
+      commit.run();
+    } catch (err) {
+      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
+      throw err;
+    }
+  };
+  return {
+    path,
+    append: (batchId, entries) => inTransaction(() => insert.run(batchId, JSON.stringify(entries.map(storedEntry)))),
+    batches: (through) => select.all(through).map((r) => ({ id: r.id, entries: JSON.parse(r.entries) as StoredEntry[] })),
+    dropBatches: (batchId) => inTransaction(() => drop.run(batchId)),
+    lastIds: () => last.get()!,
+    checkpoint: () => {
+      sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
+    },
+    close: () => sqlite.close(),
+  };
+}
 
-export function preparePingJournal(sqlite: Database, region: string): PingJournalStatements {
-  const append = sqlite.prepare("INSERT INTO ping_journal (id, monitor_id, at, source_ip, duration_ms, deadline_at) VALUES (?, ?, ?, ?, ?, ?)");
-  const all = sqlite.prepare("SELECT id, monitor_id, at, source_ip, duration_ms, deadline_at FROM ping_journal ORDER BY id") as Statement<Row, []>;
-  // Set-based, the ids passed as one JSON array: reading the rows from the journal itself is what
-  // makes a second fold of the same entry write nothing, and one statement per slice instead of
-  // three calls per ping saves bun:sqlite's per-call cost (~1 µs each in the bench profile). The
-  // array is in slice order (monitor by monitor), which CROSS JOIN keeps, so the rows reach the
-  // (monitor_id, time) indexes in index order without a sort (fold micro bench, 10,000 monitors,
-  // 500k rows: 10.6 against 13.6 µs a folded ping with IN (...) ORDER BY, four runs each).
-  const picked = "SELECT j.monitor_id, j.at, j.source_ip, j.duration_ms FROM json_each(?1) AS v CROSS JOIN ping_journal j ON j.id = v.value";
-  const events = sqlite.prepare(`INSERT INTO monitor_events (monitor_id, kind, at, result, source_ip, duration_ms) SELECT monitor_id, 'ping', at, 'accepted', source_ip, duration_ms FROM (${picked})`);
-  const checks = sqlite.prepare(`INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms) SELECT monitor_id, ?2, 'up', at, duration_ms FROM (${picked})`);
-  const remove = sqlite.prepare("DELETE FROM ping_journal WHERE id IN (SELECT value FROM json_each(?))");
+/**
+ * Every entry in a data directory's journal file, folded or not (the caller compares them with the
+ * watermarks), read on a connection of its own: for `vigil backup`, the benchmarks and tests.
+ */
+export function readJournalFile(dataDir: string): JournalEntry[] {
+  const path = join(dataDir, JOURNAL_FILE);
+  if (!existsSync(path)) return [];
+  const sqlite = new Database(path, { readonly: true });
+  try {
+    const rows = sqlite.query("SELECT entries FROM ping_batches ORDER BY id").all() as { entries: string }[];
+    return rows.flatMap((r) => (JSON.parse(r.entries) as StoredEntry[]).map(entryOf));
+  } finally {
+    sqlite.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fold, on the main database (the serving thread's connection or the fold worker's)
+
+export interface PingFold {
+  /**
+   * Writes these monitors' entries to monitor_events and checks (in monitor, then arrival order)
+   * and moves each monitor's bookkeeping and watermark forward to the newest of them. Each list is
+   * one monitor's, in id order. Entries at or below the monitor's watermark (folded before) and
+   * entries of a monitor that no longer exists are not written. Returns how many pings were
+   * written. Runs inside a transaction of the caller's.
+   */
+  fold(monitors: readonly (readonly StoredEntry[])[]): number;
+}
+
+/**
+ * The entries of a JSON array of stored entries (?1) whose monitor is a heartbeat monitor that has
+ * not folded them: CROSS JOIN keeps the array's order (monitor by monitor), so the rows reach the
+ * (monitor_id, time) indexes in index order without a sort.
+ */
+const UNFOLDED_OF_ARRAY = `
+  SELECT v.value->>1 AS monitor_id, v.value->>2 AS at, v.value->>3 AS source_ip, v.value->>4 AS duration_ms
+  FROM json_each(?1) AS v CROSS JOIN monitors m ON m.id = v.value->>1
+  WHERE m.monitor_type = 'heartbeat' AND v.value->>0 > coalesce(m.heartbeat_journal_through, 0)`;
+
+export function preparePingFold(sqlite: Database, region: string): PingFold {
+  const events = sqlite.prepare(`INSERT INTO monitor_events (monitor_id, kind, at, result, source_ip, duration_ms) SELECT monitor_id, 'ping', at, 'accepted', source_ip, duration_ms FROM (${UNFOLDED_OF_ARRAY})`);
+  const checks = sqlite.prepare(`INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms) SELECT monitor_id, ?2, 'up', at, duration_ms FROM (${UNFOLDED_OF_ARRAY})`);
   // Monotonic, so a fold arriving after a newer write of these columns never moves them back. The
   // deadline is the newest ping's only while the monitor is still up and running: a pause or a flip
-  // since has set its own, and the evaluation that follows every change recomputes it anyway.
+  // since has set its own, and the evaluation that follows every change recomputes it anyway. Runs
+  // after the INSERTs, which judged what to write by the watermark as it was.
   const touch = sqlite.prepare(
     `UPDATE monitors SET
        heartbeat_last_ping_at = max(coalesce(heartbeat_last_ping_at, 0), ?1),
        last_checked_at = max(coalesce(last_checked_at, 0), ?1),
        heartbeat_last_start_at = CASE WHEN heartbeat_last_start_at <= ?1 THEN NULL ELSE heartbeat_last_start_at END,
-       heartbeat_deadline_at = CASE WHEN is_paused = 0 AND last_status = 'up' AND coalesce(heartbeat_last_ping_at, 0) <= ?1 THEN ?2 ELSE heartbeat_deadline_at END
-     WHERE id = ?3 AND monitor_type = 'heartbeat'`,
+       heartbeat_deadline_at = CASE WHEN is_paused = 0 AND last_status = 'up' AND coalesce(heartbeat_last_ping_at, 0) <= ?1 THEN ?2 ELSE heartbeat_deadline_at END,
+       heartbeat_journal_through = ?4
+     WHERE id = ?3 AND monitor_type = 'heartbeat' AND coalesce(heartbeat_journal_through, 0) < ?4`,
   );
   return {
-    append: (e) => {
-      append.run(e.id, e.monitorId, e.at, e.sourceIp, e.durationMs, e.deadlineAt);
-    },
     fold: (monitors) => {
-      const live: number[] = [];
-      const gone: number[] = [];
+      const all: StoredEntry[] = [];
+      for (const entries of monitors) for (const e of entries) all.push(e);
+      if (all.length === 0) return 0;
+      const json = JSON.stringify(all);
+      const written = events.run(json).changes;
+      checks.run(json, region);
       for (const entries of monitors) {
         if (entries.length === 0) continue;
         let newest = entries[0]!;
-        for (const e of entries) if (e.at >= newest.at) newest = e;
-        // the journal entries are committed ones, so the bookkeeping may move before they are written
-        const into = touch.run(newest.at, newest.deadlineAt, newest.monitorId).changes === 1 ? live : gone;
-        for (const e of entries) into.push(e.id);
+        for (const e of entries) if (e[2] >= newest[2]) newest = e;
+        touch.run(newest[2], newest[5], newest[1], entries[entries.length - 1]![0]);
       }
-      let written = 0;
-      if (live.length > 0) {
-        const ids = JSON.stringify(live);
-        written = events.run(ids).changes;
-        checks.run(ids, region);
-        remove.run(ids);
-      }
-      if (gone.length > 0) remove.run(JSON.stringify(gone));
       return written;
     },
-    all: () => all.all().map((r) => ({ id: r.id, monitorId: r.monitor_id, at: r.at, sourceIp: r.source_ip, durationMs: r.duration_ms, deadlineAt: r.deadline_at })),
+  };
+}
+
+/** Each heartbeat monitor's watermark (0: nothing folded): entries at or below it are folded. */
+export function watermarks(sqlite: Database): Map<number, number> {
+  const rows = sqlite.query("SELECT id, coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE monitor_type = 'heartbeat'").all() as { id: number; n: number }[];
+  return new Map(rows.map((r) => [r.id, r.n]));
+}
+
+/** The highest watermark of any monitor: new entry ids must start above it. */
+export function highestWatermark(sqlite: Database): number {
+  return (sqlite.query("SELECT coalesce(max(heartbeat_journal_through), 0) AS n FROM monitors").get() as { n: number }).n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// ping_journal in the main database: what builds before migration 013 journaled, and what
+// `vigil backup` copies out of the journal file
+
+export interface LegacyJournal {
+  /** its entries, oldest first */
+  entries(): JournalEntry[];
+  /** Deletes entries up to `id` (they are folded); inside a transaction of the caller's. */
+  clearThrough(id: number): void;
+  /** Appends entries (a backup copy); inside a transaction of the caller's. */
+  add(entries: readonly JournalEntry[]): void;
+}
+
+type LegacyRow = { id: number; monitor_id: number; at: number; source_ip: string | null; duration_ms: number | null; deadline_at: number | null };
+
+export function legacyJournal(sqlite: Database): LegacyJournal {
+  const all = sqlite.prepare("SELECT id, monitor_id, at, source_ip, duration_ms, deadline_at FROM ping_journal ORDER BY id") as Statement<LegacyRow, []>;
+  const clear = sqlite.prepare("DELETE FROM ping_journal WHERE id <= ?");
+  const insert = sqlite.prepare("INSERT OR IGNORE INTO ping_journal (id, monitor_id, at, source_ip, duration_ms, deadline_at) VALUES (?, ?, ?, ?, ?, ?)");
+  return {
+    entries: () => all.all().map((r) => ({ id: r.id, monitorId: r.monitor_id, at: r.at, sourceIp: r.source_ip, durationMs: r.duration_ms, deadlineAt: r.deadline_at })),
+    clearThrough: (id) => {
+      clear.run(id);
+    },
+    add: (entries) => {
+      for (const e of entries) insert.run(...storedEntry(e));
+    },
   };
 }

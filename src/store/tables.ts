@@ -93,6 +93,8 @@ export interface MonitorsTable {
   heartbeat_schedule: string | null;
   heartbeat_timezone: string | null;
   heartbeat_deadline_at: number | null;
+  /** the newest ping journal entry folded into this monitor's rows (store/ping-journal.ts) */
+  heartbeat_journal_through: Generated<number | null>;
 }
 
 export interface MonitorRegionStatesTable {

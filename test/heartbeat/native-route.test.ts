@@ -10,10 +10,11 @@ import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { PingWriter } from "../../src/heartbeat/ping-writer.ts";
 import { TokenCache } from "../../src/heartbeat/token-cache.ts";
 import { buildHttpApp } from "../../src/server.ts";
-import { preparePingJournal } from "../../src/store/ping-journal.ts";
+import { openPingJournal, preparePingFold } from "../../src/store/ping-journal.ts";
 import { preparePingStatements } from "../../src/store/ping-statements.ts";
 import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { rmSync } from "node:fs";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -53,8 +54,10 @@ describe("native routes", () => {
     const ctx = server.ctx;
     const tokens = new TokenCache(ctx.db);
     await tokens.warm();
-    // journal ids far from the server's own writer's, which shares the table
-    const journal = { stmts: preparePingJournal(ctx.store.sqlite, ctx.config.region), pending: new PendingPings(1e12) };
+    // a journal file of its own (a pass deletes the rows it folded, and the server's writer has its
+    // own), entry ids far from the server's writer's, which shares the main database
+    const journalDir = tempDir("vigil-journal-");
+    const journal = { file: openPingJournal(journalDir), fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending: new PendingPings(1e12) };
     const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), journal, ctx.log.child("test"), () => {}, () => {});
     const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) });
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
@@ -101,6 +104,8 @@ describe("native routes", () => {
     } finally {
       await native.stop(true);
       await writer.close();
+      journal.file.close();
+      rmSync(journalDir, { recursive: true, force: true });
     }
   });
 });

@@ -1,9 +1,11 @@
 /**
- * The ping journal (store/ping-journal.ts, heartbeat/ping-writer.ts): a plain ping on an up
- * monitor is acknowledged once it is journaled and folded into monitor_events, checks and the row
- * later. These tests check that nothing acknowledged is lost or written twice on the way, and that
- * nobody reading a monitor, or judging its deadline, sees it before the fold.
+ * The ping journal (store/ping-journal.ts, heartbeat/ping-writer.ts, heartbeat/fold-worker.ts): a
+ * plain ping on an up monitor is acknowledged once it is journaled in <data>/pings.db and folded
+ * into monitor_events, checks and the row later, by the fold worker. These tests check that nothing
+ * acknowledged is lost or written twice on the way, and that nobody reading a monitor, or judging
+ * its deadline, sees it before the fold.
  */
+import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -12,12 +14,26 @@ import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
-import { preparePingJournal, type JournalEntry } from "../../src/store/ping-journal.ts";
+import { JOURNAL_FILE, legacyJournal, openPingJournal, preparePingFold, readJournalFile, storedEntry, type JournalEntry } from "../../src/store/ping-journal.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
-const journaled = (server: TestServer, id: number) =>
-  (server.ctx.store.sqlite.query("SELECT count(*) AS n FROM ping_journal WHERE monitor_id = ?").get(id) as { n: number }).n;
+const watermark = (server: TestServer, id: number) =>
+  (server.ctx.store.sqlite.query("SELECT coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE id = ?").get(id) as { n: number }).n;
+/** a monitor's entries in the journal file that are not folded yet */
+const journaled = (server: TestServer, id: number) => {
+  const mark = watermark(server, id);
+  return readJournalFile(server.dataDir).filter((e) => e.monitorId === id && e.id > mark).length;
+};
+/** rows of the journal file, folded or not */
+const batchRows = (server: TestServer) => {
+  const db = new Database(join(server.dataDir, JOURNAL_FILE), { readonly: true });
+  try {
+    return (db.query("SELECT count(*) AS n FROM ping_batches").get() as { n: number }).n;
+  } finally {
+    db.close();
+  }
+};
 const rowAsStored = (server: TestServer, id: number) =>
   server.ctx.store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_status AS status FROM monitors WHERE id = ?").get(id) as { last: number | null; status: string };
 
@@ -58,6 +74,26 @@ describe("the ping journal, through the server", () => {
     // settled again: nothing is written twice
     expect((await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping").length).toBe(4);
   });
+
+  test("the fold worker folds journaled pings with nobody reading, and their journal rows go", async () => {
+    const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+    await ping(server.url, m.token);
+    const up = rowAsStored(server, m.id).last!;
+    for (let i = 0; i < 3; i++) await ping(server.url, m.token);
+    expect(journaled(server, m.id)).toBe(3);
+    expect(batchRows(server)).toBeGreaterThan(0);
+    // FOLD_AFTER_MS after the first entry waited, the worker folds, then the rows are deleted
+    await waitFor(() => journaled(server, m.id) === 0 && batchRows(server) === 0, { timeoutMs: 15_000 });
+    expect(rowAsStored(server, m.id).last).toBeGreaterThan(up);
+    expect(watermark(server, m.id)).toBeGreaterThan(0);
+    const pings = server.ctx.store.sqlite.query("SELECT count(*) AS n FROM monitor_events WHERE monitor_id = ? AND kind = 'ping'").get(m.id) as { n: number };
+    expect(pings.n).toBe(4);
+    const checks = server.ctx.store.sqlite.query("SELECT count(*) AS n FROM checks WHERE monitor_id = ? AND status = 'up'").get(m.id) as { n: number };
+    expect(checks.n).toBe(4);
+    // a reader's settle after the worker folded writes nothing again
+    expect((await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping").length).toBe(4);
+  }, 30_000);
+
 
   test("a deadline judged while pings wait in the journal counts them", async () => {
     // period 2 s, no grace: the row says degraded 2 s after the first ping; the journaled second
@@ -112,34 +148,61 @@ describe("the ping journal's store statements", () => {
 
   const entry = (id: number, at: number, monitor = monitorId): JournalEntry => ({ id, monitorId: monitor, at, sourceIp: "10.0.0.1", durationMs: id === 2 ? 1500 : null, deadlineAt: at + 60_000 });
   const count = (table: string) => (store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE monitor_id = ?`).get(monitorId) as { n: number }).n;
+  const stored = (list: JournalEntry[]) => list.map(storedEntry);
 
-  test("folding the same entries twice writes them once, and the row moves to the newest", () => {
-    const j = preparePingJournal(store.sqlite, "local");
-    const entries = [entry(1, 1000), entry(2, 2000), entry(3, 1500)];
-    store.sqlite.transaction(() => entries.forEach((e) => j.append(e)))();
-    expect(j.all()).toEqual(entries);
-    expect(store.sqlite.transaction(() => j.fold([entries]))()).toBe(3);
-    expect(store.sqlite.transaction(() => j.fold([entries]))()).toBe(0);
+  test("the journal file keeps batches as written, and deletes them up to an id", () => {
+    const jdir = mkdtempSync(join(tmpdir(), "vigil-journal-file-"));
+    const file = openPingJournal(jdir);
+    try {
+      expect(file.lastIds()).toEqual({ batch: 0, entry: 0 });
+      file.append(1, [entry(1, 1000), entry(2, 2000)]);
+      file.append(2, [entry(3, 1500)]);
+      expect(file.lastIds()).toEqual({ batch: 2, entry: 3 });
+      expect(file.batches(1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
+      expect(readJournalFile(jdir)).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
+      file.dropBatches(1);
+      expect(file.batches(10).map((b) => b.id)).toEqual([2]);
+    } finally {
+      file.close();
+      rmSync(jdir, { recursive: true, force: true });
+    }
+  });
+
+  test("folding the same entries twice writes them once, and the row and watermark move to the newest", () => {
+    const f = preparePingFold(store.sqlite, "local");
+    const entries = stored([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
+    expect(store.sqlite.transaction(() => f.fold([entries]))()).toBe(3);
+    expect(store.sqlite.transaction(() => f.fold([entries]))()).toBe(0);
     expect(count("monitor_events")).toBe(3);
     expect(count("checks")).toBe(3);
-    expect(j.all()).toEqual([]);
-    const row = store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_checked_at AS checked, heartbeat_deadline_at AS deadline FROM monitors WHERE id = ?").get(monitorId);
-    expect(row).toEqual({ last: 2000, checked: 2000, deadline: 62_000 });
+    const row = store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_checked_at AS checked, heartbeat_deadline_at AS deadline, heartbeat_journal_through AS mark FROM monitors WHERE id = ?").get(monitorId);
+    expect(row).toEqual({ last: 2000, checked: 2000, deadline: 62_000, mark: 3 });
     const durations = store.sqlite.query("SELECT duration_ms AS d FROM monitor_events WHERE monitor_id = ? ORDER BY id").all(monitorId);
     expect(durations).toEqual([{ d: null }, { d: 1500 }, { d: null }]);
+    // a fold that overlaps the watermark writes only what lies past it
+    expect(store.sqlite.transaction(() => f.fold([stored([entry(3, 1500), entry(4, 2500)])]))()).toBe(1);
+    expect(count("monitor_events")).toBe(4);
     // an older entry folded late never moves the row back
-    store.sqlite.transaction(() => j.append(entry(4, 500)))();
-    store.sqlite.transaction(() => j.fold([[entry(4, 500)]]))();
-    expect((store.sqlite.query("SELECT heartbeat_last_ping_at AS last FROM monitors WHERE id = ?").get(monitorId) as { last: number }).last).toBe(2000);
+    store.sqlite.transaction(() => f.fold([stored([entry(5, 500)])]))();
+    expect(count("monitor_events")).toBe(5);
+    expect((store.sqlite.query("SELECT heartbeat_last_ping_at AS last FROM monitors WHERE id = ?").get(monitorId) as { last: number }).last).toBe(2500);
   });
 
   test("a deleted monitor's entries are dropped, not written, and the rest of the slice is", () => {
-    const j = preparePingJournal(store.sqlite, "local");
+    const f = preparePingFold(store.sqlite, "local");
     const before = count("monitor_events");
-    store.sqlite.transaction(() => [entry(10, 3000), entry(11, 3000, 999_999)].forEach((e) => j.append(e)))();
-    expect(store.sqlite.transaction(() => j.fold([[entry(11, 3000, 999_999)], [entry(10, 3000)]]))()).toBe(1);
+    expect(store.sqlite.transaction(() => f.fold([stored([entry(11, 3000, 999_999)]), stored([entry(10, 3000)])]))()).toBe(1);
     expect(count("monitor_events")).toBe(before + 1);
-    expect(j.all()).toEqual([]);
+  });
+
+  test("the ping_journal table (older builds, backups) keeps entries until cleared", () => {
+    const legacy = legacyJournal(store.sqlite);
+    store.sqlite.transaction(() => legacy.add([entry(20, 1), entry(21, 2)]))();
+    store.sqlite.transaction(() => legacy.add([entry(21, 2)]))(); // a repeat is ignored
+    expect(legacy.entries()).toEqual([entry(20, 1), entry(21, 2)]);
+    store.sqlite.transaction(() => legacy.clearThrough(20))();
+    expect(legacy.entries()).toEqual([entry(21, 2)]);
+    store.sqlite.transaction(() => legacy.clearThrough(21))();
   });
 
   test("pending entries: ids never repeat, and dropping is by id, so a later entry survives", () => {
@@ -161,6 +224,17 @@ describe("the ping journal's store statements", () => {
     expect(p.lastPingAt(monitorId)).toBeUndefined();
     expect(p.size).toBe(1);
   });
+
+  test("pending batches: ids follow the newest on disk, and batchesThrough moves only as batches are added", () => {
+    const p = new PendingPings(100, 7);
+    expect(p.batchesThrough).toBe(7);
+    const b = p.nextBatchId();
+    expect(b).toBe(8);
+    expect(p.batchesThrough).toBe(7); // given out, not committed
+    p.addBatch(b, [entry(p.nextId(), 1), entry(p.nextId(), 2)]);
+    expect(p.batchesThrough).toBe(8);
+    expect(p.of(monitorId)!.map((e) => e.id)).toEqual([101, 102]);
+  });
 });
 
 describe("the ping journal across a restart", () => {
@@ -175,13 +249,13 @@ describe("the ping journal across a restart", () => {
       await ping(server.url, m.token);
       const up = rowAsStored(server, m.id).last!;
       // as a killed process leaves it: acknowledged pings in the journal, the row behind
-      const j = preparePingJournal(server.ctx.store.sqlite, "local");
-      server.ctx.store.sqlite.transaction(() => {
-        j.append({ id: 1_000_000, monitorId: m.id, at: up + 5000, sourceIp: "10.9.9.9", durationMs: null, deadlineAt: up + 5000 + 600_000 });
-      })();
+      const file = openPingJournal(dir);
+      file.append(1_000_000, [{ id: 1_000_000, monitorId: m.id, at: up + 5000, sourceIp: "10.9.9.9", durationMs: null, deadlineAt: up + 5000 + 600_000 }]);
+      file.close();
       await server.stop();
       second = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"], { dataDir: dir });
       expect(journaled(second, id)).toBe(0);
+      expect(batchRows(second)).toBe(0);
       expect(rowAsStored(second, id).last).toBe(up + 5000);
       const events = await timeline(second.ctx, id);
       expect(events.filter((e) => e.kind === "ping").map((e) => e.source_ip).at(-1)).toBe("10.9.9.9");
@@ -190,5 +264,94 @@ describe("the ping journal across a restart", () => {
       await second?.stop();
       rmSync(dir, { recursive: true, force: true });
     }
+  });
+
+  const flags = ["--ping-limit-token", "1000", "--ping-limit-ip", "100000"];
+
+  /** A heartbeat monitor pinged once (unknown -> up, written directly), and that ping's time. */
+  async function monitorUp(server: TestServer): Promise<{ m: { id: number; token: string }; up: number }> {
+    const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+    await ping(server.url, m.token);
+    return { m, up: rowAsStored(server, m.id).last! };
+  }
+
+  /** `before` on a server, then `after` on a second one started on the same data directory. */
+  async function acrossRestart(before: (server: TestServer) => Promise<void>, after: (second: TestServer) => Promise<void>): Promise<void> {
+    const server = await startTestServer(flags, { keepData: true });
+    const dir = server.dataDir;
+    let second: TestServer | null = null;
+    try {
+      await before(server);
+      await server.stop();
+      second = await startTestServer(flags, { dataDir: dir });
+      await after(second);
+    } finally {
+      await second?.stop();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  test("a batch row a crash left half folded: only the entries past the monitor's watermark are written", async () => {
+    let m: { id: number; token: string };
+    let up: number;
+    await acrossRestart(
+      async (server) => {
+        ({ m, up } = await monitorUp(server));
+        const sqlite = server.ctx.store.sqlite;
+        const entryAt = (id: number, at: number, ip: string): JournalEntry => ({ id, monitorId: m.id, at, sourceIp: ip, durationMs: null, deadlineAt: at + 600_000 });
+        // entry 2_000_000 was folded (rows and watermark committed), 2_000_001 was not; their batch row stayed
+        sqlite.transaction(() => preparePingFold(sqlite, "local").fold([[storedEntry(entryAt(2_000_000, up + 1000, "10.1.1.1"))]]))();
+        const file = openPingJournal(server.dataDir);
+        file.append(2_000_000, [entryAt(2_000_000, up + 1000, "10.1.1.1"), entryAt(2_000_001, up + 2000, "10.2.2.2")]);
+        file.close();
+        expect(journaled(server, m.id)).toBe(1);
+      },
+      async (second) => {
+        const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
+        expect(ips.slice(1)).toEqual(["10.1.1.1", "10.2.2.2"]);
+        expect(batchRows(second)).toBe(0);
+        expect(rowAsStored(second, m.id).last).toBe(up + 2000);
+        expect(second.logs.some((l) => l.msg === "folded the pings the last run journaled" && l.pings === 1)).toBe(true);
+      },
+    );
+  });
+
+  test("after a restart with an empty journal, new entries are numbered above every watermark and are folded", async () => {
+    let m: { id: number; token: string };
+    await acrossRestart(
+      async (server) => {
+        m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+        for (let i = 0; i < 3; i++) await ping(server.url, m.token); // one written directly, two journaled; the stop folds them
+      },
+      async (second) => {
+        expect(batchRows(second)).toBe(0);
+        const mark = watermark(second, m.id);
+        expect(mark).toBeGreaterThan(0);
+        await ping(second.url, m.token); // reads the row (a new process caches none): written directly
+        await ping(second.url, m.token); // journaled
+        expect(journaled(second, m.id)).toBe(1);
+        expect(readJournalFile(second.dataDir).find((e) => e.monitorId === m.id)!.id).toBeGreaterThan(mark);
+        const events = await second.api("GET", `/api/v1/monitors/${m.id}/events?per_page=100`);
+        expect(events.json.data.filter((e: { attributes: { kind: string } }) => e.attributes.kind === "ping").length).toBe(5);
+      },
+    );
+  });
+
+  test("entries in the ping_journal table (an older build's, a backup's) are folded at start-up and the table emptied", async () => {
+    let m: { id: number; token: string };
+    let up: number;
+    await acrossRestart(
+      async (server) => {
+        ({ m, up } = await monitorUp(server));
+        const sqlite = server.ctx.store.sqlite;
+        sqlite.transaction(() => legacyJournal(sqlite).add([{ id: 5, monitorId: m.id, at: up + 3000, sourceIp: "10.5.5.5", durationMs: null, deadlineAt: up + 603_000 }]))();
+      },
+      async (second) => {
+        expect(legacyJournal(second.ctx.store.sqlite).entries()).toEqual([]);
+        expect(rowAsStored(second, m.id).last).toBe(up + 3000);
+        const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
+        expect(ips.at(-1)).toBe("10.5.5.5");
+      },
+    );
   });
 });

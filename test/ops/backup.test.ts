@@ -1,6 +1,6 @@
 import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
-import { existsSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { runVigil, spawnServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -68,6 +68,43 @@ test("backup while serving and writing; restore refused while serving; restore b
   const again = await spawnServer(["--data", data]);
   expect(await again.stop()).toBe(0);
 });
+
+test("pings acknowledged but not yet folded are in a backup, and a server on the restored copy has them", async () => {
+  const data = fresh();
+  const out = fresh();
+  const server = await spawnServer(["--data", data]);
+  const backupFile = join(out, "snap.db");
+  const token = readFileSync(join(data, "bootstrap-token"), "utf8").trim();
+  const call = async (base: string, method: string, path: string, body?: unknown) => {
+    const res = await fetch(base + path, { method, headers: { authorization: `Bearer ${token}`, ...(body ? { "content-type": "application/json" } : {}) }, body: body ? JSON.stringify(body) : undefined });
+    return (await res.json()) as any;
+  };
+  let id: string;
+  try {
+    const created = await call(server.url, "POST", "/api/v1/monitors", { name: "nightly", monitor_type: "heartbeat", interval_sec: 600, timeout_ms: 1000 });
+    id = created.data.id;
+    const hb = created.data.attributes.heartbeat_token;
+    // one ping written directly (unknown -> up), two journaled; the fold waits seconds, the backup does not
+    for (let i = 0; i < 3; i++) expect(((await (await fetch(`${server.url}/h/${hb}`)).json()) as any).result).toBe("accepted");
+    const r = await runVigil(["backup", backupFile, "--data", data]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("2 acknowledged pings not yet folded carried along");
+    const copy = new Database(backupFile, { readonly: true });
+    expect((copy.query("SELECT count(*) AS n FROM ping_journal WHERE monitor_id = ?").get(Number(id)) as { n: number }).n).toBe(2);
+    copy.close();
+  } finally {
+    expect(await server.stop()).toBe(0);
+  }
+  const target = fresh();
+  expect((await runVigil(["restore", backupFile, "--data", target])).code).toBe(0);
+  const again = await spawnServer(["--data", target]);
+  try {
+    const events = await call(again.url, "GET", `/api/v1/monitors/${id}/events?per_page=100`);
+    expect(events.data.filter((e: any) => e.attributes.kind === "ping").length).toBe(3);
+  } finally {
+    expect(await again.stop()).toBe(0);
+  }
+}, 60_000);
 
 test("restore refuses files that are not sound Vigil databases", async () => {
   const data = fresh();

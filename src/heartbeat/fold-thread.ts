@@ -1,0 +1,91 @@
+/**
+ * The serving thread's handle on the fold worker (fold-worker.ts): starts it, asks it for passes
+ * one at a time, and hands on what each of its commits folded.
+ */
+import type { Logger } from "../lib/logger.ts";
+import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
+import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
+
+export interface FoldThread {
+  /** Folds the journal's batches up to `through`; true once the pass is through, false if it failed or was stopped. */
+  fold(through: number): Promise<boolean>;
+  /** Stops after the slice under way; a pass under way resolves false. */
+  stop(): Promise<void>;
+}
+
+export interface FoldThreadOptions {
+  databasePath: string;
+  dataDir: string;
+  region: string;
+  slice: number;
+  /** after each commit of the worker's: (monitor, newest entry id folded) */
+  onFolded(monitors: [number, number][]): void;
+  log: Logger;
+}
+
+/** a pass's failures other than the store's: once a minute in the log, not every few seconds */
+const ERROR_LOG_EVERY_MS = 60_000;
+
+/**
+ * Where the worker's module is. In the single binary every module's import.meta.url is the
+ * binary's own (file:///$bunfs/root/...) and the worker's entry point (scripts/build.ts) sits at its
+ * path below src/; from source it is beside this file.
+ */
+const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/root/heartbeat/fold-worker.ts" : new URL("./fold-worker.ts", import.meta.url).href;
+
+export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread> {
+  const worker = new Worker(WORKER_MODULE);
+  let pass: ((ok: boolean) => void) | null = null;
+  let onStarted: (() => void) | null = null;
+  let onStopped: (() => void) | null = null;
+  let lastErrorLog = 0;
+  const send = (m: ToFoldWorker) => worker.postMessage(m);
+  const settle = (ok: boolean) => {
+    const p = pass;
+    pass = null;
+    p?.(ok);
+  };
+  worker.onmessage = (e: MessageEvent<FromFoldWorker>) => {
+    const m = e.data;
+    if (m.type === "folded") o.onFolded(m.monitors);
+    else if (m.type === "passed") settle(true);
+    else if (m.type === "interrupted") settle(false);
+    else if (m.type === "failed") {
+      // a full disk fails every pass: reported as every writer reports it, once a minute
+      const storage = storageFailure({ code: m.code });
+      const now = Date.now();
+      if (storage) logStorageFailure(o.log, storage, { journaled_pings_waiting: true });
+      else if (now - lastErrorLog >= ERROR_LOG_EVERY_MS) {
+        lastErrorLog = now;
+        o.log.error("folding the ping journal failed; its pings stay journaled", { error: m.message });
+      }
+      settle(false);
+    } else if (m.type === "started") onStarted?.();
+    else if (m.type === "stopped") onStopped?.();
+  };
+  worker.onerror = (e) => {
+    o.log.error("the fold worker failed", { error: e.message });
+    settle(false);
+  };
+  await new Promise<void>((resolve) => {
+    onStarted = resolve;
+    send({ type: "start", databasePath: o.databasePath, dataDir: o.dataDir, region: o.region, slice: o.slice });
+  });
+  let stopped = false;
+  return {
+    fold(through) {
+      if (stopped) return Promise.resolve(false);
+      return new Promise<boolean>((resolve) => {
+        pass = resolve;
+        send({ type: "fold", through });
+      });
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await Promise.race([new Promise<void>((resolve) => ((onStopped = resolve), send({ type: "stop" }))), Bun.sleep(5000)]);
+      settle(false);
+      worker.terminate();
+    },
+  };
+}

@@ -1,0 +1,93 @@
+/**
+ * Which of a batch's ops need only the ping journal (store/ping-journal.ts): plain pings on
+ * monitors that committed batches left up, while the heartbeat epoch says nothing about them has
+ * changed since, so the cached row is still true. They are acknowledged once their journal row
+ * commits, without the main database's write lock, and folded into their rows later. Nearly every
+ * request is one of them.
+ *
+ * The rest go through applyBatch in a transaction of the main database. A monitor with any other
+ * op in the batch (/start, /fail, a deadline evaluation), or with a ping its cached row cannot vouch
+ * for (no row cached, another token, not up, paused, a payload the policy refuses), goes there
+ * from that op on, so a monitor's ops are applied in their order.
+ */
+import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-rules.ts";
+import type { JournalEntry } from "../store/ping-journal.ts";
+import type { PingMonitorRow } from "../store/ping-statements.ts";
+import { laterPing, runDuration, type HeartbeatOp } from "./apply-batch.ts";
+import { evaluatePingPayload } from "./payload-policy.ts";
+
+export interface JournalPart {
+  /** the journaled ops' places in the batch */
+  indexes: number[];
+  entries: JournalEntry[];
+  /** per monitor, what these pings change in its cached row: applied once the journal row commits */
+  updates: Map<number, RowUpdate>;
+}
+
+/** A cached row and the bookkeeping a batch's pings move it to (no copy of the row per ping). */
+export interface RowUpdate {
+  row: PingMonitorRow;
+  lastPingAt: number;
+  deadline: number | null;
+  at: number;
+}
+
+/** Applies a committed journal part to the cached rows; returns the monitors' new deadlines. */
+export function applyToCache(part: JournalPart): Map<number, number | null> {
+  const deadlines = new Map<number, number | null>();
+  for (const [id, u] of part.updates) {
+    u.row.heartbeat_last_ping_at = u.lastPingAt;
+    u.row.heartbeat_last_start_at = null;
+    u.row.heartbeat_deadline_at = u.deadline;
+    u.row.last_checked_at = u.at;
+    deadlines.set(id, u.deadline);
+  }
+  return deadlines;
+}
+
+/**
+ * Splits a batch: the journal part, and the places of the ops that take applyBatch. `cache` holds
+ * rows as committed batches left them, and must be empty unless the heartbeat epoch has not moved
+ * since it was filled; `nextId` numbers journal entries.
+ */
+export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap<number, PingMonitorRow>, nextId: () => number): { journal: JournalPart; rest: number[] } {
+  const elsewhere = new Set<number>();
+  for (const op of ops) {
+    if (op.type === "evaluate") elsewhere.add(op.monitorId);
+    else if (op.ping.kind !== "ping") elsewhere.add(op.ping.monitorId);
+  }
+  const journal: JournalPart = { indexes: [], entries: [], updates: new Map() };
+  const rest: number[] = [];
+  for (let i = 0; i < ops.length; i++) {
+    const op = ops[i]!;
+    if (op.type !== "ping" || elsewhere.has(op.ping.monitorId)) {
+      rest.push(i);
+      continue;
+    }
+    const { ping, at } = op;
+    const id = ping.monitorId;
+    const update = journal.updates.get(id);
+    const row = update?.row ?? cache.get(id);
+    if (
+      row === undefined || row.heartbeat_token !== ping.token || row.last_status !== "up" || row.is_paused || row.monitor_type !== "heartbeat" ||
+      !evaluatePingPayload(row.heartbeat_payload_policy, row.heartbeat_payload_status_key, ping.body).valid
+    ) {
+      elsewhere.add(id);
+      rest.push(i);
+      continue;
+    }
+    // the row itself changes only once the journal row has committed (applyToCache)
+    const lastPingAt = laterPing(update ? update.lastPingAt : row.heartbeat_last_ping_at, at);
+    const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(row))?.at ?? null;
+    const durationMs = runDuration(update ? null : row.heartbeat_last_start_at, at);
+    journal.entries.push({ id: nextId(), monitorId: id, at, sourceIp: ping.sourceIp, durationMs, deadlineAt: deadline });
+    journal.indexes.push(i);
+    if (update === undefined) journal.updates.set(id, { row, lastPingAt, deadline, at });
+    else {
+      update.lastPingAt = lastPingAt;
+      update.deadline = deadline;
+      update.at = at;
+    }
+  }
+  return { journal, rest };
+}
