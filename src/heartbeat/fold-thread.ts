@@ -7,6 +7,8 @@ import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
 
 export interface FoldThread {
+  /** false once the worker has failed: the writer folds on its own thread from then on */
+  readonly alive: boolean;
   /** Folds the journal's batches up to `through`; true once the pass is through, false if it failed or was stopped. */
   fold(through: number): Promise<boolean>;
   /** Stops after the slice under way; a pass under way resolves false. */
@@ -18,6 +20,8 @@ export interface FoldThreadOptions {
   dataDir: string;
   region: string;
   slice: number;
+  /** the worker's module (tests); default fold-worker.ts */
+  module?: string;
   /** after each commit of the worker's: (monitor, newest entry id folded) */
   onFolded(monitors: [number, number][]): void;
   log: Logger;
@@ -33,11 +37,14 @@ const ERROR_LOG_EVERY_MS = 60_000;
  */
 const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/root/heartbeat/fold-worker.ts" : new URL("./fold-worker.ts", import.meta.url).href;
 
+/** Starts the worker; rejects if it does not start (its module missing, a failure in it) within 10 s. */
 export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread> {
-  const worker = new Worker(WORKER_MODULE);
+  const worker = new Worker(o.module ?? WORKER_MODULE);
   let pass: ((ok: boolean) => void) | null = null;
   let onStarted: (() => void) | null = null;
+  let onStartFailed: ((err: Error) => void) | null = null;
   let onStopped: (() => void) | null = null;
+  let alive = true;
   let lastErrorLog = 0;
   const send = (m: ToFoldWorker) => worker.postMessage(m);
   const settle = (ok: boolean) => {
@@ -63,18 +70,39 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
     } else if (m.type === "started") onStarted?.();
     else if (m.type === "stopped") onStopped?.();
   };
+  // A worker that failed is not trusted again: what it left pending is folded by the serving
+  // thread (ping-writer.ts), whose passes are as correct, only on the thread that serves pings.
   worker.onerror = (e) => {
-    o.log.error("the fold worker failed", { error: e.message });
+    if (!alive) return;
+    alive = false;
+    o.log.error("the fold worker failed; the serving thread folds the ping journal from now on", { error: e.message });
+    onStartFailed?.(new Error(`the fold worker failed to start: ${e.message}`));
     settle(false);
+    onStopped?.();
+    worker.terminate();
   };
-  await new Promise<void>((resolve) => {
-    onStarted = resolve;
-    send({ type: "start", databasePath: o.databasePath, dataDir: o.dataDir, region: o.region, slice: o.slice });
-  });
+  const startLimit = setTimeout(() => onStartFailed?.(new Error("the fold worker did not start within 10 s")), 10_000);
+  try {
+    await new Promise<void>((resolve, reject) => {
+      onStarted = resolve;
+      onStartFailed = reject;
+      send({ type: "start", databasePath: o.databasePath, dataDir: o.dataDir, region: o.region, slice: o.slice });
+    });
+  } catch (err) {
+    alive = false;
+    worker.terminate();
+    throw err;
+  } finally {
+    clearTimeout(startLimit);
+    onStartFailed = null;
+  }
   let stopped = false;
   return {
+    get alive() {
+      return alive;
+    },
     fold(through) {
-      if (stopped) return Promise.resolve(false);
+      if (stopped || !alive) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         pass = resolve;
         send({ type: "fold", through });
@@ -83,7 +111,7 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
     async stop() {
       if (stopped) return;
       stopped = true;
-      await Promise.race([new Promise<void>((resolve) => ((onStopped = resolve), send({ type: "stop" }))), Bun.sleep(5000)]);
+      if (alive) await Promise.race([new Promise<void>((resolve) => ((onStopped = resolve), send({ type: "stop" }))), Bun.sleep(5000)]);
       settle(false);
       worker.terminate();
     },

@@ -279,7 +279,8 @@ export class PingWriter {
   }
 
   private startFold(): Promise<void> {
-    return (this.folding = (this.worker ? this.foldOnWorker(this.worker) : this.fold()).finally(() => {
+    const worker = this.worker?.alive ? this.worker : null;
+    return (this.folding = (worker ? this.foldOnWorker(worker) : this.fold()).finally(() => {
       this.folding = null;
       if (!this.closed) this.foldSoon();
     }));

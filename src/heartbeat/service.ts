@@ -46,9 +46,10 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const pending = new PendingPings(Math.max(onDisk.entry, old.at(-1)?.id ?? 0, highestWatermark(ctx.store.sqlite)), onDisk.batch);
   const marks = watermarks(ctx.store.sqlite);
   const unfolded = (e: JournalEntry) => e.id > (marks.get(e.monitorId) ?? Infinity);
-  let left = 0;
-  for (const e of old) if (unfolded(e)) pending.add(e), left++;
-  for (const b of file.batches(onDisk.batch)) for (const s of b.entries) if (unfolded(entryOf(s))) pending.add(entryOf(s)), left++;
+  // in id order, whichever place they come from: a monitor's pending entries must be
+  const replay = [...old, ...file.batches(onDisk.batch).flatMap((b) => b.entries.map(entryOf))].filter(unfolded).sort((a, b) => a.id - b.id);
+  for (const e of replay) pending.add(e);
+  const left = replay.length;
   const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
@@ -56,7 +57,11 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   if (left > 0 || onDisk.batch > 0) await writer.foldAll();
   if (old.length > 0 && pending.size === 0) await ctx.writes.run(async () => legacy.clearThrough(old.at(-1)!.id));
   if (left > 0) log.info("folded the pings the last run journaled", { pings: left });
-  writer.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => writer.folded(m), log }));
+  try {
+    writer.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => writer.folded(m), log }));
+  } catch (err) {
+    log.error("the fold worker could not start; the serving thread folds the ping journal", { error: err instanceof Error ? err.message : String(err) });
+  }
   ctx.pings = { lastPingAt: (id) => pending.lastPingAt(id), settle: (id) => writer.settle(id) };
 
   const cached = await tokens.warm();
