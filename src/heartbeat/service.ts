@@ -15,7 +15,7 @@
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
-import { entryOf, highestWatermark, legacyJournal, openPingJournal, preparePingFold, watermarks, type JournalEntry } from "../store/ping-journal.ts";
+import { entryOf, legacyJournal, openPingJournal, preparePingFold, watermarks, type JournalEntry } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
@@ -42,9 +42,11 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const legacy = legacyJournal(ctx.store.sqlite);
   const old = legacy.entries();
   const onDisk = file.lastIds();
-  // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
-  const pending = new PendingPings(Math.max(onDisk.entry, old.at(-1)?.id ?? 0, highestWatermark(ctx.store.sqlite)), onDisk.batch);
   const marks = watermarks(ctx.store.sqlite);
+  // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
+  let lastId = Math.max(onDisk.entry, old.at(-1)?.id ?? 0);
+  for (const mark of marks.values()) if (mark > lastId) lastId = mark;
+  const pending = new PendingPings(lastId, onDisk.batch);
   const unfolded = (e: JournalEntry) => e.id > (marks.get(e.monitorId) ?? Infinity);
   // in id order, whichever place they come from: a monitor's pending entries must be
   const replay = [...old, ...file.batches(onDisk.batch).flatMap((b) => b.entries.map(entryOf))].filter(unfolded).sort((a, b) => a.id - b.id);

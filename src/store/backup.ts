@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { DATABASE_FILE, schemaVersion } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
 import { JOURNAL_FILE, legacyJournal, readJournalFile, watermarks } from "./ping-journal.ts";
-import { applyPragmas } from "./pragmas.ts";
+import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
 
 /**
  * A consistent online copy. bun:sqlite exposes no binding for sqlite3_backup_*, so this uses
@@ -25,7 +25,7 @@ export function backupDatabase(dataDir: string, target: string): { bytes: number
   const db = new SqliteDatabase(source, { readonly: false });
   let version: number;
   try {
-    db.exec("PRAGMA busy_timeout = 5000");
+    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.query("VACUUM INTO ?").run(target);
     version = schemaVersion(db);
   } finally {
@@ -89,27 +89,29 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
   } finally {
     src.close();
   }
-  let previous: string | null = null;
-  if (existsSync(target)) {
-    // Fold the old WAL into the old file first, so the kept copy is complete on its own.
-    const old = new SqliteDatabase(target);
-    applyPragmas(old);
-    old.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    old.close();
-    previous = `${target}.before-restore-${new Date(now).toISOString().replace(/[:.]/g, "-")}`;
-    renameSync(target, previous);
-  }
-  for (const ext of ["-wal", "-shm"]) rmSync(target + ext, { force: true });
+  const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
+  const previous = setAside(target, stamp);
   // The journal's pings belong to the database being replaced (the backup carries its own): they go
-  // aside with it, its WAL folded in first.
-  const journal = join(dataDir, JOURNAL_FILE);
-  if (existsSync(journal)) {
-    const j = new SqliteDatabase(journal);
-    j.exec("PRAGMA wal_checkpoint(TRUNCATE)");
-    j.close();
-    renameSync(journal, `${journal}.before-restore-${new Date(now).toISOString().replace(/[:.]/g, "-")}`);
-    for (const ext of ["-wal", "-shm"]) rmSync(journal + ext, { force: true });
-  }
+  // aside with it.
+  setAside(join(dataDir, JOURNAL_FILE), stamp);
   renameSync(staging, target);
   return { previous, version };
+}
+
+/**
+ * Renames a database file to <file>.before-restore-<stamp>, its WAL folded in first so the kept
+ * copy is complete on its own, and removes its -wal and -shm; returns the new name (null: no file).
+ */
+function setAside(file: string, stamp: string): string | null {
+  let kept: string | null = null;
+  if (existsSync(file)) {
+    const db = new SqliteDatabase(file);
+    applyPragmas(db);
+    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    db.close();
+    kept = `${file}.before-restore-${stamp}`;
+    renameSync(file, kept);
+  }
+  for (const ext of ["-wal", "-shm"]) rmSync(file + ext, { force: true });
+  return kept;
 }

@@ -5,7 +5,7 @@ import { Kysely, type CompiledQuery, type QueryResult } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
 import schemaSql from "../../schema.sql" with { type: "text" };
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations/index.ts";
-import { applyPragmas } from "./pragmas.ts";
+import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
 import type { DB } from "./tables.ts";
 
 export type Db = Kysely<DB>;
@@ -105,9 +105,6 @@ class RollbackSafeDialect extends BunSqliteDialect {
     return driver;
   }
 }
-
-/** As store/pragmas.ts sets it: how long a write waits for another connection's lock. */
-const BUSY_TIMEOUT_MS = 5000;
 
 /** Most statements kept; queries of one shape compile to one SQL text, so a few hundred cover the app. */
 const STATEMENT_CACHE_SIZE = 500;

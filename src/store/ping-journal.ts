@@ -24,6 +24,7 @@
 import { Database, type Statement } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { BUSY_TIMEOUT_MS } from "./pragmas.ts";
 
 export const JOURNAL_FILE = "pings.db";
 
@@ -73,7 +74,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
   // up, shutdown, a test) the WAL holds a few seconds of pings at most, and the next open checkpoints.
   sqlite.exec("PRAGMA journal_mode = WAL");
   sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec("PRAGMA busy_timeout = 5000");
+  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
   sqlite.exec("PRAGMA wal_autocheckpoint = 0");
   sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
   sqlite.exec("CREATE TABLE IF NOT EXISTS ping_batches (id INTEGER PRIMARY KEY, entries TEXT NOT NULL)");
@@ -189,10 +190,6 @@ export function watermarks(sqlite: Database): Map<number, number> {
   return new Map(rows.map((r) => [r.id, r.n]));
 }
 
-/** The highest watermark of any monitor: new entry ids must start above it. */
-export function highestWatermark(sqlite: Database): number {
-  return (sqlite.query("SELECT coalesce(max(heartbeat_journal_through), 0) AS n FROM monitors").get() as { n: number }).n;
-}
 
 // ---------------------------------------------------------------------------------------------
 // ping_journal in the main database: what builds before migration 013 journaled, and what
