@@ -60,12 +60,6 @@ export interface BatchResult {
   epoch: number;
 }
 
-/** Rows as committed batches left them, and the heartbeat epoch they are true at. */
-export interface RowCache {
-  rows: ReadonlyMap<number, PingMonitorRow>;
-  epoch: number;
-}
-
 /** The ping journal's fold on the main database, and what is pending from batches committed before this one. */
 export interface JournalAccess {
   fold: PingFold;
@@ -75,10 +69,10 @@ export interface JournalAccess {
 /**
  * `trx` is the write queue's transaction; `stmts` are prepared statements on the same connection,
  * used for the per-ping work (see store/ping-statements.ts), while the rare state changes go
- * through applyStateChange on `trx`. `cache` holds rows as earlier committed batches left them.
+ * through applyStateChange on `trx`. `cacheEpoch` is the heartbeat epoch the writer's cached rows are true at.
  */
 export async function applyBatch(
-  trx: Db, ctx: AppContext, stmts: PingStatements, journal: JournalAccess, ops: HeartbeatOp[], cache: RowCache = { rows: new Map(), epoch: -1 },
+  trx: Db, ctx: AppContext, stmts: PingStatements, journal: JournalAccess, ops: HeartbeatOp[], cacheEpoch = -1,
 ): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
   // moment ago and its monitor.changed has not been heard yet. (Plain pings on up monitors, nearly
@@ -92,7 +86,7 @@ export async function applyBatch(
   const region = ctx.config.region;
   // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
   // change committed in this very transaction: then the cache starts over.
-  const cacheStale = stmts.heartbeatEpoch() !== cache.epoch;
+  const cacheStale = stmts.heartbeatEpoch() !== cacheEpoch;
   const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded: new Map(), cacheStale, epoch: 0 };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();

@@ -14,7 +14,7 @@
  */
 import { Database } from "bun:sqlite";
 import { applyPragmas } from "../store/pragmas.ts";
-import { openPingJournal, preparePingFold, type StoredEntry } from "../store/ping-journal.ts";
+import { openPingJournal, preparePingFold, takeSlice, type StoredEntry } from "../store/ping-journal.ts";
 
 export type ToFoldWorker =
   | { type: "start"; databasePath: string; dataDir: string; region: string; slice: number }
@@ -54,15 +54,8 @@ async function pass(through: number): Promise<void> {
   const order = [...byMonitor.keys()].sort((a, b) => a - b);
   let pings = 0;
   for (let i = 0; i < order.length && !stopping; ) {
-    const monitors: StoredEntry[][] = [];
-    const done: [number, number][] = [];
-    let n = 0;
-    while (i < order.length && n < slice) {
-      const entries = byMonitor.get(order[i++]!)!;
-      monitors.push(entries);
-      done.push([entries[0]![1], entries[entries.length - 1]![0]]);
-      n += entries.length;
-    }
+    const { monitors, done, next } = takeSlice(order, i, slice, (id) => byMonitor.get(id));
+    i = next;
     main!.exec("BEGIN IMMEDIATE");
     try {
       pings += fold!.fold(monitors);

@@ -18,7 +18,7 @@
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import { storedEntry, type PingJournalFile, type StoredEntry } from "../store/ping-journal.ts";
+import { storedEntry, takeSlice, type PingJournalFile } from "../store/ping-journal.ts";
 import type { PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { ACCEPTED, applyBatch, type BatchResult, type HeartbeatOp, type JournalAccess, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 import type { FoldThread } from "./fold-thread.ts";
@@ -154,8 +154,8 @@ export class PingWriter {
     this.worker = worker;
   }
 
-  /** What the fold worker committed: those entries are no longer pending. */
-  folded(monitors: readonly [number, number][]): void {
+  /** What a fold committed, (monitor, newest entry id folded): those entries are no longer pending. */
+  folded(monitors: Iterable<readonly [number, number]>): void {
     for (const [id, through] of monitors) this.journal.pending.dropThrough(id, through);
   }
 
@@ -226,20 +226,10 @@ export class PingWriter {
       let reached = next;
       try {
         await this.ctx.writes.run(async () => {
-          done = [];
-          let i = next;
-          let n = 0;
-          const slice: StoredEntry[][] = [];
-          while (i < order.length && n < FOLD_SLICE) {
-            const id = order[i++]!;
-            const entries = this.journal.pending.of(id);
-            if (entries === undefined || entries.length === 0) continue;
-            n += entries.length;
-            slice.push(entries.map(storedEntry));
-            done.push([id, entries[entries.length - 1]!.id]);
-          }
-          this.journal.fold.fold(slice);
-          reached = i;
+          const slice = takeSlice(order, next, FOLD_SLICE, (id) => this.journal.pending.of(id)?.map(storedEntry));
+          this.journal.fold.fold(slice.monitors);
+          done = slice.done;
+          reached = slice.next;
         }, { gathered: true });
       } catch (err) {
         const storage = storageFailure(err);
@@ -248,7 +238,7 @@ export class PingWriter {
         this.lastPassFailed = true;
         return;
       }
-      for (const [id, through] of done) this.journal.pending.dropThrough(id, through);
+      this.folded(done);
       next = reached;
       // The write queue and bun:sqlite are promise chains without I/O: without a turn of the event
       // loop between slices, the next one starts at once and no request is read until the pass ends
@@ -348,7 +338,7 @@ export class PingWriter {
         const restOps = rest.map((i) => ops[i]!);
         let result: BatchResult;
         try {
-          result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, this.journal, restOps, { rows: this.rows, epoch: this.rowsEpoch }), { gathered: true });
+          result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, this.journal, restOps, this.rowsEpoch), { gathered: true });
         } catch (err) {
           // the journal part, if any, is durable: its pings are recorded though their answer is an error
           failed(err);
@@ -361,7 +351,7 @@ export class PingWriter {
           else this.rows.set(id, row);
         }
         // before anything else runs in the write queue, so the next job sees what this one committed
-        for (const [id, through] of result.folded) this.journal.pending.dropThrough(id, through);
+        this.folded(result.folded);
         rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
         this.committed(result);
       }

@@ -140,6 +140,29 @@ export interface PingFold {
 }
 
 /**
+ * The next slice of a fold pass: whole monitors in `order` from place `from`, until `limit` entries
+ * are reached or passed, so a monitor's rows go in together; a monitor with no entries is skipped.
+ * `done` holds each monitor with its newest entry id; `next` is where the following slice starts.
+ */
+export function takeSlice(
+  order: readonly number[], from: number, limit: number, entriesOf: (monitorId: number) => readonly StoredEntry[] | undefined,
+): { monitors: (readonly StoredEntry[])[]; done: [number, number][]; next: number } {
+  const monitors: (readonly StoredEntry[])[] = [];
+  const done: [number, number][] = [];
+  let i = from;
+  let n = 0;
+  while (i < order.length && n < limit) {
+    const id = order[i++]!;
+    const entries = entriesOf(id);
+    if (entries === undefined || entries.length === 0) continue;
+    monitors.push(entries);
+    done.push([id, entries[entries.length - 1]![0]]);
+    n += entries.length;
+  }
+  return { monitors, done, next: i };
+}
+
+/**
  * The entries of a JSON array of stored entries (?1) whose monitor is a heartbeat monitor that has
  * not folded them: CROSS JOIN keeps the array's order (monitor by monitor), so the rows reach the
  * (monitor_id, time) indexes in index order without a sort.
