@@ -2,6 +2,7 @@
  * The serving thread's handle on the fold worker (fold-worker.ts): starts it, asks it for passes
  * one at a time, and hands on what each of its commits folded.
  */
+import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
@@ -27,9 +28,6 @@ export interface FoldThreadOptions {
   log: Logger;
 }
 
-/** a pass's failures other than the store's: once a minute in the log, not every few seconds */
-const ERROR_LOG_EVERY_MS = 60_000;
-
 /**
  * Where the worker's module is. In the single binary every module's import.meta.url is the
  * binary's own (file:///$bunfs/root/...) and the worker's entry point (scripts/build.ts) sits at its
@@ -45,7 +43,8 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
   let onStartFailed: ((err: Error) => void) | null = null;
   let onStopped: (() => void) | null = null;
   let alive = true;
-  let lastErrorLog = 0;
+  // a pass's failures other than the store's: once a minute in the log, not every few seconds
+  const errorLog = new FixedWindowLimiter<"failed">(60_000);
   const send = (m: ToFoldWorker) => worker.postMessage(m);
   const settle = (ok: boolean) => {
     const p = pass;
@@ -60,12 +59,8 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
     else if (m.type === "failed") {
       // a full disk fails every pass: reported as every writer reports it, once a minute
       const storage = storageFailure({ code: m.code });
-      const now = Date.now();
       if (storage) logStorageFailure(o.log, storage, { journaled_pings_waiting: true });
-      else if (now - lastErrorLog >= ERROR_LOG_EVERY_MS) {
-        lastErrorLog = now;
-        o.log.error("folding the ping journal failed; its pings stay journaled", { error: m.message });
-      }
+      else if (errorLog.take("failed", 1, Date.now())) o.log.error("folding the ping journal failed; its pings stay journaled", { error: m.message });
       settle(false);
     } else if (m.type === "started") onStarted?.();
     else if (m.type === "stopped") onStopped?.();

@@ -12,6 +12,7 @@
  *
  * The worker's code is inline (a Blob URL) so the single-binary build needs no extra entry point.
  */
+import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Store } from "./database.ts";
 
@@ -60,13 +61,13 @@ self.onmessage = (e) => {
 };
 `;
 
-const ERROR_LOG_EVERY_MS = 60_000;
 
 export async function startCheckpointer(store: Store, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
   const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
   const worker = new Worker(url);
   const stats = { runs: 0, walFrames: 0, errors: 0 };
-  let lastErrorLog = 0;
+  // failures logged once a minute, not every few hundred milliseconds
+  const errorLog = new FixedWindowLimiter<"failed">(60_000);
   let onStopped: (() => void) | null = null;
   let onStarted: (() => void) | null = null;
   worker.onmessage = (e: MessageEvent) => {
@@ -76,11 +77,7 @@ export async function startCheckpointer(store: Store, opts: CheckpointerOptions 
       stats.walFrames = m.log ?? 0;
     } else if (m.type === "error") {
       stats.errors++;
-      const now = Date.now();
-      if (now - lastErrorLog >= ERROR_LOG_EVERY_MS) {
-        lastErrorLog = now;
-        opts.log?.warn("WAL checkpoint failed; retrying", { error: m.message, failures: stats.errors });
-      }
+      if (errorLog.take("failed", 1, Date.now())) opts.log?.warn("WAL checkpoint failed; retrying", { error: m.message, failures: stats.errors });
     } else if (m.type === "started") onStarted?.();
     else if (m.type === "stopped") onStopped?.();
   };
