@@ -268,23 +268,27 @@ describe("the ping journal across a restart", () => {
 
   const flags = ["--ping-limit-token", "1000", "--ping-limit-ip", "100000"];
 
-  /** A heartbeat monitor pinged once (unknown -> up, written directly), and that ping's time. */
-  async function monitorUp(server: TestServer): Promise<{ m: { id: number; token: string }; up: number }> {
-    const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
-    await ping(server.url, m.token);
-    return { m, up: rowAsStored(server, m.id).last! };
-  }
+  type Monitor = { id: number; token: string };
 
-  /** `before` on a server, then `after` on a second one started on the same data directory. */
-  async function acrossRestart(before: (server: TestServer) => Promise<void>, after: (second: TestServer) => Promise<void>): Promise<void> {
+  /**
+   * A heartbeat monitor pinged once (unknown -> up, written directly; `up` is that ping's time),
+   * then `before` on that server, then `after` on a second one started on the same data directory.
+   */
+  async function acrossRestart(
+    before: (server: TestServer, m: Monitor, up: number) => Promise<void>,
+    after: (second: TestServer, m: Monitor, up: number) => Promise<void>,
+  ): Promise<void> {
     const server = await startTestServer(flags, { keepData: true });
     const dir = server.dataDir;
     let second: TestServer | null = null;
     try {
-      await before(server);
+      const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
+      await ping(server.url, m.token);
+      const up = rowAsStored(server, m.id).last!;
+      await before(server, m, up);
       await server.stop();
       second = await startTestServer(flags, { dataDir: dir });
-      await after(second);
+      await after(second, m, up);
     } finally {
       await second?.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -292,11 +296,8 @@ describe("the ping journal across a restart", () => {
   }
 
   test("a batch row a crash left half folded: only the entries past the monitor's watermark are written", async () => {
-    let m: { id: number; token: string };
-    let up: number;
     await acrossRestart(
-      async (server) => {
-        ({ m, up } = await monitorUp(server));
+      async (server, m, up) => {
         const sqlite = server.ctx.store.sqlite;
         const entryAt = (id: number, at: number, ip: string): JournalEntry => ({ id, monitorId: m.id, at, sourceIp: ip, durationMs: null, deadlineAt: at + 600_000 });
         // entry 2_000_000 was folded (rows and watermark committed), 2_000_001 was not; their batch row stayed
@@ -306,7 +307,7 @@ describe("the ping journal across a restart", () => {
         file.close();
         expect(journaled(server, m.id)).toBe(1);
       },
-      async (second) => {
+      async (second, m, up) => {
         const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
         expect(ips.slice(1)).toEqual(["10.1.1.1", "10.2.2.2"]);
         expect(batchRows(second)).toBe(0);
@@ -317,13 +318,11 @@ describe("the ping journal across a restart", () => {
   });
 
   test("after a restart with an empty journal, new entries are numbered above every watermark and are folded", async () => {
-    let m: { id: number; token: string };
     await acrossRestart(
-      async (server) => {
-        m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
-        for (let i = 0; i < 3; i++) await ping(server.url, m.token); // one written directly, two journaled; the stop folds them
+      async (server, m) => {
+        for (let i = 0; i < 2; i++) await ping(server.url, m.token); // after the one written directly, two journaled; the stop folds them
       },
-      async (second) => {
+      async (second, m) => {
         expect(batchRows(second)).toBe(0);
         const mark = watermark(second, m.id);
         expect(mark).toBeGreaterThan(0);
@@ -338,15 +337,12 @@ describe("the ping journal across a restart", () => {
   });
 
   test("entries in the ping_journal table (an older build's, a backup's) are folded at start-up and the table emptied", async () => {
-    let m: { id: number; token: string };
-    let up: number;
     await acrossRestart(
-      async (server) => {
-        ({ m, up } = await monitorUp(server));
+      async (server, m, up) => {
         const sqlite = server.ctx.store.sqlite;
         sqlite.transaction(() => legacyJournal(sqlite).add([{ id: 5, monitorId: m.id, at: up + 3000, sourceIp: "10.5.5.5", durationMs: null, deadlineAt: up + 603_000 }]))();
       },
-      async (second) => {
+      async (second, m, up) => {
         expect(legacyJournal(second.ctx.store.sqlite).entries()).toEqual([]);
         expect(rowAsStored(second, m.id).last).toBe(up + 3000);
         const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
