@@ -212,9 +212,9 @@ CREATE TABLE monitor_events (
 );
 CREATE INDEX monitor_events_monitor_at ON monitor_events(monitor_id, at);
 
--- The ping journal lives in its own file (<data>/pings.db, store/ping-journal.ts). This table holds
--- what a build before migration 013 journaled here, and the unfolded entries `vigil backup` copies out
--- of pings.db; start-up folds it and empties it.
+-- The ping journal lives in files of its own (<data>/ping-journal/, store/ping-journal-file.ts). This
+-- table holds what a build before migration 013 journaled here, and the unfolded entries `vigil backup`
+-- copies out of the journal; start-up folds it and empties it.
 CREATE TABLE ping_journal (
   id           INTEGER PRIMARY KEY,
   monitor_id   INTEGER NOT NULL,

@@ -8,7 +8,7 @@
  * drives it with the load generator over all the tokens, then drives a bare Bun.serve child with the
  * same generator, and prints accepted pings/s, p50/p99 latency, the bare server's figures and the
  * ratio. Finally it checks, token by token, that every acknowledged (2xx) ping of the measured run
- * is in monitor_events or the ping journal file: a 200 must mean durable.
+ * is in monitor_events or the ping journal: a 200 must mean durable.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -16,7 +16,8 @@ import { join } from "node:path";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore } from "../../src/store/database.ts";
-import { readJournalFile, watermarks } from "../../src/store/ping-journal.ts";
+import { readJournalFile } from "../../src/store/ping-journal-file.ts";
+import { watermarks } from "../../src/store/ping-journal.ts";
 import { fmt, pickGenerator, pool, runLoad, type Generator, type LoadResult } from "./lib/load.ts";
 import { cpuMeter, machine, spawnUntil, startVigil } from "./lib/proc.ts";
 
@@ -142,7 +143,7 @@ export async function main(args: string[]): Promise<number> {
   }
 
   // Every 2xx of the measured run must be a ping in the timeline or, not folded yet (past its
-  // monitor's watermark), in the ping journal file, token by token. A fold moves an entry from one
+  // monitor's watermark), in the ping journal, token by token. A fold moves an entry from one
   // to the other in one transaction of the main database.
   const store = openStore(dir);
   const rows = store.sqlite

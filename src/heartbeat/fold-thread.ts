@@ -10,8 +10,8 @@ import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
 export interface FoldThread {
   /** false once the worker has failed: the writer folds on its own thread from then on */
   readonly alive: boolean;
-  /** Folds the journal's batches up to `through`; true once the pass is through, false if it failed or was stopped. */
-  fold(through: number): Promise<boolean>;
+  /** Folds the journal's batches after `after` up to `through`; true once the pass is through, false if it failed or was stopped. */
+  fold(after: number, through: number): Promise<boolean>;
   /** Stops after the slice under way; a pass under way resolves false. */
   stop(): Promise<void>;
 }
@@ -96,11 +96,11 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
     get alive() {
       return alive;
     },
-    fold(through) {
+    fold(after, through) {
       if (stopped || !alive) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         pass = resolve;
-        send({ type: "fold", through });
+        send({ type: "fold", after, through });
       });
     },
     async stop() {

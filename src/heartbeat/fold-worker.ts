@@ -4,21 +4,23 @@
  * on the thread that serves pings (heartbeat bench: folds were a fifth of that thread's time, and
  * the serving thread with no fold at all did 22.6 µs a ping against 27.6).
  *
- * Asked to fold the batches up to an id, it reads them from the journal file, folds them monitor by
- * monitor in id order, FOLD_SLICE entries a transaction, tells after each commit what it folded, and
- * when the pass is through says so: the serving thread then drops those entries from memory and
- * deletes the batch rows. Each monitor's watermark makes a fold of entries a reader's settle folded
+ * Asked to fold the batches in a range of ids, it reads them from the journal's segment files, folds
+ * them monitor by monitor in id order, FOLD_SLICE entries a transaction, tells after each commit
+ * what it folded, and when the pass is through says so: the serving thread then drops those entries
+ * from memory and deletes the segments that hold nothing newer. Each monitor's watermark makes a fold of entries a reader's settle folded
  * meanwhile write nothing.
  *
  * Loaded as a module (scripts/build.ts lists it as an entry point, so the single binary has it).
  */
 import { Database } from "bun:sqlite";
 import { applyPragmas } from "../store/pragmas.ts";
-import { openPingJournal, preparePingFold, takeSlice, type StoredEntry } from "../store/ping-journal.ts";
+import { readJournalBatches } from "../store/ping-journal-file.ts";
+import { preparePingFold, takeSlice, type StoredEntry } from "../store/ping-journal.ts";
 
 export type ToFoldWorker =
   | { type: "start"; databasePath: string; dataDir: string; region: string; slice: number }
-  | { type: "fold"; through: number }
+  /** the batches after `after` up to `through` */
+  | { type: "fold"; after: number; through: number }
   | { type: "stop" };
 
 export type FromFoldWorker =
@@ -34,7 +36,7 @@ export type FromFoldWorker =
 declare const self: Worker;
 
 let main: Database | null = null;
-let journal: ReturnType<typeof openPingJournal> | null = null;
+let dataDir = "";
 let fold: ReturnType<typeof preparePingFold> | null = null;
 let slice = 500;
 let stopping = false;
@@ -42,9 +44,9 @@ let running: Promise<void> | null = null;
 
 const post = (m: FromFoldWorker) => postMessage(m);
 
-async function pass(through: number): Promise<void> {
+async function pass(after: number, through: number): Promise<void> {
   const byMonitor = new Map<number, StoredEntry[]>();
-  for (const batch of journal!.batches(through)) {
+  for (const batch of readJournalBatches(dataDir, after, through)) {
     for (const e of batch.entries) {
       const list = byMonitor.get(e[1]);
       if (list === undefined) byMonitor.set(e[1], [e]);
@@ -69,9 +71,6 @@ async function pass(through: number): Promise<void> {
     await Bun.sleep(1);
   }
   post(stopping ? { type: "interrupted", through } : { type: "passed", through, pings });
-  // the serving thread deletes the folded rows now; what this copies is mostly their pages, and the
-  // journal's WAL restarts small (the serving connection never checkpoints it inside a commit)
-  journal!.checkpoint();
 }
 
 self.onmessage = (e: MessageEvent<ToFoldWorker>) => {
@@ -81,14 +80,14 @@ self.onmessage = (e: MessageEvent<ToFoldWorker>) => {
     applyPragmas(main);
     // the checkpointer (store/checkpointer.ts) checkpoints; a commit here must not do it inline
     main.exec("PRAGMA wal_autocheckpoint = 0");
-    journal = openPingJournal(m.dataDir);
+    dataDir = m.dataDir;
     fold = preparePingFold(main, m.region);
     slice = m.slice;
     post({ type: "started" });
   } else if (m.type === "fold") {
-    const through = m.through;
+    const { after, through } = m;
     running = (running ?? Promise.resolve()).then(() =>
-      pass(through).catch((err: unknown) => {
+      pass(after, through).catch((err: unknown) => {
         const code = (err as { code?: unknown } | null)?.code;
         post({ type: "failed", through, message: err instanceof Error ? err.message : String(err), code: typeof code === "string" ? code : null });
       }),
@@ -96,7 +95,6 @@ self.onmessage = (e: MessageEvent<ToFoldWorker>) => {
   } else if (m.type === "stop") {
     stopping = true;
     void (running ?? Promise.resolve()).then(() => {
-      journal?.close();
       main?.close();
       post({ type: "stopped" });
     });

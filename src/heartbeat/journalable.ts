@@ -1,7 +1,7 @@
 /**
  * Which of a batch's ops need only the ping journal (store/ping-journal.ts): plain pings on
  * monitors that committed batches left up, while the heartbeat epoch says nothing about them has
- * changed since, so the cached row is still true. They are acknowledged once their journal row
+ * changed since, so the cached row is still true. They are acknowledged once their journal record
  * commits, without the main database's write lock, and folded into their rows later. Nearly every
  * request is one of them.
  *
@@ -20,7 +20,7 @@ export interface JournalPart {
   /** the journaled ops' places in the batch */
   indexes: number[];
   entries: JournalEntry[];
-  /** per monitor, what these pings change in its cached row: applied once the journal row commits */
+  /** per monitor, what these pings change in its cached row: applied once the journal record is written */
   updates: Map<number, RowUpdate>;
 }
 
@@ -76,7 +76,7 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
       rest.push(i);
       continue;
     }
-    // the row itself changes only once the journal row has committed (applyToCache)
+    // the row itself changes only once the journal record is written (applyToCache)
     const lastPingAt = laterPing(update ? update.lastPingAt : row.heartbeat_last_ping_at, at);
     const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(row))?.at ?? null;
     const durationMs = runDuration(update ? null : row.heartbeat_last_start_at, at);

@@ -24,7 +24,7 @@ export class PendingPings {
     return ++this.lastId;
   }
 
-  /** An id for a new journal row (a batch's entries): increasing, never handed out twice by this process. */
+  /** An id for a new journal record (a batch's entries): increasing, never handed out twice by this process. */
   nextBatchId(): number {
     return ++this.lastBatchId;
   }

@@ -8,17 +8,18 @@
  * with load. A batch is one job rather than one job per ping, so a burst costs one promise chain
  * through the write queue, not thousands.
  *
- * A plain ping on an up monitor goes to the ping journal, a database file of its own
- * (store/ping-journal.ts, journalable.ts): its batch's journal row commits on the journal's
- * connection, outside the write queue. What is pending is folded FOLD_AFTER_MS later, or sooner when
- * a lot is, FOLD_SLICE entries a transaction in monitor id order, so a monitor's pings of those
- * seconds share their index pages: by the fold worker while the server runs (fold-worker.ts), on
- * this thread at start-up and shutdown.
+ * A plain ping on an up monitor goes to the ping journal, append-only files of its own
+ * (store/ping-journal-file.ts, journalable.ts): its batch is one record written there, outside the
+ * write queue, and acknowledged once written. What is pending is folded FOLD_AFTER_MS later, or
+ * sooner when a lot is, FOLD_SLICE entries a transaction in monitor id order, so a monitor's pings
+ * of those seconds share their index pages: by the fold worker while the server runs
+ * (fold-worker.ts), on this thread at start-up and shutdown.
  */
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import { storedEntry, takeSlice, type PingJournalFile } from "../store/ping-journal.ts";
+import type { PingJournalFile } from "../store/ping-journal-file.ts";
+import { storedEntry, takeSlice } from "../store/ping-journal.ts";
 import type { PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { ACCEPTED, applyBatch, type BatchResult, type HeartbeatOp, type JournalAccess, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 import type { FoldThread } from "./fold-thread.ts";
@@ -27,7 +28,7 @@ import { applyToCache, splitJournalable } from "./journalable.ts";
 /** What a committed batch tells the timers and the event bus. */
 export type Committed = Pick<BatchResult, "deadlines" | "stateChanges" | "transitions">;
 
-/** The journal as the writer uses it: the fold and the pending entries, and the journal file. */
+/** The journal as the writer uses it: the fold and the pending entries, and the journal's files. */
 export interface JournalParts extends JournalAccess {
   file: PingJournalFile;
 }
@@ -80,7 +81,9 @@ export class PingWriter {
   private closed = false;
   private folding: Promise<void> | null = null;
   private foldTimer: ReturnType<typeof setTimeout> | null = null;
-  /** journal rows up to this batch id are deleted */
+  /** a pass folded every journaled batch up to this id */
+  private foldedThrough = 0;
+  /** the journal's segments holding only batches up to this id are deleted */
   private droppedThrough = 0;
   /** the last pass failed (a full disk, say): the next one waits FOLD_AFTER_MS, however much is pending */
   private lastPassFailed = false;
@@ -139,7 +142,7 @@ export class PingWriter {
   }
 
   /**
-   * Folds everything journaled so far and deletes its journal rows (start-up, shutdown); stops
+   * Folds everything journaled so far and deletes its journal segments (start-up, shutdown); stops
    * early when a pass gets nowhere (the store refuses writes).
    */
   async foldAll(): Promise<void> {
@@ -176,7 +179,7 @@ export class PingWriter {
     await this.foldAll();
   }
 
-  /** pending entries, plus one while folded batches' rows are still on disk */
+  /** pending entries, plus one while folded batches' segments are still on disk */
   private journalLeft(): number {
     return this.journal.pending.size + (this.journal.pending.batchesThrough > this.droppedThrough ? 1 : 0);
   }
@@ -189,25 +192,26 @@ export class PingWriter {
     return entries[entries.length - 1]!.id;
   }
 
-  /** A pass on the worker: it reads the batches up to the newest one added from the journal file. */
+  /** A pass on the worker: it reads the batches since the last pass up to the newest one added from the journal's files. */
   private async foldOnWorker(worker: FoldThread): Promise<void> {
     const batches = this.journal.pending.batchesThrough;
-    const ok = await worker.fold(batches);
+    const ok = await worker.fold(this.foldedThrough, batches);
     this.lastPassFailed = !ok;
     if (ok) this.dropBatches(batches);
   }
 
-  /** Deletes the journal rows up to `batches`: a pass folded everything in them. */
+  /** Deletes the journal's segments up to `batches`: a pass folded everything in them. */
   private dropBatches(batches: number): void {
+    if (batches > this.foldedThrough) this.foldedThrough = batches;
     if (batches <= this.droppedThrough) return;
     try {
       this.journal.file.dropBatches(batches);
       this.droppedThrough = batches;
     } catch (err) {
-      // the rows stay; a later pass or the next start-up deletes them
+      // the segments stay; a later pass or the next start-up deletes them
       const storage = storageFailure(err);
       if (storage) logStorageFailure(this.log, storage, { journaled: this.journal.pending.size });
-      else this.log.error("deleting folded ping journal rows failed", { error: err instanceof Error ? err.message : String(err) });
+      else this.log.error("deleting folded ping journal segments failed", { error: err instanceof Error ? err.message : String(err) });
     }
   }
 
@@ -215,7 +219,7 @@ export class PingWriter {
    * One pass on this thread over the monitors with pending entries, in id order, FOLD_SLICE
    * entries per write job. A job that fails leaves its entries pending (the journal still has them)
    * for the next pass. A pass that got through has folded every entry of the batches added before
-   * it started (each was pending then, or folded already), so their journal rows go.
+   * it started (each was pending then, or folded already), so their journal segments go.
    */
   private async fold(): Promise<void> {
     const batches = this.journal.pending.batchesThrough;

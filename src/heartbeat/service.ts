@@ -8,14 +8,16 @@
  * deletion, token rotation) re-evaluates the monitor without a restart.
  *
  * Pings the last run acknowledged but did not fold out of the journal are folded before the timers
- * are rebuilt, so the deadlines are judged from every acknowledged ping; so are those a build
- * before migration 013 journaled, and those a restored backup carries (the ping_journal table).
+ * are rebuilt, so the deadlines are judged from every acknowledged ping; so are those older builds
+ * journaled (the ping_journal table before migration 013, the SQLite file pings.db after it), and
+ * those a restored backup carries (the ping_journal table).
  * Then the fold worker takes over the folding.
  */
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
-import { entryOf, legacyJournal, openPingJournal, preparePingFold, watermarks, type JournalEntry } from "../store/ping-journal.ts";
+import { openPingJournal, readSqliteJournal, removeSqliteJournal } from "../store/ping-journal-file.ts";
+import { entryOf, legacyJournal, preparePingFold, watermarks, type JournalEntry } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
@@ -40,16 +42,19 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   };
   const file = openPingJournal(ctx.config.dataDir);
   const legacy = legacyJournal(ctx.store.sqlite);
-  const old = legacy.entries();
+  const oldTable = legacy.entries();
+  const oldFile = readSqliteJournal(ctx.config.dataDir);
   const onDisk = file.lastIds();
   const marks = watermarks(ctx.store.sqlite);
   // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
-  let lastId = Math.max(onDisk.entry, old.at(-1)?.id ?? 0);
+  let lastId = onDisk.entry;
+  for (const e of oldTable) if (e.id > lastId) lastId = e.id;
+  for (const e of oldFile) if (e.id > lastId) lastId = e.id;
   for (const mark of marks.values()) if (mark > lastId) lastId = mark;
   const pending = new PendingPings(lastId, onDisk.batch);
   const unfolded = (e: JournalEntry) => e.id > (marks.get(e.monitorId) ?? Infinity);
   // in id order, whichever place they come from: a monitor's pending entries must be
-  const replay = [...old, ...file.batches(onDisk.batch).flatMap((b) => b.entries.map(entryOf))].filter(unfolded).sort((a, b) => a.id - b.id);
+  const replay = [...oldTable, ...oldFile, ...file.batches(0, onDisk.batch).flatMap((b) => b.entries.map(entryOf))].filter(unfolded).sort((a, b) => a.id - b.id);
   for (const e of replay) pending.add(e);
   const left = replay.length;
   const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
@@ -57,7 +62,8 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
   if (left > 0 || onDisk.batch > 0) await writer.foldAll();
-  if (old.length > 0 && pending.size === 0) await ctx.writes.run(async () => legacy.clearThrough(old.at(-1)!.id));
+  if (oldTable.length > 0 && pending.size === 0) await ctx.writes.run(async () => legacy.clearThrough(oldTable.at(-1)!.id));
+  if (pending.size === 0) removeSqliteJournal(ctx.config.dataDir);
   if (left > 0) log.info("folded the pings the last run journaled", { pings: left });
   try {
     writer.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => writer.folded(m), log }));

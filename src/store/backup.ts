@@ -3,7 +3,8 @@ import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { DATABASE_FILE, schemaVersion } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
-import { JOURNAL_FILE, legacyJournal, readJournalFile, watermarks } from "./ping-journal.ts";
+import { JOURNAL_DIR, readJournalFile, SQLITE_JOURNAL_FILE } from "./ping-journal-file.ts";
+import { legacyJournal, watermarks } from "./ping-journal.ts";
 import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
 
 /**
@@ -11,10 +12,10 @@ import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
  * `VACUUM INTO`, which reads one snapshot inside a read transaction: the server keeps writing (WAL
  * readers do not block the writer) and the copy is a compact, checkpointed single file.
  *
- * Acknowledged pings not yet folded live in the journal file (store/ping-journal.ts). It is read
+ * Acknowledged pings not yet folded live in the journal (store/ping-journal-file.ts). It is read
  * first, the snapshot taken after, and the entries the copy has not folded (past its watermarks) go
  * into its ping_journal table, which a server started on the restored copy folds. An entry is either
- * still in the journal when it is read, or was folded before: the fold commits before its rows are
+ * still in the journal when it is read, or was folded before: the fold commits before its segment is
  * deleted, and so before the snapshot.
  */
 export function backupDatabase(dataDir: string, target: string): { bytes: number; version: number; journaled: number } {
@@ -74,8 +75,8 @@ export function verifyBackup(file: string): { version: number } {
 /**
  * Replaces the data directory's database with a verified backup. The old database is kept beside it
  * as vigil.db.before-restore-<time> so a wrong restore can be undone, and so is its ping journal
- * (pings.db.before-restore-<time>). Run only while no server uses
- * the directory (the CLI checks the lock file first).
+ * (ping-journal.before-restore-<time>, and an older build's pings.db likewise). Run only while no
+ * server uses the directory (the CLI checks the lock file first).
  */
 export function restoreDatabase(dataDir: string, file: string, now: number): { previous: string | null; version: number } {
   const { version } = verifyBackup(file);
@@ -93,7 +94,9 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
   const previous = setAside(target, stamp);
   // The journal's pings belong to the database being replaced (the backup carries its own): they go
   // aside with it.
-  setAside(join(dataDir, JOURNAL_FILE), stamp);
+  setAside(join(dataDir, SQLITE_JOURNAL_FILE), stamp);
+  const journal = join(dataDir, JOURNAL_DIR);
+  if (existsSync(journal)) renameSync(journal, `${journal}.before-restore-${stamp}`);
   renameSync(staging, target);
   return { previous, version };
 }

@@ -1,32 +1,27 @@
 /**
  * The ping journal. The plain pings on up heartbeat monitors that one ping batch accepts are
- * appended as one row of `<data>/pings.db` and acknowledged once that commits; seconds later they
- * are folded into their permanent rows in the main database: a monitor_events ping, an up check and
- * the monitor's bookkeeping columns.
+ * appended as one record of the journal's segment files (ping-journal-file.ts) and acknowledged
+ * once it is written; seconds later they are folded into their permanent rows in the main database:
+ * a monitor_events ping, an up check and the monitor's bookkeeping columns.
  *
  * Why a journal: written directly, each ping inserted into two (monitor_id, time) indexes and
  * updated its monitor row, three random pages per ping in every commit (heartbeat bench profile:
  * ~60% of the server's CPU). Folded a few seconds of pings at a time in monitor order, a monitor's
  * rows share their index pages.
  *
- * Why its own file: the fold's inserts still cost ~4-5 µs a ping, however the values reach them
- * (BENCHMARKS.md), and on the thread that serves pings they were a fifth of its time. A fold
- * worker (heartbeat/fold-worker.ts) does them on its own connection, and because the journal is
- * another database, a plain ping's commit never waits for the main database's write lock while the
+ * Why outside the main database: the fold's inserts still cost ~4-5 µs a ping, however the values
+ * reach them (BENCHMARKS.md), and on the thread that serves pings they were a fifth of its time. A
+ * fold worker (heartbeat/fold-worker.ts) does them on its own connection, and because the journal
+ * is not in the main database, a plain ping's append never waits for its write lock while the
  * worker holds it (a worker folding a journal kept in the main database left the serving thread
  * idle 22% of the time, waiting on that lock).
  *
  * Which entries are folded is each monitor's watermark (monitors.heartbeat_journal_through, the
  * newest entry id folded), moved in the fold's own transaction: the worker and a reader's settle
- * folding the same entries, or a replay of rows a crash left, write nothing twice. A batch row is
+ * folding the same entries, or a replay of records a crash left, write nothing twice. A segment is
  * deleted once a fold pass has folded everything in it.
  */
-import { Database, type Statement } from "bun:sqlite";
-import { existsSync } from "node:fs";
-import { join } from "node:path";
-import { BUSY_TIMEOUT_MS } from "./pragmas.ts";
-
-export const JOURNAL_FILE = "pings.db";
+import type { Database, Statement } from "bun:sqlite";
 
 export interface JournalEntry {
   /** given by the writer, increasing across restarts: a monitor's watermark compares against it */
@@ -44,86 +39,6 @@ export type StoredEntry = [number, number, number, string | null, number | null,
 
 export const storedEntry = (e: JournalEntry): StoredEntry => [e.id, e.monitorId, e.at, e.sourceIp, e.durationMs, e.deadlineAt];
 export const entryOf = (s: StoredEntry): JournalEntry => ({ id: s[0], monitorId: s[1], at: s[2], sourceIp: s[3], durationMs: s[4], deadlineAt: s[5] });
-
-// ---------------------------------------------------------------------------------------------
-// The journal file
-
-/** The journal's own connection: only the process's serving thread writes it. */
-export interface PingJournalFile {
-  /** Writes one batch's entries as row `batchId`, in a transaction of its own. */
-  append(batchId: number, entries: readonly JournalEntry[]): void;
-  /** Batch rows up to `throughBatchId`, oldest first, as stored. */
-  batches(throughBatchId: number): { id: number; entries: StoredEntry[] }[];
-  /** Deletes the batch rows up to `batchId`: everything in them is folded. */
-  dropBatches(batchId: number): void;
-  /** The newest batch row's id and the newest entry id in any row (0: none). */
-  lastIds(): { batch: number; entry: number };
-  /** Copies the WAL into the file (PASSIVE: never waits for the writer), so the next commits restart it. */
-  checkpoint(): void;
-  path: string;
-  close(): void;
-}
-
-export function openPingJournal(dataDir: string): PingJournalFile {
-  const path = join(dataDir, JOURNAL_FILE);
-  const sqlite = new Database(path, { create: true, strict: false });
-  // As the main database (store/pragmas.ts): a commit is in the WAL, which survives a crash of
-  // the process. The fold worker's connection checkpoints after each pass: SQLite's automatic
-  // checkpoint would copy and fsync inside a ping batch's commit on the serving thread (heartbeat
-  // bench profile: the journal's COMMIT was 9.3% of that thread with it). Without the worker (start-
-  // up, shutdown, a test) the WAL holds a few seconds of pings at most, and the next open checkpoints.
-  sqlite.exec("PRAGMA journal_mode = WAL");
-  sqlite.exec("PRAGMA synchronous = NORMAL");
-  sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-  sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
-  sqlite.exec("CREATE TABLE IF NOT EXISTS ping_batches (id INTEGER PRIMARY KEY, entries TEXT NOT NULL)");
-  const begin = sqlite.prepare("BEGIN IMMEDIATE");
-  const commit = sqlite.prepare("COMMIT");
-  const insert = sqlite.prepare("INSERT INTO ping_batches (id, entries) VALUES (?, ?)");
-  const select = sqlite.prepare("SELECT id, entries FROM ping_batches WHERE id <= ? ORDER BY id") as Statement<{ id: number; entries: string }, [number]>;
-  const drop = sqlite.prepare("DELETE FROM ping_batches WHERE id <= ?");
-  const last = sqlite.prepare(
-    "SELECT coalesce(max(id), 0) AS batch, coalesce((SELECT max(e.value->>0) FROM ping_batches b, json_each(b.entries) e), 0) AS entry FROM ping_batches",
-  ) as Statement<{ batch: number; entry: number }, []>;
-  const inTransaction = (f: () => void) => {
-    begin.run();
-    try {
-      f();
-      commit.run();
-    } catch (err) {
-      if (sqlite.inTransaction) sqlite.exec("ROLLBACK");
-      throw err;
-    }
-  };
-  return {
-    path,
-    append: (batchId, entries) => inTransaction(() => insert.run(batchId, JSON.stringify(entries.map(storedEntry)))),
-    batches: (through) => select.all(through).map((r) => ({ id: r.id, entries: JSON.parse(r.entries) as StoredEntry[] })),
-    dropBatches: (batchId) => inTransaction(() => drop.run(batchId)),
-    lastIds: () => last.get()!,
-    checkpoint: () => {
-      sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
-    },
-    close: () => sqlite.close(),
-  };
-}
-
-/**
- * Every entry in a data directory's journal file, folded or not (the caller compares them with the
- * watermarks), read on a connection of its own: for `vigil backup`, the benchmarks and tests.
- */
-export function readJournalFile(dataDir: string): JournalEntry[] {
-  const path = join(dataDir, JOURNAL_FILE);
-  if (!existsSync(path)) return [];
-  const sqlite = new Database(path, { readonly: true });
-  try {
-    const rows = sqlite.query("SELECT entries FROM ping_batches ORDER BY id").all() as { entries: string }[];
-    return rows.flatMap((r) => (JSON.parse(r.entries) as StoredEntry[]).map(entryOf));
-  } finally {
-    sqlite.close();
-  }
-}
 
 // ---------------------------------------------------------------------------------------------
 // The fold, on the main database (the serving thread's connection or the fold worker's)
@@ -216,7 +131,7 @@ export function watermarks(sqlite: Database): Map<number, number> {
 
 // ---------------------------------------------------------------------------------------------
 // ping_journal in the main database: what builds before migration 013 journaled, and what
-// `vigil backup` copies out of the journal file
+// `vigil backup` copies out of the journal (ping-journal-file.ts)
 
 export interface LegacyJournal {
   /** its entries, oldest first */

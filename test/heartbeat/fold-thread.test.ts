@@ -36,9 +36,9 @@ test("a worker that fails during a pass: the pass is false, the worker is dead, 
   const { log, lines } = logger();
   const thread = await startFoldThread(options(module, log));
   expect(thread.alive).toBe(true);
-  expect(await thread.fold(1)).toBe(false);
+  expect(await thread.fold(0, 1)).toBe(false);
   expect(thread.alive).toBe(false);
   expect(lines.some((l) => String(l.msg).startsWith("the fold worker failed"))).toBe(true);
-  expect(await thread.fold(2)).toBe(false);
+  expect(await thread.fold(1, 2)).toBe(false);
   await thread.stop();
 });

@@ -10,7 +10,8 @@ import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { PingWriter } from "../../src/heartbeat/ping-writer.ts";
 import { TokenCache } from "../../src/heartbeat/token-cache.ts";
 import { buildHttpApp } from "../../src/server.ts";
-import { openPingJournal, preparePingFold } from "../../src/store/ping-journal.ts";
+import { openPingJournal } from "../../src/store/ping-journal-file.ts";
+import { preparePingFold } from "../../src/store/ping-journal.ts";
 import { preparePingStatements } from "../../src/store/ping-statements.ts";
 import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
 import { rmSync } from "node:fs";
@@ -54,7 +55,7 @@ describe("native routes", () => {
     const ctx = server.ctx;
     const tokens = new TokenCache(ctx.db);
     await tokens.warm();
-    // a journal file of its own (a pass deletes the rows it folded, and the server's writer has its
+    // a journal of its own (a pass deletes the segments it folded, and the server's writer has its
     // own), entry ids far from the server's writer's, which shares the main database
     const journalDir = tempDir("vigil-journal-");
     const journal = { file: openPingJournal(journalDir), fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending: new PendingPings(1e12) };

@@ -1,39 +1,33 @@
 /**
  * The ping journal (store/ping-journal.ts, heartbeat/ping-writer.ts, heartbeat/fold-worker.ts): a
- * plain ping on an up monitor is acknowledged once it is journaled in <data>/pings.db and folded
+ * plain ping on an up monitor is acknowledged once it is journaled in <data>/ping-journal/ and folded
  * into monitor_events, checks and the row later, by the fold worker. These tests check that nothing
  * acknowledged is lost or written twice on the way, and that nobody reading a monitor, or judging
  * its deadline, sees it before the fold.
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
-import { JOURNAL_FILE, legacyJournal, openPingJournal, preparePingFold, readJournalFile, storedEntry, type JournalEntry } from "../../src/store/ping-journal.ts";
+import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile, SQLITE_JOURNAL_FILE } from "../../src/store/ping-journal-file.ts";
+import { legacyJournal, preparePingFold, storedEntry, type JournalEntry } from "../../src/store/ping-journal.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
 const watermark = (server: TestServer, id: number) =>
   (server.ctx.store.sqlite.query("SELECT coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE id = ?").get(id) as { n: number }).n;
-/** a monitor's entries in the journal file that are not folded yet */
+/** a monitor's entries in the journal that are not folded yet */
 const journaled = (server: TestServer, id: number) => {
   const mark = watermark(server, id);
   return readJournalFile(server.dataDir).filter((e) => e.monitorId === id && e.id > mark).length;
 };
-/** rows of the journal file, folded or not */
-const batchRows = (server: TestServer) => {
-  const db = new Database(join(server.dataDir, JOURNAL_FILE), { readonly: true });
-  try {
-    return (db.query("SELECT count(*) AS n FROM ping_batches").get() as { n: number }).n;
-  } finally {
-    db.close();
-  }
-};
+/** batch records in the journal's segments, folded or not */
+const batchRows = (server: TestServer) => readJournalBatches(server.dataDir).length;
 const rowAsStored = (server: TestServer, id: number) =>
   server.ctx.store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_status AS status FROM monitors WHERE id = ?").get(id) as { last: number | null; status: string };
 
@@ -75,14 +69,14 @@ describe("the ping journal, through the server", () => {
     expect((await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping").length).toBe(4);
   });
 
-  test("the fold worker folds journaled pings with nobody reading, and their journal rows go", async () => {
+  test("the fold worker folds journaled pings with nobody reading, and their journal segments go", async () => {
     const m = await createHeartbeat(server, { periodSec: 600, graceSec: 60 });
     await ping(server.url, m.token);
     const up = rowAsStored(server, m.id).last!;
     for (let i = 0; i < 3; i++) await ping(server.url, m.token);
     expect(journaled(server, m.id)).toBe(3);
     expect(batchRows(server)).toBeGreaterThan(0);
-    // FOLD_AFTER_MS after the first entry waited, the worker folds, then the rows are deleted
+    // FOLD_AFTER_MS after the first entry waited, the worker folds, then the segments are deleted
     await waitFor(() => journaled(server, m.id) === 0 && batchRows(server) === 0, { timeoutMs: 15_000 });
     expect(rowAsStored(server, m.id).last).toBeGreaterThan(up);
     expect(watermark(server, m.id)).toBeGreaterThan(0);
@@ -150,22 +144,75 @@ describe("the ping journal's store statements", () => {
   const count = (table: string) => (store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE monitor_id = ?`).get(monitorId) as { n: number }).n;
   const stored = (list: JournalEntry[]) => list.map(storedEntry);
 
-  test("the journal file keeps batches as written, and deletes them up to an id", () => {
+  /** a fresh data directory for a journal of its own */
+  function withJournalDir(f: (dir: string) => void): void {
     const jdir = mkdtempSync(join(tmpdir(), "vigil-journal-file-"));
-    const file = openPingJournal(jdir);
     try {
-      expect(file.lastIds()).toEqual({ batch: 0, entry: 0 });
-      file.append(1, [entry(1, 1000), entry(2, 2000)]);
-      file.append(2, [entry(3, 1500)]);
-      expect(file.lastIds()).toEqual({ batch: 2, entry: 3 });
-      expect(file.batches(1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
-      expect(readJournalFile(jdir)).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
-      file.dropBatches(1);
-      expect(file.batches(10).map((b) => b.id)).toEqual([2]);
+      f(jdir);
     } finally {
-      file.close();
       rmSync(jdir, { recursive: true, force: true });
     }
+  }
+  const segments = (jdir: string) => readdirSync(join(jdir, JOURNAL_DIR)).sort();
+
+  test("the journal keeps batches as written, reads them by id range, and deletes segments once all they hold is folded", () => {
+    withJournalDir((jdir) => {
+      const file = openPingJournal(jdir);
+      try {
+        expect(file.lastIds()).toEqual({ batch: 0, entry: 0 });
+        file.append(1, [entry(1, 1000), entry(2, 2000)]);
+        file.append(2, [entry(3, 1500)]);
+        expect(file.lastIds()).toEqual({ batch: 2, entry: 3 });
+        expect(file.batches(0, 1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
+        expect(file.batches(1, 10).map((b) => b.id)).toEqual([2]);
+        expect(readJournalFile(jdir)).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
+        // batch 2 is not folded: its segment stays, and later batches go to a new one
+        file.dropBatches(1);
+        expect(segments(jdir).length).toBe(1);
+        file.append(3, [entry(4, 3000)]);
+        expect(segments(jdir).length).toBe(2);
+        expect(file.batches(0, 10).map((b) => b.id)).toEqual([1, 2, 3]);
+        file.dropBatches(2);
+        expect(segments(jdir).length).toBe(1);
+        expect(readJournalBatches(jdir).map((b) => b.id)).toEqual([3]);
+        file.dropBatches(3);
+        expect(segments(jdir)).toEqual([]);
+      } finally {
+        file.close();
+      }
+      // a writer opened again knows the newest ids of what is left, and never appends to an old segment
+      const again = openPingJournal(jdir);
+      expect(again.lastIds()).toEqual({ batch: 0, entry: 0 });
+      again.close();
+    });
+  });
+
+  test("a record a crash cut short, or one whose bytes changed, ends its segment's reading; the rest of the journal reads on", () => {
+    withJournalDir((jdir) => {
+      const file = openPingJournal(jdir);
+      file.append(1, [entry(1, 1000)]);
+      file.append(2, [entry(2, 2000)]);
+      file.close();
+      const [first] = segments(jdir);
+      const path = join(jdir, JOURNAL_DIR, first!);
+      const whole = readFileSync(path);
+      // the second record loses its last byte, as a write cut off by a crash leaves it
+      writeFileSync(path, whole.subarray(0, whole.length - 1));
+      expect(readJournalBatches(jdir).map((b) => b.id)).toEqual([1]);
+      // a changed byte inside the first record's entries: its checksum fails, nothing after it is trusted
+      const flipped = Buffer.from(whole);
+      flipped[20] = flipped[20]! ^ 0x01;
+      writeFileSync(path, flipped);
+      expect(readJournalBatches(jdir)).toEqual([]);
+      writeFileSync(path, whole.subarray(0, whole.length - 1));
+      // a new writer starts a segment of its own; what it writes reads after the cut record
+      const next = openPingJournal(jdir);
+      expect(next.lastIds()).toEqual({ batch: 1, entry: 1 });
+      next.append(3, [entry(3, 3000)]);
+      next.close();
+      expect(segments(jdir).length).toBe(2);
+      expect(readJournalFile(jdir).map((e) => e.id)).toEqual([1, 3]);
+    });
   });
 
   test("folding the same entries twice writes them once, and the row and watermark move to the newest", () => {
@@ -295,7 +342,7 @@ describe("the ping journal across a restart", () => {
     }
   }
 
-  test("a batch row a crash left half folded: only the entries past the monitor's watermark are written", async () => {
+  test("a batch record a crash left half folded: only the entries past the monitor's watermark are written", async () => {
     await acrossRestart(
       async (server, m, up) => {
         const sqlite = server.ctx.store.sqlite;
@@ -332,6 +379,30 @@ describe("the ping journal across a restart", () => {
         expect(readJournalFile(second.dataDir).find((e) => e.monitorId === m.id)!.id).toBeGreaterThan(mark);
         const events = await second.api("GET", `/api/v1/monitors/${m.id}/events?per_page=100`);
         expect(events.json.data.filter((e: { attributes: { kind: string } }) => e.attributes.kind === "ping").length).toBe(5);
+      },
+    );
+  });
+
+  test("entries in an older build's SQLite journal file (pings.db) are folded at start-up and the file removed", async () => {
+    await acrossRestart(
+      async (server, m, up) => {
+        // as the build before the segment files left it: one row per batch, stored entries as JSON
+        const db = new Database(join(server.dataDir, SQLITE_JOURNAL_FILE), { create: true });
+        db.exec("PRAGMA journal_mode = WAL");
+        db.exec("CREATE TABLE ping_batches (id INTEGER PRIMARY KEY, entries TEXT NOT NULL)");
+        db.query("INSERT INTO ping_batches (id, entries) VALUES (1, ?)").run(JSON.stringify([[3_000_000, m.id, up + 4000, "10.6.6.6", null, up + 604_000]]));
+        db.close();
+        expect(readJournalFile(server.dataDir).map((e) => e.id)).toEqual([3_000_000]);
+      },
+      async (second, m, up) => {
+        expect(existsSync(join(second.dataDir, SQLITE_JOURNAL_FILE))).toBe(false);
+        expect(rowAsStored(second, m.id).last).toBe(up + 4000);
+        const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
+        expect(ips.at(-1)).toBe("10.6.6.6");
+        // numbered above it: a new journaled ping is folded, not taken for one folded before
+        await ping(second.url, m.token);
+        await ping(second.url, m.token);
+        expect(readJournalFile(second.dataDir).find((e) => e.monitorId === m.id)!.id).toBeGreaterThan(3_000_000);
       },
     );
   });

@@ -10,7 +10,7 @@ import { afterAll, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { readJournalFile } from "../../src/store/ping-journal.ts";
+import { readJournalFile } from "../../src/store/ping-journal-file.ts";
 import { spawnServer, type ChildServer } from "../helpers/process.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
@@ -195,7 +195,7 @@ test("SIGKILL mid-flight loses no acknowledged write and sends no delivered aler
   expect(db.query("PRAGMA integrity_check").all()).toEqual([{ integrity_check: "ok" }]);
   const delivered = (db.query("SELECT delivery_id FROM alerts WHERE status = 'delivered'").all() as { delivery_id: string }[]).map((r) => r.delivery_id);
   const inFlight = (db.query("SELECT delivery_id FROM alerts WHERE status = 'sending'").all() as { delivery_id: string }[]).map((r) => r.delivery_id);
-  // an acknowledged ping is in the row, or still in the ping journal file the restart folds first
+  // an acknowledged ping is in the row, or still in the ping journal the restart folds first
   const row = db.query("SELECT coalesce(heartbeat_last_ping_at, 0) AS last, last_status AS status FROM monitors WHERE id = ?").get(deadlined.id) as { last: number; status: string };
   const journaledAt = readJournalFile(dataDir).filter((e) => e.monitorId === deadlined.id).map((e) => e.at);
   const deadlineRow = { ...row, last: Math.max(row.last, ...journaledAt) };

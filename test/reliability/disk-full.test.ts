@@ -3,8 +3,8 @@
  * insufficient_storage (never a 500, never a hang), reads keep working, /readyz says the store is
  * not writable, the condition is logged once, not per request; when the filler is deleted the next
  * writes succeed without a restart and the database passes integrity_check. A plain ping on an up
- * monitor goes to the ping journal's own file, whose WAL reuses space it already holds: it is
- * either accepted (and then on the timeline once space returns) or refused with 507, never lost.
+ * monitor goes to the ping journal's own files, whose last block may still have room: it is either
+ * accepted (and then on the timeline once space returns) or refused with 507, never lost.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { join } from "node:path";
