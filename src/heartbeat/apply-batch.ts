@@ -12,7 +12,7 @@ import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import { storedEntry, type JournalEntry, type PingFold } from "../store/ping-journal.ts";
+import type { PingFold } from "../store/ping-journal.ts";
 import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 import type { PendingPings } from "./pending-pings.ts";
@@ -118,8 +118,8 @@ export async function applyBatch(
   function settle(id: number): void {
     const earlier = result.folded.has(id) ? undefined : journal.pending.of(id);
     if (earlier === undefined || earlier.length === 0) return;
-    journal.fold.fold([earlier.map(storedEntry)]);
-    result.folded.set(id, earlier[earlier.length - 1]!.id);
+    journal.fold.fold([earlier]);
+    result.folded.set(id, earlier[earlier.length - 1]![0]);
   }
 
   for (const op of ops) {

@@ -11,7 +11,7 @@
  * from that op on, so a monitor's ops are applied in their order.
  */
 import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-rules.ts";
-import type { JournalEntry } from "../store/ping-journal.ts";
+import type { StoredEntry } from "../store/ping-journal.ts";
 import type { PingMonitorRow } from "../store/ping-statements.ts";
 import { laterPing, runDuration, type HeartbeatOp } from "./apply-batch.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
@@ -19,7 +19,8 @@ import { evaluatePingPayload } from "./payload-policy.ts";
 export interface JournalPart {
   /** the journaled ops' places in the batch */
   indexes: number[];
-  entries: JournalEntry[];
+  /** as stored: written to the journal and kept pending as they are */
+  entries: StoredEntry[];
   /** per monitor, what these pings change in its cached row: applied once the journal record is written */
   updates: Map<number, RowUpdate>;
 }
@@ -80,7 +81,7 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
     const lastPingAt = laterPing(update ? update.lastPingAt : row.heartbeat_last_ping_at, at);
     const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(row))?.at ?? null;
     const durationMs = runDuration(update ? null : row.heartbeat_last_start_at, at);
-    journal.entries.push({ id: nextId(), monitorId: id, at, sourceIp: ping.sourceIp, durationMs, deadlineAt: deadline });
+    journal.entries.push([nextId(), id, at, ping.sourceIp, durationMs, deadline]);
     journal.indexes.push(i);
     if (update === undefined) journal.updates.set(id, { row, lastPingAt, deadline, at });
     else {

@@ -1,12 +1,12 @@
 /**
- * The ping journal's committed, not yet folded entries, in memory by monitor (store/ping-journal.ts
- * holds them on disk). Only the ping writer changes it, and only after a write job committed, so a
- * job that is rolled back and re-run (the write queue does that) finds it as it was.
+ * The ping journal's committed, not yet folded entries, in memory by monitor, as stored (the
+ * journal's files hold them on disk). Only the ping writer changes it, and only after a write job
+ * committed, so a job that is rolled back and re-run (the write queue does that) finds it as it was.
  */
-import type { JournalEntry } from "../store/ping-journal.ts";
+import type { StoredEntry } from "../store/ping-journal.ts";
 
 export class PendingPings {
-  private readonly byMonitor = new Map<number, JournalEntry[]>();
+  private readonly byMonitor = new Map<number, StoredEntry[]>();
   private count = 0;
   private lastId: number;
   private lastBatchId: number;
@@ -31,14 +31,14 @@ export class PendingPings {
 
   /**
    * The newest batch whose entries were all added: every entry of this batch and older ones is
-   * here or folded already, so once a fold pass has folded what is here their rows can go.
+   * here or folded already, so once a fold pass has folded what is here their segments can go.
    */
   get batchesThrough(): number {
     return this.addedThrough;
   }
 
   /** Adds a committed batch's entries. */
-  addBatch(batchId: number, entries: readonly JournalEntry[]): void {
+  addBatch(batchId: number, entries: readonly StoredEntry[]): void {
     for (const e of entries) this.add(e);
     if (batchId > this.addedThrough) this.addedThrough = batchId;
   }
@@ -48,7 +48,7 @@ export class PendingPings {
   }
 
   /** a monitor's entries, oldest first (the array is live: do not keep it past the current job) */
-  of(monitorId: number): readonly JournalEntry[] | undefined {
+  of(monitorId: number): readonly StoredEntry[] | undefined {
     return this.byMonitor.get(monitorId);
   }
 
@@ -56,8 +56,8 @@ export class PendingPings {
   lastPingAt(monitorId: number): number | undefined {
     const list = this.byMonitor.get(monitorId);
     if (list === undefined) return undefined;
-    let at = list[0]!.at;
-    for (const e of list) if (e.at > at) at = e.at;
+    let at = list[0]![2];
+    for (const e of list) if (e[2] > at) at = e[2];
     return at;
   }
 
@@ -66,10 +66,10 @@ export class PendingPings {
     return [...this.byMonitor.keys()].sort((a, b) => a - b);
   }
 
-  add(e: JournalEntry): void {
-    if (e.id > this.lastId) this.lastId = e.id;
-    const list = this.byMonitor.get(e.monitorId);
-    if (list === undefined) this.byMonitor.set(e.monitorId, [e]);
+  add(e: StoredEntry): void {
+    if (e[0] > this.lastId) this.lastId = e[0];
+    const list = this.byMonitor.get(e[1]);
+    if (list === undefined) this.byMonitor.set(e[1], [e]);
     else list.push(e);
     this.count++;
   }
@@ -79,7 +79,7 @@ export class PendingPings {
     const list = this.byMonitor.get(monitorId);
     if (list === undefined) return;
     let n = 0;
-    while (n < list.length && list[n]!.id <= throughId) n++;
+    while (n < list.length && list[n]![0] <= throughId) n++;
     if (n === list.length) this.byMonitor.delete(monitorId);
     else list.splice(0, n);
     this.count -= n;

@@ -19,7 +19,7 @@ import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { PingJournalFile } from "../store/ping-journal-file.ts";
-import { storedEntry, takeSlice } from "../store/ping-journal.ts";
+import { takeSlice } from "../store/ping-journal.ts";
 import type { PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { ACCEPTED, applyBatch, type BatchResult, type HeartbeatOp, type JournalAccess, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 import type { FoldThread } from "./fold-thread.ts";
@@ -188,8 +188,8 @@ export class PingWriter {
   private foldMonitor(monitorId: number): number | undefined {
     const entries = this.journal.pending.of(monitorId);
     if (entries === undefined || entries.length === 0) return undefined;
-    this.journal.fold.fold([entries.map(storedEntry)]);
-    return entries[entries.length - 1]!.id;
+    this.journal.fold.fold([entries]);
+    return entries[entries.length - 1]![0];
   }
 
   /** A pass on the worker: it reads the batches since the last pass up to the newest one added from the journal's files. */
@@ -230,7 +230,7 @@ export class PingWriter {
       let reached = next;
       try {
         await this.ctx.writes.run(async () => {
-          const slice = takeSlice(order, next, FOLD_SLICE, (id) => this.journal.pending.of(id)?.map(storedEntry));
+          const slice = takeSlice(order, next, FOLD_SLICE, (id) => this.journal.pending.of(id));
           this.journal.fold.fold(slice.monitors);
           done = slice.done;
           reached = slice.next;

@@ -17,7 +17,7 @@ import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
 import { openPingJournal, readSqliteJournal, removeSqliteJournal } from "../store/ping-journal-file.ts";
-import { entryOf, legacyJournal, preparePingFold, watermarks, type JournalEntry } from "../store/ping-journal.ts";
+import { legacyJournal, preparePingFold, storedEntry, watermarks, type StoredEntry } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
@@ -52,9 +52,9 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   for (const e of oldFile) if (e.id > lastId) lastId = e.id;
   for (const mark of marks.values()) if (mark > lastId) lastId = mark;
   const pending = new PendingPings(lastId, onDisk.batch);
-  const unfolded = (e: JournalEntry) => e.id > (marks.get(e.monitorId) ?? Infinity);
+  const unfolded = (e: StoredEntry) => e[0] > (marks.get(e[1]) ?? Infinity);
   // in id order, whichever place they come from: a monitor's pending entries must be
-  const replay = [...oldTable, ...oldFile, ...file.batches(0, onDisk.batch).flatMap((b) => b.entries.map(entryOf))].filter(unfolded).sort((a, b) => a.id - b.id);
+  const replay = [...oldTable.map(storedEntry), ...oldFile.map(storedEntry), ...file.batches(0, onDisk.batch).flatMap((b) => b.entries)].filter(unfolded).sort((a, b) => a[0] - b[0]);
   for (const e of replay) pending.add(e);
   const left = replay.length;
   const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {

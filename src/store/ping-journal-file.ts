@@ -22,7 +22,7 @@
 import { Database } from "bun:sqlite";
 import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
-import { entryOf, storedEntry, type JournalEntry, type StoredEntry } from "./ping-journal.ts";
+import { entryOf, type JournalEntry, type StoredEntry } from "./ping-journal.ts";
 
 export const JOURNAL_DIR = "ping-journal";
 /** where builds from migration 013 until the segment files kept the journal: an SQLite file */
@@ -34,7 +34,7 @@ const SEGMENT = /^(\d{12})\.log$/;
 /** The journal's writer: only the process's serving thread has one. */
 export interface PingJournalFile {
   /** Appends one batch's entries as batch `batchId`; throws (ENOSPC, EIO, ...) if they were not written. */
-  append(batchId: number, entries: readonly JournalEntry[]): void;
+  append(batchId: number, entries: readonly StoredEntry[]): void;
   /** Batches after `afterBatchId` up to `throughBatchId`, oldest first, as stored. */
   batches(afterBatchId: number, throughBatchId: number): JournalBatch[];
   /** Deletes what holds only batches up to `batchId` (everything in them is folded) and starts a new segment. */
@@ -118,7 +118,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
       seg.size += record.length;
       seg.lastBatch = batchId;
       lastBatch = Math.max(lastBatch, batchId);
-      for (const e of entries) if (e.id > lastEntry) lastEntry = e.id;
+      for (const e of entries) if (e[0] > lastEntry) lastEntry = e[0];
     },
     batches(after, through) {
       const out: JournalBatch[] = [];
@@ -196,8 +196,8 @@ function segmentNames(dir: string): string[] {
   return names.filter((n) => SEGMENT.test(n)).sort();
 }
 
-function encodeRecord(batchId: number, entries: readonly JournalEntry[]): Buffer {
-  const json = JSON.stringify(entries.map(storedEntry));
+function encodeRecord(batchId: number, entries: readonly StoredEntry[]): Buffer {
+  const json = JSON.stringify(entries);
   const length = Buffer.byteLength(json);
   const record = Buffer.allocUnsafe(HEADER + length);
   record.writeDoubleLE(batchId, 8);

@@ -160,8 +160,8 @@ describe("the ping journal's store statements", () => {
       const file = openPingJournal(jdir);
       try {
         expect(file.lastIds()).toEqual({ batch: 0, entry: 0 });
-        file.append(1, [entry(1, 1000), entry(2, 2000)]);
-        file.append(2, [entry(3, 1500)]);
+        file.append(1, stored([entry(1, 1000), entry(2, 2000)]));
+        file.append(2, stored([entry(3, 1500)]));
         expect(file.lastIds()).toEqual({ batch: 2, entry: 3 });
         expect(file.batches(0, 1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
         expect(file.batches(1, 10).map((b) => b.id)).toEqual([2]);
@@ -169,7 +169,7 @@ describe("the ping journal's store statements", () => {
         // batch 2 is not folded: its segment stays, and later batches go to a new one
         file.dropBatches(1);
         expect(segments(jdir).length).toBe(1);
-        file.append(3, [entry(4, 3000)]);
+        file.append(3, stored([entry(4, 3000)]));
         expect(segments(jdir).length).toBe(2);
         expect(file.batches(0, 10).map((b) => b.id)).toEqual([1, 2, 3]);
         file.dropBatches(2);
@@ -190,8 +190,8 @@ describe("the ping journal's store statements", () => {
   test("a record a crash cut short, or one whose bytes changed, ends its segment's reading; the rest of the journal reads on", () => {
     withJournalDir((jdir) => {
       const file = openPingJournal(jdir);
-      file.append(1, [entry(1, 1000)]);
-      file.append(2, [entry(2, 2000)]);
+      file.append(1, stored([entry(1, 1000)]));
+      file.append(2, stored([entry(2, 2000)]));
       file.close();
       const [first] = segments(jdir);
       const path = join(jdir, JOURNAL_DIR, first!);
@@ -208,7 +208,7 @@ describe("the ping journal's store statements", () => {
       // a new writer starts a segment of its own; what it writes reads after the cut record
       const next = openPingJournal(jdir);
       expect(next.lastIds()).toEqual({ batch: 1, entry: 1 });
-      next.append(3, [entry(3, 3000)]);
+      next.append(3, stored([entry(3, 3000)]));
       next.close();
       expect(segments(jdir).length).toBe(2);
       expect(readJournalFile(jdir).map((e) => e.id)).toEqual([1, 3]);
@@ -255,14 +255,14 @@ describe("the ping journal's store statements", () => {
   test("pending entries: ids never repeat, and dropping is by id, so a later entry survives", () => {
     const p = new PendingPings(41);
     expect(p.nextId()).toBe(42);
-    p.add(entry(42, 1));
-    p.add(entry(50, 2));
-    p.add(entry(51, 3, 7));
+    p.add(storedEntry(entry(42, 1)));
+    p.add(storedEntry(entry(50, 2)));
+    p.add(storedEntry(entry(51, 3, 7)));
     expect(p.nextId()).toBe(52);
     expect(p.size).toBe(3);
     expect(p.monitorIds()).toEqual([7, monitorId].sort((a, b) => a - b));
     p.dropThrough(monitorId, 42);
-    expect(p.of(monitorId)!.map((e) => e.id)).toEqual([50]);
+    expect(p.of(monitorId)).toEqual(stored([entry(50, 2)]));
     expect(p.lastPingAt(monitorId)).toBe(2);
     p.dropThrough(monitorId, 42); // again: nothing else goes
     expect(p.size).toBe(2);
@@ -278,9 +278,9 @@ describe("the ping journal's store statements", () => {
     const b = p.nextBatchId();
     expect(b).toBe(8);
     expect(p.batchesThrough).toBe(7); // given out, not committed
-    p.addBatch(b, [entry(p.nextId(), 1), entry(p.nextId(), 2)]);
+    p.addBatch(b, stored([entry(p.nextId(), 1), entry(p.nextId(), 2)]));
     expect(p.batchesThrough).toBe(8);
-    expect(p.of(monitorId)!.map((e) => e.id)).toEqual([101, 102]);
+    expect(p.of(monitorId)!.map((e) => e[0])).toEqual([101, 102]);
   });
 });
 
@@ -297,7 +297,7 @@ describe("the ping journal across a restart", () => {
       const up = rowAsStored(server, m.id).last!;
       // as a killed process leaves it: acknowledged pings in the journal, the row behind
       const file = openPingJournal(dir);
-      file.append(1_000_000, [{ id: 1_000_000, monitorId: m.id, at: up + 5000, sourceIp: "10.9.9.9", durationMs: null, deadlineAt: up + 5000 + 600_000 }]);
+      file.append(1_000_000, [[1_000_000, m.id, up + 5000, "10.9.9.9", null, up + 5000 + 600_000]]);
       file.close();
       await server.stop();
       second = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"], { dataDir: dir });
@@ -350,7 +350,7 @@ describe("the ping journal across a restart", () => {
         // entry 2_000_000 was folded (rows and watermark committed), 2_000_001 was not; their batch row stayed
         sqlite.transaction(() => preparePingFold(sqlite, "local").fold([[storedEntry(entryAt(2_000_000, up + 1000, "10.1.1.1"))]]))();
         const file = openPingJournal(server.dataDir);
-        file.append(2_000_000, [entryAt(2_000_000, up + 1000, "10.1.1.1"), entryAt(2_000_001, up + 2000, "10.2.2.2")]);
+        file.append(2_000_000, [entryAt(2_000_000, up + 1000, "10.1.1.1"), entryAt(2_000_001, up + 2000, "10.2.2.2")].map(storedEntry));
         file.close();
         expect(journaled(server, m.id)).toBe(1);
       },
