@@ -5,9 +5,9 @@
  *
  * Starts the real server (`vigil serve`, a child process) on a temp data dir holding N heartbeat
  * monitors, pings every monitor once (unknown → up, so the measured run is the steady state), then
- * drives it with the load generator over all the tokens, then drives a bare Bun.serve child with the
- * same generator, and prints accepted pings/s, p50/p99 latency, the bare server's figures and the
- * ratio. Finally it checks, token by token, that every acknowledged (2xx) ping of the measured run
+ * drives it with the load generator over all the tokens. A bare Bun.serve child is driven with the
+ * same generator for half the duration before Vigil starts and half after it stops; the output has
+ * accepted pings/s, p50/p99 latency, the bare server's figures and the ratio to their mean. Finally it checks, token by token, that every acknowledged (2xx) ping of the measured run
  * is in monitor_events or the ping journal: a 200 must mean durable.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -89,6 +89,21 @@ export async function warmUp(url: string, paths: string[]): Promise<number> {
   return bad;
 }
 
+/** The bare server (a child process of its own) under the same generator: its rate and CPU (% of a core). */
+async function measureBare(gen: Generator, paths: string[], connections: number, seconds: number): Promise<{ run: LoadResult; cpu: number }> {
+  const bare = await spawnUntil([process.execPath, "-e", BARE_SERVER], (l) => l.startsWith("bare "));
+  try {
+    const url = bare.line.slice(5).trim();
+    await warmUp(url, paths);
+    const cpu = cpuMeter(bare.proc.pid);
+    const run = await runLoad(gen, { url, paths, connections, durationSec: seconds, countAcks: true });
+    return { run, cpu: cpu.read() };
+  } finally {
+    bare.proc.kill("SIGTERM");
+    await bare.proc.exited;
+  }
+}
+
 export async function main(args: string[]): Promise<number> {
   const o = parseArgs(args);
   const gen: Generator = pickGenerator(o.generator);
@@ -103,6 +118,10 @@ export async function main(args: string[]): Promise<number> {
   const onLine = (l: string) => {
     if (problems.length < 5 && /"level":"(warn|error)"/.test(l)) problems.push(l);
   };
+  // The reference brackets Vigil's run, half before it (before Vigil starts) and half after (once it
+  // has stopped), so a drift of the box's speed over the minutes of a run moves both alike.
+  const bareSeconds = Math.max(1, Math.round(o.duration / 2));
+  const bareBefore = await measureBare(gen, paths, o.connections, bareSeconds);
   let vigil = await startVigil(dir, flags, { onLine });
   const bad = await warmUp(vigil.url, paths);
   if (bad) throw new Error(`${bad} warm-up pings were not accepted`);
@@ -128,19 +147,7 @@ export async function main(args: string[]): Promise<number> {
     stopMs = performance.now() - t;
   }
 
-  const bare = await spawnUntil([process.execPath, "-e", BARE_SERVER], (l) => l.startsWith("bare "));
-  let bareRun: LoadResult;
-  let bareCpu: number;
-  try {
-    const url = bare.line.slice(5).trim();
-    await warmUp(url, paths);
-    const cpu = cpuMeter(bare.proc.pid);
-    bareRun = await runLoad(gen, { url, paths, connections: o.connections, durationSec: o.duration, countAcks: true });
-    bareCpu = cpu.read();
-  } finally {
-    bare.proc.kill("SIGTERM");
-    await bare.proc.exited;
-  }
+  const bareAfter = await measureBare(gen, paths, o.connections, bareSeconds);
 
   // Every 2xx of the measured run must be a ping in the timeline or, not folded yet (past its
   // monitor's watermark), in the ping journal, token by token. A fold moves an entry from one
@@ -171,17 +178,19 @@ export async function main(args: string[]): Promise<number> {
   const totalRecorded = rows.reduce((s, r) => s + r.n, 0);
 
   const sustained = vigilRun.ok / (o.duration + stopMs / 1000);
-  const ratio = sustained / bareRun.perSecond;
+  const bareRate = (bareBefore.run.perSecond + bareAfter.run.perSecond) / 2;
+  const ratio = sustained / bareRate;
   console.log("");
   console.log(`                      pings/s      p50 ms   p99 ms   errors   server CPU   CPU µs/request`);
-  const row = (name: string, r: LoadResult, cpu: number) =>
+  const row = (name: string, r: LoadResult, cpu: number, seconds: number) =>
     console.log(
-      `${name.padEnd(18)}${fmt(r.perSecond).padStart(10)}  ${fmt(r.p50, 2).padStart(8)} ${fmt(r.p99, 2).padStart(8)} ${String(r.errors).padStart(8)}   ${fmt(cpu).padStart(9)}%   ${fmt((cpu / 100) * 1e6 / (r.requests / o.duration), 1).padStart(8)}`,
+      `${name.padEnd(18)}${fmt(r.perSecond).padStart(10)}  ${fmt(r.p50, 2).padStart(8)} ${fmt(r.p99, 2).padStart(8)} ${String(r.errors).padStart(8)}   ${fmt(cpu).padStart(9)}%   ${fmt((cpu / 100) * 1e6 / (r.requests / seconds), 1).padStart(8)}`,
     );
-  row("vigil /h/<token>", vigilRun, vigilCpu);
-  row("bare Bun.serve", bareRun, bareCpu);
+  row("vigil /h/<token>", vigilRun, vigilCpu, o.duration);
+  row("bare, before", bareBefore.run, bareBefore.cpu, bareSeconds);
+  row("bare, after", bareAfter.run, bareAfter.cpu, bareSeconds);
   console.log(`with the journal's backlog: the stop after the run folded it in ${fmt(stopMs)} ms; ${fmt(vigilRun.ok)} pings / ${fmt(o.duration + stopMs / 1000, 2)} s = ${fmt(sustained)} pings/s`);
-  console.log(`ratio vigil/bare   ${fmt(ratio * 100, 1)}% of the bare server's throughput, backlog included (target >= 50%, p99 < 10 ms)`);
+  console.log(`ratio vigil/bare   ${fmt(ratio * 100, 1)}% of the bare server's throughput (${fmt(bareRate)} req/s, the mean of the runs before and after), backlog included (target >= 50%, p99 < 10 ms)`);
   console.log("");
   console.log(`durability: ${fmt(acked)} acknowledged in the measured run (${fmt(vigilRun.ok)} 2xx), ${fmt(totalRecorded)} accepted pings recorded since its start, ${missing} acknowledged but missing`);
   if (vigilRun.errors) console.log(`vigil errors: ${vigilRun.errorsDetail ?? vigilRun.errors}`);
