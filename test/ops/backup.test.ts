@@ -2,6 +2,9 @@ import { Database } from "bun:sqlite";
 import { afterAll, expect, test } from "bun:test";
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { backupDatabase, restoreDatabase } from "../../src/store/backup.ts";
+import { openStore } from "../../src/store/database.ts";
+import { JOURNAL_DIR, openPingJournal, readJournalBatches } from "../../src/store/ping-journal-file.ts";
 import { runVigil, spawnServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -133,4 +136,23 @@ test("a second server on the same data directory is refused", async () => {
   } finally {
     await first.stop();
   }
+});
+
+test("restore sets the replaced database's ping journal aside, so a server on the copy never folds it", async () => {
+  const data = fresh();
+  const out = fresh();
+  const store = openStore(data);
+  await store.close();
+  const snap = join(out, "snap.db");
+  backupDatabase(data, snap);
+  // pings the old database acknowledged after the backup: they belong to it, not to the copy
+  const journal = openPingJournal(data);
+  journal.append(1, [[1, 1, 1_000, "10.0.0.1", null, 61_000]]);
+  journal.close();
+  expect(readJournalBatches(data).length).toBe(1);
+  restoreDatabase(data, snap, Date.parse("2026-11-23T12:00:00Z"));
+  expect(readJournalBatches(data)).toEqual([]);
+  const aside = readdirSync(data).find((f) => f.startsWith(`${JOURNAL_DIR}.before-restore-`));
+  expect(aside).toBeDefined();
+  expect(readdirSync(join(data, aside!)).length).toBe(1);
 });
