@@ -67,7 +67,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
   for (const name of segmentNames(dir)) {
     seq = Math.max(seq, Number(SEGMENT.exec(name)![1]));
     const seg: Segment = { file: join(dir, name), lastBatch: 0 };
-    for (const b of readSegment(seg.file, 0, Infinity)) {
+    for (const b of readSegment(seg.file, 0, Infinity, [])) {
       seg.lastBatch = Math.max(seg.lastBatch, b.id);
       for (const e of b.entries) lastEntry = Math.max(lastEntry, e[0]);
     }
@@ -122,7 +122,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
     },
     batches(after, through) {
       const out: JournalBatch[] = [];
-      for (const seg of active ? [...closed, active] : closed) out.push(...readSegment(seg.file, after, through));
+      for (const seg of active ? [...closed, active] : closed) readSegment(seg.file, after, through, out);
       return out;
     },
     dropBatches(batchId) {
@@ -149,7 +149,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
 export function readJournalBatches(dataDir: string, after = 0, through = Infinity): JournalBatch[] {
   const dir = join(dataDir, JOURNAL_DIR);
   const out: JournalBatch[] = [];
-  for (const name of segmentNames(dir)) out.push(...readSegment(join(dir, name), after, through));
+  for (const name of segmentNames(dir)) readSegment(join(dir, name), after, through, out);
   return out;
 }
 
@@ -207,16 +207,19 @@ function encodeRecord(batchId: number, entries: readonly StoredEntry[]): Buffer 
   return record;
 }
 
-/** A segment's sound records in (after, through]; the JSON of the others is not parsed. */
-function readSegment(file: string, after: number, through: number): JournalBatch[] {
+/**
+ * Adds a segment's sound records in (after, through] to `out` and returns it; the JSON of the others
+ * is not parsed. (Appended one by one: a segment from a long outage can hold more batches than a
+ * spread's arguments may number.)
+ */
+function readSegment(file: string, after: number, through: number, out: JournalBatch[]): JournalBatch[] {
   let data: Buffer;
   try {
     data = readFileSync(file);
   } catch (err) {
-    if ((err as { code?: string }).code === "ENOENT") return [];
+    if ((err as { code?: string }).code === "ENOENT") return out;
     throw err;
   }
-  const out: JournalBatch[] = [];
   for (let off = 0; off + HEADER <= data.length; ) {
     const length = data.readUInt32LE(off);
     const end = off + HEADER + length;

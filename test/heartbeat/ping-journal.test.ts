@@ -7,7 +7,7 @@
  */
 import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
@@ -186,6 +186,32 @@ describe("the ping journal's store statements", () => {
       again.close();
     });
   });
+
+  test("a segment from a long outage, with more batches than a spread's arguments may number, reads whole", () => {
+    withJournalDir((jdir) => {
+      // the record format written by hand: length, CRC-32 of the rest, batch id, JSON entries
+      const n = 2_100_000;
+      const payload = Buffer.from("[]");
+      const size = 16 + payload.length;
+      const data = Buffer.alloc(n * size);
+      for (let i = 0; i < n; i++) {
+        const off = i * size;
+        data.writeUInt32LE(payload.length, off);
+        data.writeDoubleLE(i + 1, off + 8);
+        payload.copy(data, off + 16);
+        data.writeUInt32LE(Bun.hash.crc32(data.subarray(off + 8, off + size)), off + 4);
+      }
+      mkdirSync(join(jdir, JOURNAL_DIR));
+      writeFileSync(join(jdir, JOURNAL_DIR, "000000000001.log"), data);
+      const batches = readJournalBatches(jdir);
+      expect(batches.length).toBe(n);
+      expect(batches.at(-1)).toEqual({ id: n, entries: [] });
+      const file = openPingJournal(jdir);
+      expect(file.lastIds().batch).toBe(n);
+      expect(file.batches(n - 2, n).map((b) => b.id)).toEqual([n - 1, n]);
+      file.close();
+    });
+  }, 60_000);
 
   test("a record a crash cut short, or one whose bytes changed, ends its segment's reading; the rest of the journal reads on", () => {
     withJournalDir((jdir) => {
