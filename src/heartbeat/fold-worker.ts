@@ -15,7 +15,8 @@
 import { Database } from "bun:sqlite";
 import { applyPragmas } from "../store/pragmas.ts";
 import { readJournalBatches } from "../store/ping-journal-file.ts";
-import { preparePingFold, takeSlice, type StoredEntry } from "../store/ping-journal.ts";
+import { preparePingFold, takeSlice } from "../store/ping-journal.ts";
+import { PendingPings } from "./pending-pings.ts";
 
 export type ToFoldWorker =
   | { type: "start"; databasePath: string; dataDir: string; region: string; slice: number }
@@ -45,27 +46,14 @@ let running: Promise<void> | null = null;
 const post = (m: FromFoldWorker) => postMessage(m);
 
 async function pass(after: number, through: number): Promise<void> {
-  const byMonitor = new Map<number, StoredEntry[]>();
-  for (const batch of readJournalBatches(dataDir, after, through)) {
-    for (const e of batch.entries) {
-      const list = byMonitor.get(e[1]);
-      if (list === undefined) byMonitor.set(e[1], [e]);
-      else list.push(e);
-    }
-  }
-  const order = [...byMonitor.keys()].sort((a, b) => a - b);
+  const pending = new PendingPings();
+  for (const batch of readJournalBatches(dataDir, after, through)) pending.addBatch(batch.id, batch.entries);
+  const order = pending.monitorIds();
   let pings = 0;
   for (let i = 0; i < order.length && !stopping; ) {
-    const { monitors, done, next } = takeSlice(order, i, slice, (id) => byMonitor.get(id));
+    const { monitors, done, next } = takeSlice(order, i, slice, (id) => pending.of(id));
     i = next;
-    main!.exec("BEGIN IMMEDIATE");
-    try {
-      pings += fold!.fold(monitors);
-      main!.exec("COMMIT");
-    } catch (err) {
-      if (main!.inTransaction) main!.exec("ROLLBACK");
-      throw err;
-    }
+    pings += main!.transaction(() => fold!.fold(monitors)).immediate();
     post({ type: "folded", monitors: done });
     // the lock is free between slices: a writer on the serving thread waiting for it gets its turn
     await Bun.sleep(1);

@@ -61,7 +61,6 @@ self.onmessage = (e) => {
 };
 `;
 
-
 export async function startCheckpointer(store: Store, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
   const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
   const worker = new Worker(url);

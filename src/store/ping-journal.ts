@@ -10,11 +10,11 @@
  * rows share their index pages.
  *
  * Why outside the main database: the fold's inserts still cost ~4 µs a ping (BENCHMARKS.md), and
- * on the thread that serves pings they were a fifth of its time. A
- * fold worker (heartbeat/fold-worker.ts) does them on its own connection, and because the journal
- * is not in the main database, a plain ping's append never waits for its write lock while the
- * worker holds it (a worker folding a journal kept in the main database left the serving thread
- * idle 22% of the time, waiting on that lock).
+ * on the thread that serves pings they were a fifth of its time. A fold worker
+ * (heartbeat/fold-worker.ts) does them on its own connection, and because the journal is not in the
+ * main database, a plain ping's append never waits for its write lock while the worker holds it (a
+ * worker folding a journal kept in the main database left the serving thread idle 22% of the time,
+ * waiting on that lock).
  *
  * Which entries are folded is each monitor's watermark (monitors.heartbeat_journal_through, the
  * newest entry id folded), moved in the fold's own transaction: the worker and a reader's settle
