@@ -44,24 +44,25 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const legacy = legacyJournal(ctx.store.sqlite);
   const oldTable = legacy.entries();
   const oldFile = readSqliteJournal(ctx.config.dataDir);
-  const onDisk = file.lastIds();
+  const onDisk = file.batches(0, Infinity);
+  const lastBatch = onDisk.reduce((n, b) => Math.max(n, b.id), 0);
   const marks = watermarks(ctx.store.sqlite);
+  const found = [...oldTable.map(storedEntry), ...oldFile.map(storedEntry), ...onDisk.flatMap((b) => b.entries)];
   // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
-  let lastId = onDisk.entry;
-  for (const e of oldTable) if (e.id > lastId) lastId = e.id;
-  for (const e of oldFile) if (e.id > lastId) lastId = e.id;
+  let lastId = 0;
+  for (const e of found) if (e[0] > lastId) lastId = e[0];
   for (const mark of marks.values()) if (mark > lastId) lastId = mark;
-  const pending = new PendingPings(lastId, onDisk.batch);
+  const pending = new PendingPings(lastId, lastBatch);
   const unfolded = (e: StoredEntry) => e[0] > (marks.get(e[1]) ?? Infinity);
   // in id order, whichever place they come from: a monitor's pending entries must be
-  const replay = [...oldTable.map(storedEntry), ...oldFile.map(storedEntry), ...file.batches(0, onDisk.batch).flatMap((b) => b.entries)].filter(unfolded).sort((a, b) => a[0] - b[0]);
+  const replay = found.filter(unfolded).sort((a, b) => a[0] - b[0]);
   for (const e of replay) pending.add(e);
   const left = replay.length;
   const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
-  if (left > 0 || onDisk.batch > 0) await writer.foldAll();
+  if (left > 0 || lastBatch > 0) await writer.foldAll();
   if (oldTable.length > 0 && pending.size === 0) await ctx.writes.run(async () => legacy.clearThrough(oldTable.at(-1)!.id));
   if (pending.size === 0) removeSqliteJournal(ctx.config.dataDir);
   if (left > 0) log.info("folded the pings the last run journaled", { pings: left });

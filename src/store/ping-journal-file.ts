@@ -39,8 +39,6 @@ export interface PingJournalFile {
   batches(afterBatchId: number, throughBatchId: number): JournalBatch[];
   /** Deletes what holds only batches up to `batchId` (everything in them is folded) and starts a new segment. */
   dropBatches(batchId: number): void;
-  /** The newest batch id and the newest entry id on disk when the journal was opened, or written since (0: none). */
-  lastIds(): { batch: number; entry: number };
   /** the directory */
   path: string;
   close(): void;
@@ -61,17 +59,13 @@ export function openPingJournal(dataDir: string): PingJournalFile {
   const dir = join(dataDir, JOURNAL_DIR);
   mkdirSync(dir, { recursive: true });
   const closed: Segment[] = [];
-  let lastBatch = 0;
-  let lastEntry = 0;
   let seq = 0;
+  // which batches each segment holds, from the record headers alone: whoever replays the entries
+  // (start-up) reads them through batches()
   for (const name of segmentNames(dir)) {
     seq = Math.max(seq, Number(SEGMENT.exec(name)![1]));
     const seg: Segment = { file: join(dir, name), lastBatch: 0 };
-    for (const b of readSegment(seg.file, 0, Infinity, [])) {
-      seg.lastBatch = Math.max(seg.lastBatch, b.id);
-      for (const e of b.entries) lastEntry = Math.max(lastEntry, e[0]);
-    }
-    lastBatch = Math.max(lastBatch, seg.lastBatch);
+    eachRecord(readSegmentFile(seg.file), (id) => (seg.lastBatch = Math.max(seg.lastBatch, id)));
     closed.push(seg);
   }
 
@@ -117,8 +111,6 @@ export function openPingJournal(dataDir: string): PingJournalFile {
       }
       seg.size += record.length;
       seg.lastBatch = batchId;
-      lastBatch = Math.max(lastBatch, batchId);
-      for (const e of entries) if (e[0] > lastEntry) lastEntry = e[0];
     },
     batches(after, through) {
       const out: JournalBatch[] = [];
@@ -133,7 +125,6 @@ export function openPingJournal(dataDir: string): PingJournalFile {
         closed.splice(i, 1);
       }
     },
-    lastIds: () => ({ batch: lastBatch, entry: lastEntry }),
     close: () => {
       if (active !== null) closeSync(active.fd);
       active = null;
@@ -213,20 +204,30 @@ function encodeRecord(batchId: number, entries: readonly StoredEntry[]): Buffer 
  * spread's arguments may number.)
  */
 function readSegment(file: string, after: number, through: number, out: JournalBatch[]): JournalBatch[] {
-  let data: Buffer;
+  const data = readSegmentFile(file);
+  eachRecord(data, (id, start, end) => {
+    if (id > after && id <= through) out.push({ id, entries: JSON.parse(data.toString("utf8", start, end)) as StoredEntry[] });
+  });
+  return out;
+}
+
+/** A segment's bytes; none for a segment deleted meanwhile (only folded batches are deleted). */
+function readSegmentFile(file: string): Buffer {
   try {
-    data = readFileSync(file);
+    return readFileSync(file);
   } catch (err) {
-    if ((err as { code?: string }).code === "ENOENT") return out;
+    if ((err as { code?: string }).code === "ENOENT") return Buffer.alloc(0);
     throw err;
   }
+}
+
+/** Each sound record's batch id and where its entries' JSON lies, up to the first short or corrupt one. */
+function eachRecord(data: Buffer, visit: (id: number, start: number, end: number) => void): void {
   for (let off = 0; off + HEADER <= data.length; ) {
     const length = data.readUInt32LE(off);
     const end = off + HEADER + length;
-    if (end > data.length || Bun.hash.crc32(data.subarray(off + 8, end)) !== data.readUInt32LE(off + 4)) break;
-    const id = data.readDoubleLE(off + 8);
-    if (id > after && id <= through) out.push({ id, entries: JSON.parse(data.toString("utf8", off + HEADER, end)) as StoredEntry[] });
+    if (end > data.length || Bun.hash.crc32(data.subarray(off + 8, end)) !== data.readUInt32LE(off + 4)) return;
+    visit(data.readDoubleLE(off + 8), off + HEADER, end);
     off = end;
   }
-  return out;
 }

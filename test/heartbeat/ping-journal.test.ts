@@ -159,10 +159,11 @@ describe("the ping journal's store statements", () => {
     withJournalDir((jdir) => {
       const file = openPingJournal(jdir);
       try {
-        expect(file.lastIds()).toEqual({ batch: 0, entry: 0 });
+        expect(file.batches(0, Infinity)).toEqual([]);
         file.append(1, stored([entry(1, 1000), entry(2, 2000)]));
         file.append(2, stored([entry(3, 1500)]));
-        expect(file.lastIds()).toEqual({ batch: 2, entry: 3 });
+        // [batch id, newest entry id]
+        expect(file.batches(0, Infinity).map((b) => [b.id, b.entries.at(-1)![0]])).toEqual([[1, 2], [2, 3]]);
         expect(file.batches(0, 1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
         expect(file.batches(1, 10).map((b) => b.id)).toEqual([2]);
         expect(readJournalFile(jdir)).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
@@ -180,9 +181,9 @@ describe("the ping journal's store statements", () => {
       } finally {
         file.close();
       }
-      // a writer opened again knows the newest ids of what is left, and never appends to an old segment
+      // a writer opened again finds nothing left
       const again = openPingJournal(jdir);
-      expect(again.lastIds()).toEqual({ batch: 0, entry: 0 });
+      expect(again.batches(0, Infinity)).toEqual([]);
       again.close();
     });
   });
@@ -207,8 +208,12 @@ describe("the ping journal's store statements", () => {
       expect(batches.length).toBe(n);
       expect(batches.at(-1)).toEqual({ id: n, entries: [] });
       const file = openPingJournal(jdir);
-      expect(file.lastIds().batch).toBe(n);
       expect(file.batches(n - 2, n).map((b) => b.id)).toEqual([n - 1, n]);
+      // the writer opened on it knows its newest batch is n: the segment goes only once n is folded
+      file.dropBatches(n - 1);
+      expect(segments(jdir).length).toBe(1);
+      file.dropBatches(n);
+      expect(segments(jdir)).toEqual([]);
       file.close();
     });
   }, 60_000);
@@ -233,7 +238,7 @@ describe("the ping journal's store statements", () => {
       writeFileSync(path, whole.subarray(0, whole.length - 1));
       // a new writer starts a segment of its own; what it writes reads after the cut record
       const next = openPingJournal(jdir);
-      expect(next.lastIds()).toEqual({ batch: 1, entry: 1 });
+      expect(next.batches(0, Infinity)).toEqual([{ id: 1, entries: stored([entry(1, 1000)]) }]);
       next.append(3, stored([entry(3, 3000)]));
       next.close();
       expect(segments(jdir).length).toBe(2);
