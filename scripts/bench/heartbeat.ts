@@ -7,8 +7,9 @@
  * monitors, pings every monitor once (unknown → up, so the measured run is the steady state), then
  * drives it with the load generator over all the tokens. A bare Bun.serve child is driven with the
  * same generator for half the duration before Vigil starts and half after it stops; the output has
- * accepted pings/s, p50/p99 latency, the bare server's figures and the ratio to their mean. Finally it checks, token by token, that every acknowledged (2xx) ping of the measured run
- * is in monitor_events or the ping journal: a 200 must mean durable.
+ * accepted pings/s, p50/p99 latency, the bare server's figures and the ratio to their mean. Finally
+ * it checks, token by token, that every acknowledged (2xx) ping of the measured run is in
+ * monitor_events or the ping journal: a 200 must mean durable.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -167,7 +168,6 @@ export async function main(args: string[]): Promise<number> {
     if (e.at < measuredFrom || e.id <= (marks.get(e.monitorId) ?? Infinity)) continue;
     const t = tokenOf.get(e.monitorId)!;
     recorded.set(t, (recorded.get(t) ?? 0) + 1);
-    rows.push({ token: t, n: 1 });
   }
   let missing = 0;
   let acked = 0;
@@ -175,7 +175,8 @@ export async function main(args: string[]): Promise<number> {
     acked += n;
     missing += Math.max(0, n - (recorded.get(tokens[k]!) ?? 0));
   }
-  const totalRecorded = rows.reduce((s, r) => s + r.n, 0);
+  let totalRecorded = 0;
+  for (const n of recorded.values()) totalRecorded += n;
 
   const sustained = vigilRun.ok / (o.duration + stopMs / 1000);
   const bareRate = (bareBefore.run.perSecond + bareAfter.run.perSecond) / 2;
