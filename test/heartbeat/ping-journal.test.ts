@@ -15,7 +15,7 @@ import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
 import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile, SQLITE_JOURNAL_FILE } from "../../src/store/ping-journal-file.ts";
-import { legacyJournal, preparePingFold, storedEntry, type JournalEntry } from "../../src/store/ping-journal.ts";
+import { legacyJournal, preparePingFold, ROWS_PER_INSERT, storedEntry, type JournalEntry, type StoredEntry } from "../../src/store/ping-journal.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
@@ -271,6 +271,34 @@ describe("the ping journal's store statements", () => {
     const before = count("monitor_events");
     expect(store.sqlite.transaction(() => f.fold([stored([entry(11, 3000, 999_999)]), stored([entry(10, 3000)])]))()).toBe(1);
     expect(count("monitor_events")).toBe(before + 1);
+  });
+
+  test("a fold of more rows than one INSERT takes writes every row once, in monitor then entry order, with its own values", async () => {
+    const account = (store.sqlite.query("SELECT account_id AS a FROM monitors WHERE id = ?").get(monitorId) as { a: number }).a;
+    const other = (await store.db
+      .insertInto("monitors")
+      .values({ account_id: account, name: "job 2", monitor_type: "heartbeat", target: null, interval_sec: 60, timeout_ms: 1000, group_id: null, created_at: 1, updated_at: 1, heartbeat_token: randomToken(24), heartbeat_period_sec: 60, last_status: "up" } as never)
+      .returning("id")
+      .executeTakeFirstOrThrow()).id;
+    const f = preparePingFold(store.sqlite, "eu-west");
+    // ROWS_PER_INSERT twice over and a remainder, then a monitor whose first entries are folded already
+    const first = Array.from({ length: 2 * ROWS_PER_INSERT + 6 }, (_, i): StoredEntry => [1000 + i, other, 100_000 + i, `10.0.${i >> 8}.${i & 255}`, i % 3 === 0 ? i : null, 200_000 + i]);
+    const second: StoredEntry[] = [1, 2, 3].map((k) => [2000 + k, monitorId, 300_000 + k, null, null, 400_000 + k]);
+    store.sqlite.run("UPDATE monitors SET heartbeat_journal_through = 2001 WHERE id = ?", [monitorId]);
+    const eventsBefore = (store.sqlite.query("SELECT coalesce(max(id), 0) AS n FROM monitor_events").get() as { n: number }).n;
+    const checksBefore = (store.sqlite.query("SELECT coalesce(max(id), 0) AS n FROM checks").get() as { n: number }).n;
+    expect(store.sqlite.transaction(() => f.fold([first, second]))()).toBe(first.length + 2);
+    const events = store.sqlite.query("SELECT monitor_id AS m, kind, at, result, source_ip AS ip, duration_ms AS d FROM monitor_events WHERE id > ? ORDER BY id").all(eventsBefore);
+    const checks = store.sqlite.query("SELECT monitor_id AS m, region, status, checked_at AS at, latency_ms AS d FROM checks WHERE id > ? ORDER BY id").all(checksBefore);
+    const written = [...first, ...second.slice(1)];
+    expect(events).toEqual(written.map((e) => ({ m: e[1], kind: "ping", at: e[2], result: "accepted", ip: e[3], d: e[4] })));
+    expect(checks).toEqual(written.map((e) => ({ m: e[1], region: "eu-west", status: "up", at: e[2], d: e[4] })));
+    const marks = store.sqlite.query("SELECT id, heartbeat_journal_through AS mark, heartbeat_last_ping_at AS last FROM monitors WHERE id IN (?, ?) ORDER BY id").all(monitorId, other);
+    expect(marks).toEqual([
+      { id: monitorId, mark: 2003, last: 300_003 },
+      { id: other, mark: 1000 + first.length - 1, last: 100_000 + first.length - 1 },
+    ]);
+    store.sqlite.run("DELETE FROM monitors WHERE id = ?", [other]);
   });
 
   test("the ping_journal table (older builds, backups) keeps entries until cleared", () => {
