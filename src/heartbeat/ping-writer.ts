@@ -176,7 +176,10 @@ export class PingWriter {
     this.worker = null;
     await worker?.stop();
     await this.folding;
+    const pings = this.journal.pending.size;
+    const t = performance.now();
     await this.foldAll();
+    if (pings > 0) this.log.info("folded the journaled pings before stopping", { pings, ms: Math.round(performance.now() - t) });
   }
 
   /** pending entries, plus one while folded batches' segments are still on disk */

@@ -382,7 +382,7 @@ describe("the ping journal across a restart", () => {
    */
   async function acrossRestart(
     before: (server: TestServer, m: Monitor, up: number) => Promise<void>,
-    after: (second: TestServer, m: Monitor, up: number) => Promise<void>,
+    after: (second: TestServer, m: Monitor, up: number, first: TestServer) => Promise<void>,
   ): Promise<void> {
     const server = await startTestServer(flags, { keepData: true });
     const dir = server.dataDir;
@@ -394,7 +394,7 @@ describe("the ping journal across a restart", () => {
       await before(server, m, up);
       await server.stop();
       second = await startTestServer(flags, { dataDir: dir });
-      await after(second, m, up);
+      await after(second, m, up, server);
     } finally {
       await second?.stop();
       rmSync(dir, { recursive: true, force: true });
@@ -428,7 +428,8 @@ describe("the ping journal across a restart", () => {
       async (server, m) => {
         for (let i = 0; i < 2; i++) await ping(server.url, m.token); // after the one written directly, two journaled; the stop folds them
       },
-      async (second, m) => {
+      async (second, m, _up, first) => {
+        expect(first.logs.some((l) => l.component === "heartbeat" && l.msg === "folded the journaled pings before stopping" && l.pings === 2 && typeof l.ms === "number")).toBe(true);
         expect(batchRows(second)).toBe(0);
         const mark = watermark(second, m.id);
         expect(mark).toBeGreaterThan(0);
