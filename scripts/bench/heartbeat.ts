@@ -1,7 +1,7 @@
 /**
  * Heartbeat ping throughput:
  *   npm run bench -- heartbeat [--monitors N] [--duration S] [--connections C] [--generator wrk|autocannon]
- *                              [--keep] [--profile DIR]
+ *                              [--memory 1000,10000,100000 | --skip-memory] [--keep] [--profile DIR]
  *
  * Starts the real server (`vigil serve`, a child process) on a temp data dir holding N heartbeat
  * monitors, pings every monitor once (unknown → up, so the measured run is the steady state), then
@@ -9,7 +9,10 @@
  * same generator for half the duration before Vigil starts and half after it stops; the output has
  * accepted pings/s, p50/p99 latency, the bare server's figures and the ratio to their mean. Finally
  * it checks, token by token, that every acknowledged (2xx) ping of the measured run is in
- * monitor_events or the ping journal: a 200 must mean durable.
+ * monitor_events or the ping journal: a 200 must mean durable. Then memory per heartbeat monitor at
+ * growing counts: each pinged once, so each has its deadline in the one timer heap and its token and
+ * row cached, as in the steady state; RSS over an empty server's, divided by the count, beside one
+ * plain setTimeout per monitor.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,7 +23,8 @@ import { openStore } from "../../src/store/database.ts";
 import { readJournalFile } from "../../src/store/ping-journal-file.ts";
 import { watermarks } from "../../src/store/ping-journal.ts";
 import { fmt, pickGenerator, pool, runLoad, type Generator, type LoadResult } from "./lib/load.ts";
-import { cpuMeter, machine, spawnUntil, startVigil } from "./lib/proc.ts";
+import { memoryTable } from "./lib/memory.ts";
+import { cpuMeter, machine, rssBytes, spawnUntil, startVigil } from "./lib/proc.ts";
 
 interface Options {
   monitors: number;
@@ -30,10 +34,12 @@ interface Options {
   keep: boolean;
   /** write the server's CPU profile (markdown) into this directory */
   profile: string | null;
+  /** heartbeat monitor counts to measure memory at (none: skip) */
+  memory: number[];
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { monitors: 10_000, duration: 10, connections: 64, generator: null, keep: false, profile: null };
+  const o: Options = { monitors: 10_000, duration: 10, connections: 64, generator: null, keep: false, profile: null, memory: [1000, 10_000, 100_000] };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const v = () => Number(args[++i]);
@@ -43,6 +49,8 @@ function parseArgs(args: string[]): Options {
     else if (a === "--generator") o.generator = args[++i]!;
     else if (a === "--keep") o.keep = true;
     else if (a === "--profile") o.profile = args[++i]!;
+    else if (a === "--memory") o.memory = args[++i]!.split(",").map(Number);
+    else if (a === "--skip-memory") o.memory = [];
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -103,6 +111,36 @@ async function measureBare(gen: Generator, paths: string[], connections: number,
     bare.proc.kill("SIGTERM");
     await bare.proc.exited;
   }
+}
+
+/** How long after its pings a server's RSS is read: past the first fold pass and a few GC cycles. */
+const MEMORY_SETTLE_MS = 15_000;
+
+async function memoryRun(o: Options): Promise<boolean> {
+  console.log("");
+  console.log(`memory per heartbeat monitor (each pinged once: its deadline in the timer heap, its token and row cached; RSS ${MEMORY_SETTLE_MS / 1000} s after the pings minus an empty server's):`);
+  let ok = true;
+  await memoryTable("monitors", o.memory, async (n) => {
+    const dir = mkdtempSync(join(tmpdir(), "vigil-bench-hbmem-"));
+    try {
+      const tokens = await seedHeartbeats(dir, n);
+      const vigil = await startVigil(dir, ["--log-level", "info", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000"]);
+      try {
+        const bad = await warmUp(vigil.url, tokens.map((t) => `/h/${t}`));
+        if (bad) {
+          console.log(`  ${fmt(bad)} of ${fmt(n)} pings were not accepted`);
+          ok = false;
+        }
+        await Bun.sleep(MEMORY_SETTLE_MS);
+        return rssBytes(vigil.pid);
+      } finally {
+        await vigil.stop();
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+  return ok;
 }
 
 export async function main(args: string[]): Promise<number> {
@@ -201,7 +239,8 @@ export async function main(args: string[]): Promise<number> {
   if (acked !== vigilRun.ok) console.log(`warning: ${fmt(vigilRun.ok - acked)} 2xx answers carried no request id`);
   if (!o.keep) rmSync(dir, { recursive: true, force: true });
   else console.log(`data kept in ${dir}`);
-  return missing === 0 && acked === vigilRun.ok ? 0 : 1;
+  const memoryOk = o.memory.length ? await memoryRun(o) : true;
+  return missing === 0 && acked === vigilRun.ok && memoryOk ? 0 : 1;
 }
 
 if (import.meta.main) process.exit(await main(process.argv.slice(2)));

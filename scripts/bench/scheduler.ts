@@ -17,6 +17,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openStore } from "../../src/store/database.ts";
 import { fmt } from "./lib/load.ts";
+import { memoryTable } from "./lib/memory.ts";
 import { histogramQuantile, scrape, total, type Scrape } from "./lib/metrics.ts";
 import { cpuMeter, cpuSeconds, machine, rssBytes, spawnUntil, startVigil, type Child } from "./lib/proc.ts";
 import { seedAccount, seedMonitors } from "./lib/seed.ts";
@@ -144,22 +145,10 @@ async function schedulerRun(o: Options, list: TargetList, targets: Child): Promi
   }
 }
 
-const TIMER_REFERENCE = `
-const n = Number(process.argv[1] ?? process.argv[2]);
-Bun.gc(true);
-const before = process.memoryUsage().rss;
-const keep = [];
-for (let i = 0; i < n; i++) { const m = { id: i, next: Date.now() + 60000 + i }; keep.push(setTimeout(() => m.id, 3_600_000)); }
-Bun.gc(true);
-await Bun.sleep(500);
-console.log("timers " + (process.memoryUsage().rss - before));
-process.exit(0);
-`;
-
 async function memoryRun(o: Options, list: TargetList): Promise<void> {
   console.log("");
   console.log("memory per monitor (http monitors, interval 60 s, RSS 20 s after start minus an empty server's):");
-  const rssAfter = async (n: number): Promise<number> => {
+  await memoryTable("monitors", o.memory, async (n) => {
     const dir = mkdtempSync(join(tmpdir(), "vigil-bench-mem-"));
     try {
       seedScheduler(dir, list, n, 0, o.interval, 5_000);
@@ -173,17 +162,7 @@ async function memoryRun(o: Options, list: TargetList): Promise<void> {
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
-  };
-  const base = await rssAfter(0);
-  console.log(`  empty server        ${fmt(base / MiB)} MiB`);
-  console.log("  monitors     RSS MiB   bytes/monitor   reference: bytes per plain setTimeout");
-  for (const n of o.memory) {
-    const rss = await rssAfter(n);
-    const ref = await spawnUntil([process.execPath, "-e", TIMER_REFERENCE, String(n)], (l) => l.startsWith("timers "));
-    const refBytes = Number(ref.line.slice(7)) / n;
-    await ref.proc.exited;
-    console.log(`  ${fmt(n).padStart(8)} ${fmt(rss / MiB).padStart(11)} ${fmt((rss - base) / n).padStart(15)}   ${fmt(refBytes).padStart(10)}`);
-  }
+  });
 }
 
 export async function main(args: string[]): Promise<number> {
