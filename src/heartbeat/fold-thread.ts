@@ -5,6 +5,7 @@
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
+import { startWorkerThread } from "../lib/worker-thread.ts";
 import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
 
 export interface FoldThread {
@@ -37,78 +38,53 @@ const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/r
 
 /** Starts the worker; rejects if it does not start (its module missing, a failure in it) within 10 s. */
 export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread> {
-  const worker = new Worker(o.module ?? WORKER_MODULE);
   let pass: ((ok: boolean) => void) | null = null;
-  let onStarted: (() => void) | null = null;
-  let onStartFailed: ((err: Error) => void) | null = null;
-  let onStopped: (() => void) | null = null;
-  let alive = true;
   // a pass's failures other than the store's: once a minute in the log, not every few seconds
   const errorLog = new FixedWindowLimiter<"failed">(60_000);
-  const send = (m: ToFoldWorker) => worker.postMessage(m);
   const settle = (ok: boolean) => {
     const p = pass;
     pass = null;
     p?.(ok);
   };
-  worker.onmessage = (e: MessageEvent<FromFoldWorker>) => {
-    const m = e.data;
-    if (m.type === "folded") o.onFolded(m.monitors);
-    else if (m.type === "passed") settle(true);
-    else if (m.type === "interrupted") settle(false);
-    else if (m.type === "failed") {
-      // a full disk fails every pass: reported as every writer reports it, once a minute
-      const storage = storageFailure({ code: m.code });
-      if (storage) logStorageFailure(o.log, storage, { journaled_pings_waiting: true });
-      else if (errorLog.take("failed", 1, Date.now())) o.log.error("folding the ping journal failed; its pings stay journaled", { error: m.message });
+  const thread = await startWorkerThread<ToFoldWorker, FromFoldWorker>({
+    name: "the fold worker",
+    url: o.module ?? WORKER_MODULE,
+    start: { type: "start", databasePath: o.databasePath, dataDir: o.dataDir, region: o.region, slice: o.slice },
+    onMessage(m) {
+      if (m.type === "folded") o.onFolded(m.monitors);
+      else if (m.type === "passed") settle(true);
+      else if (m.type === "interrupted") settle(false);
+      else if (m.type === "failed") {
+        // a full disk fails every pass: reported as every writer reports it, once a minute
+        const storage = storageFailure({ code: m.code });
+        if (storage) logStorageFailure(o.log, storage, { journaled_pings_waiting: true });
+        else if (errorLog.take("failed", 1, Date.now())) o.log.error("folding the ping journal failed; its pings stay journaled", { error: m.message });
+        settle(false);
+      }
+    },
+    // A worker that failed is not trusted again: what it left pending is folded by the serving
+    // thread (ping-writer.ts), whose passes are as correct, only on the thread that serves pings.
+    onFailed(error) {
+      o.log.error("the fold worker failed; the serving thread folds the ping journal from now on", { error });
       settle(false);
-    } else if (m.type === "started") onStarted?.();
-    else if (m.type === "stopped") onStopped?.();
-  };
-  // A worker that failed is not trusted again: what it left pending is folded by the serving
-  // thread (ping-writer.ts), whose passes are as correct, only on the thread that serves pings.
-  worker.onerror = (e) => {
-    if (!alive) return;
-    alive = false;
-    o.log.error("the fold worker failed; the serving thread folds the ping journal from now on", { error: e.message });
-    onStartFailed?.(new Error(`the fold worker failed to start: ${e.message}`));
-    settle(false);
-    onStopped?.();
-    worker.terminate();
-  };
-  const startLimit = setTimeout(() => onStartFailed?.(new Error("the fold worker did not start within 10 s")), 10_000);
-  try {
-    await new Promise<void>((resolve, reject) => {
-      onStarted = resolve;
-      onStartFailed = reject;
-      send({ type: "start", databasePath: o.databasePath, dataDir: o.dataDir, region: o.region, slice: o.slice });
-    });
-  } catch (err) {
-    alive = false;
-    worker.terminate();
-    throw err;
-  } finally {
-    clearTimeout(startLimit);
-    onStartFailed = null;
-  }
+    },
+  });
   let stopped = false;
   return {
     get alive() {
-      return alive;
+      return thread.alive;
     },
     fold(after, through) {
-      if (stopped || !alive) return Promise.resolve(false);
+      if (stopped || !thread.alive) return Promise.resolve(false);
       return new Promise<boolean>((resolve) => {
         pass = resolve;
-        send({ type: "fold", after, through });
+        thread.send({ type: "fold", after, through });
       });
     },
     async stop() {
-      if (stopped) return;
       stopped = true;
-      if (alive) await Promise.race([new Promise<void>((resolve) => ((onStopped = resolve), send({ type: "stop" }))), Bun.sleep(5000)]);
+      await thread.stop({ type: "stop" }, 5000);
       settle(false);
-      worker.terminate();
     },
   };
 }

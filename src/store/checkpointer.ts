@@ -14,6 +14,7 @@
  */
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
+import { startWorkerThread, type WorkerThread } from "../lib/worker-thread.ts";
 import type { Store } from "./database.ts";
 
 export interface CheckpointerOptions {
@@ -22,11 +23,15 @@ export interface CheckpointerOptions {
   /** WAL frames (pages) past which a RESTART checkpoint resets the log (default 65,536: 256 MiB) */
   restartAboveFrames?: number;
   log?: Logger;
+  /** the worker's source (tests); default WORKER_SOURCE */
+  workerSource?: string;
 }
 
 export interface Checkpointer {
   /** checkpoints run so far, and the last one's WAL size in frames */
   readonly stats: { runs: number; walFrames: number; errors: number };
+  /** false when the worker did not start or failed since: the writing connection checkpoints itself */
+  readonly running: boolean;
   /** Stops the worker and gives checkpoints back to the writing connection. */
   stop(): Promise<void>;
 }
@@ -61,43 +66,67 @@ self.onmessage = (e) => {
 };
 `;
 
+/**
+ * Starts the worker and takes checkpoints away from the writing connection. A worker that does not
+ * start, or fails later, is logged and the writing connection gets its own checkpoints back: the
+ * WAL must never grow without bound because a thread died.
+ */
 export async function startCheckpointer(store: Store, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
-  const url = URL.createObjectURL(new Blob([WORKER_SOURCE], { type: "application/javascript" }));
-  const worker = new Worker(url);
+  const url = URL.createObjectURL(new Blob([opts.workerSource ?? WORKER_SOURCE], { type: "application/javascript" }));
   const stats = { runs: 0, walFrames: 0, errors: 0 };
   // failures logged once a minute, not every few hundred milliseconds
   const errorLog = new FixedWindowLimiter<"failed">(60_000);
-  let onStopped: (() => void) | null = null;
-  let onStarted: (() => void) | null = null;
-  worker.onmessage = (e: MessageEvent) => {
-    const m = e.data as { type: string; log?: number; message?: string };
-    if (m.type === "ran") {
-      stats.runs++;
-      stats.walFrames = m.log ?? 0;
-    } else if (m.type === "error") {
-      stats.errors++;
-      if (errorLog.take("failed", 1, Date.now())) opts.log?.warn("WAL checkpoint failed; retrying", { error: m.message, failures: stats.errors });
-    } else if (m.type === "started") onStarted?.();
-    else if (m.type === "stopped") onStopped?.();
-  };
-  await new Promise<void>((resolve) => {
-    onStarted = resolve;
-    worker.postMessage({ type: "start", path: store.path, everyMs: opts.everyMs ?? 250, restartAbove: opts.restartAboveFrames ?? 65_536 });
-  });
-  // only once the worker runs: the writer never goes without checkpoints; on stop it gets its
-  // own threshold (store/pragmas.ts) back
   const own = (store.sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+  let handedBack = false;
+  const handBack = () => {
+    if (handedBack) return;
+    handedBack = true;
+    try {
+      store.sqlite.exec(`PRAGMA wal_autocheckpoint = ${Number(own)}`);
+    } catch {
+      // the store is closed already (a failure during shutdown): there is nothing to hand back to
+    }
+  };
+  let thread: WorkerThread<ToWorker>;
+  try {
+    thread = await startWorkerThread<ToWorker, FromWorker>({
+      name: "the checkpoint worker",
+      url,
+      start: { type: "start", path: store.path, everyMs: opts.everyMs ?? 250, restartAbove: opts.restartAboveFrames ?? 65_536 },
+      onMessage(m) {
+        if (m.type === "ran") {
+          stats.runs++;
+          stats.walFrames = m.log;
+        } else if (m.type === "error") {
+          stats.errors++;
+          if (errorLog.take("failed", 1, Date.now())) opts.log?.warn("WAL checkpoint failed; retrying", { error: m.message, failures: stats.errors });
+        }
+      },
+      onFailed(error) {
+        handBack();
+        opts.log?.error("the checkpoint worker failed; the writing connection checkpoints the WAL itself from now on", { error });
+      },
+    });
+  } catch (err) {
+    URL.revokeObjectURL(url);
+    opts.log?.error("the checkpoint worker did not start; the writing connection checkpoints the WAL itself", { error: err instanceof Error ? err.message : String(err) });
+    return { stats, running: false, stop: async () => {} };
+  }
+  // only once the worker runs: the writer never goes without checkpoints; on stop, or when the
+  // worker fails, it gets its own threshold (store/pragmas.ts) back
   store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
-  let stopped = false;
   return {
     stats,
+    get running() {
+      return thread.alive;
+    },
     async stop() {
-      if (stopped) return;
-      stopped = true;
-      store.sqlite.exec(`PRAGMA wal_autocheckpoint = ${Number(own)}`);
-      await Promise.race([new Promise<void>((resolve) => ((onStopped = resolve), worker.postMessage({ type: "stop" }))), Bun.sleep(2000)]);
-      worker.terminate();
+      handBack();
+      await thread.stop({ type: "stop" }, 2000);
       URL.revokeObjectURL(url);
     },
   };
 }
+
+type ToWorker = { type: "start"; path: string; everyMs: number; restartAbove: number } | { type: "stop" };
+type FromWorker = { type: "ran"; log: number } | { type: "error"; message: string };

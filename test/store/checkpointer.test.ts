@@ -3,6 +3,7 @@ import { Database } from "bun:sqlite";
 import { rmSync, statSync } from "node:fs";
 import { startCheckpointer } from "../../src/store/checkpointer.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
+import { createLogger } from "../../src/lib/logger.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 
 let store: Store | null = null;
@@ -60,5 +61,45 @@ describe("WAL checkpointer", () => {
     } finally {
       await server.stop();
     }
+  });
+});
+
+describe("WAL checkpointer when its worker fails", () => {
+  function logger() {
+    const lines: Record<string, unknown>[] = [];
+    return { lines, log: createLogger("info", "store", (l) => lines.push(JSON.parse(l))) };
+  }
+
+  test("a worker that cannot load: the server still starts, and the writing connection keeps its own checkpoints", async () => {
+    dir = tempDir("vigil-ckpt-");
+    store = openStore(dir);
+    const own = autocheckpoint(store);
+    const { log, lines } = logger();
+    const ckpt = await startCheckpointer(store, { log, workerSource: "this is not JavaScript (" });
+    expect(ckpt.running).toBe(false);
+    expect(autocheckpoint(store)).toBe(own);
+    expect(lines.some((l) => l.level === "error" && String(l.msg).startsWith("the checkpoint worker did not start"))).toBe(true);
+    await ckpt.stop();
+    expect(autocheckpoint(store)).toBe(own);
+  });
+
+  test("a worker that fails after it started: the writing connection gets its checkpoints back, once, and it is logged", async () => {
+    dir = tempDir("vigil-ckpt-");
+    store = openStore(dir);
+    const own = autocheckpoint(store);
+    const { log, lines } = logger();
+    const failing = `self.onmessage = (e) => {
+      if (e.data.type === "start") { postMessage({ type: "started" }); setTimeout(() => { throw new Error("disk on fire"); }, 20); }
+    };`;
+    const ckpt = await startCheckpointer(store, { log, workerSource: failing });
+    expect(autocheckpoint(store)).toBe(0);
+    await waitFor(() => !ckpt.running, { timeoutMs: 5000 });
+    expect(ckpt.running).toBe(false);
+    expect(autocheckpoint(store)).toBe(own);
+    const failures = lines.filter((l) => l.level === "error" && String(l.msg).startsWith("the checkpoint worker failed"));
+    expect(failures.length).toBe(1);
+    expect(String(failures[0]!.error)).toContain("disk on fire");
+    await ckpt.stop();
+    expect(autocheckpoint(store)).toBe(own);
   });
 });
