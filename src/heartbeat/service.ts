@@ -16,7 +16,7 @@
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
-import { openPingJournal, readSqliteJournal, removeSqliteJournal } from "../store/ping-journal-file.ts";
+import { openPingJournal, readJournalBatches, readSqliteJournal, removeSqliteJournal } from "../store/ping-journal-file.ts";
 import { legacyJournal, preparePingFold, storedEntry, watermarks, type StoredEntry } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
@@ -44,7 +44,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const legacy = legacyJournal(ctx.store.sqlite);
   const oldTable = legacy.entries();
   const oldFile = readSqliteJournal(ctx.config.dataDir);
-  const onDisk = file.batches(0, Infinity);
+  const onDisk = readJournalBatches(ctx.config.dataDir);
   const lastBatch = onDisk.reduce((n, b) => Math.max(n, b.id), 0);
   const marks = watermarks(ctx.store.sqlite);
   const found = [...oldTable.map(storedEntry), ...oldFile.map(storedEntry), ...onDisk.flatMap((b) => b.entries)];

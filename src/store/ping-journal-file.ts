@@ -35,8 +35,6 @@ const SEGMENT = /^(\d{12})\.log$/;
 export interface PingJournalFile {
   /** Appends one batch's entries as batch `batchId`; throws (ENOSPC, EIO, ...) if they were not written. */
   append(batchId: number, entries: readonly StoredEntry[]): void;
-  /** Batches after `afterBatchId` up to `throughBatchId`, oldest first, as stored. */
-  batches(afterBatchId: number, throughBatchId: number): JournalBatch[];
   /** Deletes what holds only batches up to `batchId` (everything in them is folded) and starts a new segment. */
   dropBatches(batchId: number): void;
   /** the directory */
@@ -61,7 +59,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
   const closed: Segment[] = [];
   let seq = 0;
   // which batches each segment holds, from the record headers alone: whoever replays the entries
-  // (start-up) reads them through batches()
+  // (start-up) reads them with readJournalBatches
   for (const name of segmentNames(dir)) {
     seq = Math.max(seq, Number(SEGMENT.exec(name)![1]));
     const seg: Segment = { file: join(dir, name), lastBatch: 0 };
@@ -112,11 +110,6 @@ export function openPingJournal(dataDir: string): PingJournalFile {
       seg.size += record.length;
       seg.lastBatch = batchId;
     },
-    batches(after, through) {
-      const out: JournalBatch[] = [];
-      for (const seg of active ? [...closed, active] : closed) readSegment(seg.file, after, through, out);
-      return out;
-    },
     dropBatches(batchId) {
       closeActive();
       for (let i = closed.length - 1; i >= 0; i--) {
@@ -134,8 +127,8 @@ export function openPingJournal(dataDir: string): PingJournalFile {
 
 /**
  * The batches after `after` up to `through` in a data directory's journal, read without a writer
- * (the fold worker's passes, backups, tests). Segments deleted while it reads are skipped: only
- * folded batches are deleted.
+ * (start-up's replay, the fold worker's passes, backups, tests). Segments deleted while it reads are
+ * skipped: only folded batches are deleted.
  */
 export function readJournalBatches(dataDir: string, after = 0, through = Infinity): JournalBatch[] {
   const dir = join(dataDir, JOURNAL_DIR);
@@ -199,16 +192,15 @@ function encodeRecord(batchId: number, entries: readonly StoredEntry[]): Buffer 
 }
 
 /**
- * Adds a segment's sound records in (after, through] to `out` and returns it; the JSON of the others
- * is not parsed. (Appended one by one: a segment from a long outage can hold more batches than a
- * spread's arguments may number.)
+ * Adds a segment's sound records in (after, through] to `out`; the JSON of the others is not parsed.
+ * (Appended one by one: a segment from a long outage can hold more batches than a spread's
+ * arguments may number.)
  */
-function readSegment(file: string, after: number, through: number, out: JournalBatch[]): JournalBatch[] {
+function readSegment(file: string, after: number, through: number, out: JournalBatch[]): void {
   const data = readSegmentFile(file);
   eachRecord(data, (id, start, end) => {
     if (id > after && id <= through) out.push({ id, entries: JSON.parse(data.toString("utf8", start, end)) as StoredEntry[] });
   });
-  return out;
 }
 
 /** A segment's bytes; none for a segment deleted meanwhile (only folded batches are deleted). */

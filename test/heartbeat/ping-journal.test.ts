@@ -159,20 +159,20 @@ describe("the ping journal's store statements", () => {
     withJournalDir((jdir) => {
       const file = openPingJournal(jdir);
       try {
-        expect(file.batches(0, Infinity)).toEqual([]);
+        expect(readJournalBatches(jdir, 0, Infinity)).toEqual([]);
         file.append(1, stored([entry(1, 1000), entry(2, 2000)]));
         file.append(2, stored([entry(3, 1500)]));
         // [batch id, newest entry id]
-        expect(file.batches(0, Infinity).map((b) => [b.id, b.entries.at(-1)![0]])).toEqual([[1, 2], [2, 3]]);
-        expect(file.batches(0, 1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
-        expect(file.batches(1, 10).map((b) => b.id)).toEqual([2]);
+        expect(readJournalBatches(jdir, 0, Infinity).map((b) => [b.id, b.entries.at(-1)![0]])).toEqual([[1, 2], [2, 3]]);
+        expect(readJournalBatches(jdir, 0, 1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
+        expect(readJournalBatches(jdir, 1, 10).map((b) => b.id)).toEqual([2]);
         expect(readJournalFile(jdir)).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
         // batch 2 is not folded: its segment stays, and later batches go to a new one
         file.dropBatches(1);
         expect(segments(jdir).length).toBe(1);
         file.append(3, stored([entry(4, 3000)]));
         expect(segments(jdir).length).toBe(2);
-        expect(file.batches(0, 10).map((b) => b.id)).toEqual([1, 2, 3]);
+        expect(readJournalBatches(jdir, 0, 10).map((b) => b.id)).toEqual([1, 2, 3]);
         file.dropBatches(2);
         expect(segments(jdir).length).toBe(1);
         expect(readJournalBatches(jdir).map((b) => b.id)).toEqual([3]);
@@ -183,7 +183,7 @@ describe("the ping journal's store statements", () => {
       }
       // a writer opened again finds nothing left
       const again = openPingJournal(jdir);
-      expect(again.batches(0, Infinity)).toEqual([]);
+      expect(readJournalBatches(jdir, 0, Infinity)).toEqual([]);
       again.close();
     });
   });
@@ -208,7 +208,7 @@ describe("the ping journal's store statements", () => {
       expect(batches.length).toBe(n);
       expect(batches.at(-1)).toEqual({ id: n, entries: [] });
       const file = openPingJournal(jdir);
-      expect(file.batches(n - 2, n).map((b) => b.id)).toEqual([n - 1, n]);
+      expect(readJournalBatches(jdir, n - 2, n).map((b) => b.id)).toEqual([n - 1, n]);
       // the writer opened on it knows its newest batch is n: the segment goes only once n is folded
       file.dropBatches(n - 1);
       expect(segments(jdir).length).toBe(1);
@@ -238,7 +238,7 @@ describe("the ping journal's store statements", () => {
       writeFileSync(path, whole.subarray(0, whole.length - 1));
       // a new writer starts a segment of its own; what it writes reads after the cut record
       const next = openPingJournal(jdir);
-      expect(next.batches(0, Infinity)).toEqual([{ id: 1, entries: stored([entry(1, 1000)]) }]);
+      expect(readJournalBatches(jdir, 0, Infinity)).toEqual([{ id: 1, entries: stored([entry(1, 1000)]) }]);
       next.append(3, stored([entry(3, 3000)]));
       next.close();
       expect(segments(jdir).length).toBe(2);
