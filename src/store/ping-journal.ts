@@ -9,12 +9,12 @@
  * ~60% of the server's CPU). Folded a few seconds of pings at a time in monitor order, a monitor's
  * rows share their index pages.
  *
- * Why outside the main database: the fold's inserts still cost ~4 µs a ping (BENCHMARKS.md), and
- * on the thread that serves pings they were a fifth of its time. A fold worker
- * (heartbeat/fold-worker.ts) does them on its own connection, and because the journal is not in the
- * main database, a plain ping's append never waits for its write lock while the worker holds it (a
- * worker folding a journal kept in the main database left the serving thread idle 22% of the time,
- * waiting on that lock).
+ * Why outside the main database: the fold's inserts cost ~4 µs a ping when this was built (2.5 µs
+ * since they go 32 rows to a statement; BENCHMARKS.md), and on the thread that serves pings they were
+ * a fifth of its time. A fold worker (heartbeat/fold-worker.ts) does them on its own connection,
+ * and because the journal is not in the main database, a plain ping's append never waits for its
+ * write lock while the worker holds it (a worker folding a journal kept in the main database left
+ * the serving thread idle 22% of the time, waiting on that lock).
  *
  * Which entries are folded is each monitor's watermark (monitors.heartbeat_journal_through, the
  * newest entry id folded), moved in the fold's own transaction: the worker and a reader's settle
