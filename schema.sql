@@ -8,7 +8,9 @@ CREATE TABLE accounts (
   id          INTEGER PRIMARY KEY AUTOINCREMENT,
   name        TEXT    NOT NULL UNIQUE,
   plan        TEXT    NOT NULL CHECK (plan IN ('free', 'pro', 'enterprise')),
-  created_at  INTEGER NOT NULL
+  created_at  INTEGER NOT NULL,
+  -- NULL: the instance's --block-private-targets; 1 block, 0 allow (README, Security)
+  block_private_targets INTEGER CHECK (block_private_targets IN (0, 1))
 );
 
 CREATE TABLE api_tokens (

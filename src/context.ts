@@ -1,6 +1,7 @@
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { PrivateTargetPolicy } from "./auth/private-target-policy.ts";
 import type { Config } from "./config/config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { EventHub } from "./lib/event-hub.ts";
@@ -47,6 +48,8 @@ export interface AppContext {
   metrics: Metrics;
   /** set while the heartbeat service runs */
   pings?: JournaledPings;
+  /** which accounts' checks and notifications may reach private addresses */
+  privateTargets: PrivateTargetPolicy;
 }
 
 export const SECRET_KEY_FILE = "secret.key";
@@ -67,9 +70,10 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
 }
 
 export function buildContext(
-  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
+  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
 ): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
   const writes = parts.writes ?? new WriteQueue(parts.store.db, { log: parts.log.child("write-queue") });
-  return { ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics() };
+  const privateTargets = new PrivateTargetPolicy(parts.store.db, parts.config.blockPrivateTargets, () => parts.clock.now());
+  return { ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets };
 }

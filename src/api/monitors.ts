@@ -54,10 +54,10 @@ async function checkChannels(ctx: AppContext, accountId: number, v: MonitorWrite
   if (missing.length) (v.details.notification_channel_ids ??= []).push(`channel ${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not exist in this account`);
 }
 
-/** --block-private-targets: hosts that resolve to private addresses are refused on write (private-targets.ts). */
-async function checkPrivateTargets(ctx: AppContext, v: MonitorWriteResult, type: MonitorType | null, before: Record<string, unknown> = {}): Promise<void> {
+/** The account's private-target rule: hosts that resolve to private addresses are refused on write (private-targets.ts). */
+async function checkPrivateTargets(ctx: AppContext, accountId: number, v: MonitorWriteResult, type: MonitorType | null, before: Record<string, unknown> = {}): Promise<void> {
   // an invalid write is refused anyway; no name is resolved for it
-  if (!ctx.config.blockPrivateTargets || !type || Object.keys(v.details).length) return;
+  if (!type || Object.keys(v.details).length || !(await ctx.privateTargets.blocksNow(accountId))) return;
   const found = await privateTargetDetails(type, { ...before, ...v.changes }, new Set(Object.keys(v.changes)));
   for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
 }
@@ -100,7 +100,7 @@ export const monitorRoutes: RouteDef[] = [
       const accountId = req.caller.accountId;
       const v = validateMonitorWrite(writeAttributes(req.body, "monitor"));
       await checkChannels(ctx, accountId, v);
-      await checkPrivateTargets(ctx, v, v.type);
+      await checkPrivateTargets(ctx, accountId, v, v.type);
       if (Object.keys(v.details).length) throw validationError(v.details);
       // monitor writes are write-queue jobs: concurrent writes share a commit (and the search
       // index's per-transaction cost), ~27% of a write's cost with 100,000 monitors (api bench)
@@ -143,7 +143,7 @@ export const monitorRoutes: RouteDef[] = [
       const existing = existingMonitor(row, channels.get(id) ?? []);
       const v = validateMonitorWrite(attrs, existing);
       await checkChannels(ctx, accountId, v);
-      await checkPrivateTargets(ctx, v, v.type ?? existing.type, existing.values);
+      await checkPrivateTargets(ctx, accountId, v, v.type ?? existing.type, existing.values);
       if (Object.keys(v.details).length) throw validationError(v.details);
       const after = await ctx.writes.run((trx) => updateMonitor(trx, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() }));
       if (!after) throw notFound("monitor"); // deleted between the read and the write

@@ -1,4 +1,5 @@
 import { channelResponseAttributes, CHANNEL_SETTING_ATTRIBUTES, type ChannelType } from "../domain/notification-channel-schema.ts";
+import { maskedUrl } from "../domain/url-mask.ts";
 import { toIso } from "../lib/dates.ts";
 import { channelSettings } from "../store/notification-channels.ts";
 import type { NotificationChannelRow } from "../store/tables.ts";
@@ -6,7 +7,7 @@ import type { NotificationChannelRow } from "../store/tables.ts";
 /**
  * The one mapping from a stored channel to its API attributes: common fields, then the settings
  * of its type. Write-only attributes are not in the list at all, and secrets_enc is never opened
- * here, so a secret cannot leak through a response.
+ * here, so a secret cannot leak through a response; `url` shows its scheme and host only.
  */
 export function channelAttributes(row: NotificationChannelRow): Record<string, unknown> {
   const settings = channelSettings(row);
@@ -15,6 +16,7 @@ export function channelAttributes(row: NotificationChannelRow): Record<string, u
     if (name === "is_enabled" || name === "default_for_new_monitors") out[name] = row[name] === 1;
     else if (name === "created_at" || name === "updated_at") out[name] = toIso(row[name]);
     else if (name === "name" || name === "channel_type") out[name] = row[name];
+    else if (name === "url") out[name] = typeof settings.url === "string" ? maskedUrl(settings.url) : null;
     else if ((CHANNEL_SETTING_ATTRIBUTES as string[]).includes(name)) out[name] = settings[name] ?? null;
   }
   return out;

@@ -3,11 +3,13 @@ import type { AppContext } from "../context.ts";
 import { channelAttributesSchema, type ChannelType } from "../domain/notification-channel-schema.ts";
 import { validateChannelWrite, type ChannelWriteResult } from "../domain/notification-channel-validation.ts";
 import { sendTestAlert } from "../notify/test-send.ts";
-import { deleteChannel, findChannel, insertChannel, listChannels, storedSecretNames, updateChannel } from "../store/notification-channels.ts";
+import { isMaskOf } from "../domain/url-mask.ts";
+import { channelSettings, deleteChannel, findChannel, insertChannel, listChannels, storedSecretNames, updateChannel } from "../store/notification-channels.ts";
 import type { NotificationChannelRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
 import { notFound, validationError } from "./errors.ts";
 import { pathId, writeAttributes } from "./json-api.ts";
+import { channelPrivateTargetDetails } from "./private-targets.ts";
 import { channelAttributes } from "./notification-channel-mapper.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
@@ -42,6 +44,13 @@ const present = (row: NotificationChannelRow, status = 200) => single(TYPE, row.
 
 function refuse(v: ChannelWriteResult): void {
   if (Object.keys(v.details).length) throw validationError(v.details);
+}
+
+/** The account's private-target rule for the receiver, at write time (private-targets.ts). */
+async function checkPrivateReceiver(ctx: AppContext, accountId: number, v: ChannelWriteResult): Promise<void> {
+  if (Object.keys(v.details).length || !(await ctx.privateTargets.blocksNow(accountId))) return;
+  const found = await channelPrivateTargetDetails(v.changes as Record<string, unknown>);
+  for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
 }
 
 async function owned(ctx: AppContext, accountId: number, params: Record<string, string>): Promise<NotificationChannelRow> {
@@ -80,6 +89,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
       const v = validateChannelWrite(writeAttributes(req.body, TYPE));
+      await checkPrivateReceiver(ctx, accountId, v);
       refuse(v);
       const row = await insertChannel(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now() });
       ctx.log.child("api.notification-channels").info("notification channel created", { request_id: req.requestId, account_id: accountId, channel_id: row.id, channel_type: row.channel_type });
@@ -110,7 +120,10 @@ export const notificationChannelRoutes: RouteDef[] = [
       const accountId = req.caller.accountId;
       const row = await owned(ctx, accountId, req.params);
       const attrs = writeAttributes(req.body, TYPE, row.id);
+      // the masked URL a client read and sends back unchanged keeps the stored one
+      if (isMaskOf(attrs.url, channelSettings(row).url)) delete attrs.url;
       const v = validateChannelWrite(attrs, { type: row.channel_type as ChannelType, secrets: storedSecretNames(row, ctx.secrets) });
+      await checkPrivateReceiver(ctx, accountId, v);
       refuse(v);
       const after = await updateChannel(ctx.db, ctx.secrets, { accountId, id: row.id, changes: v.changes, now: ctx.clock.now() });
       if (!after) throw notFound("notification channel");

@@ -1,16 +1,17 @@
 /**
- * `--block-private-targets` at create and update time: a monitor whose target (or DNS resolver, or a
- * synthetic step's absolute URL) resolves to a private, loopback or link-local address is a 422 on
- * that attribute, so a user learns at once rather than from failed checks. This is a courtesy, not
- * the guard: names can be re-pointed after the check (DNS rebinding), so every check resolves again
- * and refuses the address it would connect to (probes/resolve-host.ts, error target_blocked).
+ * The account's private-target rule at create and update time: a monitor whose target (or DNS
+ * resolver, or a synthetic step's absolute URL), or a notification channel whose receiver, resolves
+ * to a private, loopback or link-local address is a 422 on that attribute, so a user learns at once
+ * rather than from failed checks. This is a courtesy, not the guard: names can be re-pointed after
+ * the check (DNS rebinding), so every connection resolves again and refuses the address it would
+ * connect to (net/resolve-host.ts, error target_blocked).
  *
  * Resolution is bounded by RESOLVE_TIMEOUT_MS; a name that does not resolve in time, or at all, is
  * let through (it may resolve later, and the check-time guard applies then).
  */
 import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
-import { isPrivateAddress } from "../domain/ip-ranges.ts";
+import { isPrivateAddress, privateAddressReason } from "../domain/ip-ranges.ts";
 import type { MonitorType } from "../domain/monitor.ts";
 import { splitTarget } from "../domain/monitor-targets.ts";
 
@@ -85,12 +86,28 @@ export async function privateAddressOf(host: string, timeoutMs = RESOLVE_TIMEOUT
  */
 export async function privateTargetDetails(type: MonitorType, values: Record<string, unknown>, changed: ReadonlySet<string>): Promise<Record<string, string[]>> {
   const hosts = connectedHosts(type, values).filter((h) => changed.has(h.attr) || changed.has("monitor_type") || (h.attr === "synthetic_steps_json" && changed.has("synthetic_enabled")));
+  return privateDetails(hosts);
+}
+
+async function privateDetails(hosts: { attr: string; host: string }[]): Promise<Record<string, string[]>> {
   const found = await Promise.all(hosts.map(async (h) => ({ ...h, ip: await privateAddressOf(h.host) })));
   const details: Record<string, string[]> = {};
   for (const f of found) {
     if (!f.ip) continue;
-    const what = f.ip === f.host ? `${f.host} is a private, loopback or link-local address` : `${f.host} resolves to ${f.ip}, a private, loopback or link-local address`;
-    (details[f.attr] ??= []).push(`${what}; this instance does not monitor private targets`);
+    const why = privateAddressReason(f.ip) ?? "a private address";
+    const what = f.ip === f.host ? `${f.host} is ${why}` : `${f.host} resolves to ${f.ip}, ${why}`;
+    (details[f.attr] ??= []).push(`${what}; this account may not reach private targets`);
   }
   return details;
+}
+
+/** The same courtesy for a notification channel's receiver: `url` and `smtp_host` among `changes`. */
+export async function channelPrivateTargetDetails(changes: Record<string, unknown>): Promise<Record<string, string[]>> {
+  const hosts: { attr: string; host: string }[] = [];
+  if (typeof changes.url === "string") {
+    const host = urlHost(changes.url);
+    if (host) hosts.push({ attr: "url", host });
+  }
+  if (typeof changes.smtp_host === "string" && changes.smtp_host.trim() !== "") hosts.push({ attr: "smtp_host", host: stripBrackets(changes.smtp_host.trim()) });
+  return privateDetails(hosts);
 }

@@ -1,34 +1,87 @@
 import { PLANS, type Plan } from "../domain/scopes.ts";
 import { toIso } from "../lib/dates.ts";
-import { createAccount, findAccountByName, listAccounts } from "../store/accounts.ts";
+import { createAccount, findAccountByName, listAccounts, updateAccount, type PrivateTargetSetting } from "../store/accounts.ts";
 import { openStore } from "../store/database.ts";
 import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
 
 export const ACCOUNT_HELP = `Usage:
-  vigil account create NAME --plan free|pro|enterprise [--data DIR]   create an account; prints its id
-  vigil account list [--data DIR]                                      list accounts
+  vigil account create NAME --plan free|pro|enterprise [PRIVATE] [--data DIR]   create an account; prints its id
+  vigil account update NAME [--plan PLAN] [PRIVATE] [--data DIR]                change an account
+  vigil account list [--data DIR]                                                list accounts
+
+PRIVATE, whether the account's checks and notifications may reach private, loopback and link-local
+addresses (a running server applies a change within seconds):
+  --block-private-targets      refuse them for this account
+  --allow-private-targets      allow them for this account
+  --private-targets-default    follow the server's --block-private-targets (what a new account does)
 
 Accounts are tenants: nothing of one is visible to another. The API is open to pro and enterprise plans.`;
+
+const PRIVATE_OPTIONS = {
+  "block-private-targets": { type: "boolean" },
+  "allow-private-targets": { type: "boolean" },
+  "private-targets-default": { type: "boolean" },
+} as const;
+
+/** The private-target flags given, or undefined for none; two at once is a usage error. */
+function privateSetting(values: Record<string, unknown>): PrivateTargetSetting | undefined {
+  const given = Object.keys(PRIVATE_OPTIONS).filter((k) => values[k] === true);
+  if (given.length > 1) throw new UsageError(`--${given.join(" and --")} contradict each other; give one`);
+  if (given[0] === "block-private-targets") return true;
+  if (given[0] === "allow-private-targets") return false;
+  if (given[0] === "private-targets-default") return null;
+  return undefined;
+}
+
+function parsePlan(plan: unknown): Plan {
+  if (typeof plan !== "string" || !(PLANS as readonly string[]).includes(plan)) throw new UsageError("--plan must be free, pro or enterprise");
+  return plan as Plan;
+}
+
+const describeSetting = (v: number | null) => (v === null ? "instance default" : v === 1 ? "blocked" : "allowed");
 
 export async function accountCommand(args: string[], io: CliIo): Promise<number> {
   const [sub, ...rest] = args;
   if (!sub || sub === "--help" || sub === "-h") return io.out(ACCOUNT_HELP), sub ? 0 : 2;
   if (sub === "create") {
-    const { values, positionals } = parseCommand(rest, { plan: { type: "string" } }, 1);
+    const { values, positionals } = parseCommand(rest, { plan: { type: "string" }, ...PRIVATE_OPTIONS }, 1);
     if (values.help) return io.out(ACCOUNT_HELP), 0;
     const name = positionals[0];
     if (!name) throw new UsageError("account create needs a NAME");
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new UsageError("NAME must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
-    const plan = values.plan as string | undefined;
-    if (!plan || !(PLANS as readonly string[]).includes(plan)) throw new UsageError("--plan must be free, pro or enterprise");
+    const plan = parsePlan(values.plan);
+    const blockPrivate = privateSetting(values) ?? null;
     const store = openStore(dataDirOf(values, io.env));
     try {
       if (await findAccountByName(store.db, name)) {
         io.err(`error: an account named "${name}" already exists`);
         return 1;
       }
-      const account = await createAccount(store.db, name, plan as Plan, Date.now());
+      const account = await createAccount(store.db, name, plan, Date.now(), blockPrivate);
       io.out(String(account.id));
+      return 0;
+    } finally {
+      await store.close();
+    }
+  }
+  if (sub === "update") {
+    const { values, positionals } = parseCommand(rest, { plan: { type: "string" }, ...PRIVATE_OPTIONS }, 1);
+    if (values.help) return io.out(ACCOUNT_HELP), 0;
+    const name = positionals[0];
+    if (!name) throw new UsageError("account update needs a NAME");
+    const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
+    const blockPrivate = privateSetting(values);
+    if (plan === undefined && blockPrivate === undefined) throw new UsageError("account update needs --plan or one of --block-private-targets, --allow-private-targets, --private-targets-default");
+    const store = openStore(dataDirOf(values, io.env));
+    try {
+      const account = await findAccountByName(store.db, name);
+      if (!account) {
+        io.err(`error: no account named "${name}"`);
+        return 1;
+      }
+      await updateAccount(store.db, account.id, { plan, blockPrivateTargets: blockPrivate });
+      const after = (await findAccountByName(store.db, name))!;
+      io.out(`updated ${after.name}: plan ${after.plan}, private targets ${describeSetting(after.block_private_targets)}`);
       return 0;
     } finally {
       await store.close();
@@ -40,7 +93,7 @@ export async function accountCommand(args: string[], io: CliIo): Promise<number>
     const store = openStore(dataDirOf(values, io.env));
     try {
       const rows = await listAccounts(store.db);
-      table(io, ["ID", "NAME", "PLAN", "CREATED"], rows.map((a) => [a.id, a.name, a.plan, toIso(a.created_at)]));
+      table(io, ["ID", "NAME", "PLAN", "PRIVATE TARGETS", "CREATED"], rows.map((a) => [a.id, a.name, a.plan, describeSetting(a.block_private_targets), toIso(a.created_at)]));
       return 0;
     } finally {
       await store.close();

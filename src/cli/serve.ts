@@ -47,6 +47,8 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
   const secrets = loadSecretBox(config.dataDir, config.secretKey);
   const ctx = buildContext({ config, store, log, clock: overrides.clock ?? systemClock, secrets });
   if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);
+  // read before the first check runs: a check must never go out under a policy not yet known
+  if (config.role === "leader") await ctx.privateTargets.reload();
   const services = await startServices(ctx);
   // a probe serves only /healthz and /readyz: no API, no accounts (decisions.md "Regions and probe peers")
   const app =

@@ -65,6 +65,8 @@ export interface ProbeMonitor {
   dns_record_type: DnsRecordType;
   dns_resolver: string | null;
   dns_expected_answer: string | null;
+  /** the owning account's private-target rule: refuse private, loopback and link-local addresses */
+  block_private_targets: boolean;
 }
 
 /** Declarative multi-step scenario (`synthetic_steps_json`); the schema is documented in the README. */

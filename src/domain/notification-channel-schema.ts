@@ -50,7 +50,10 @@ export const CHANNEL_FIELDS = {
   is_enabled: f(Type.Boolean({ default: true }), "all", BOOL),
   default_for_new_monitors: f(Type.Boolean({ default: false, description: "linked to every monitor created later without notification_channel_ids" }), "all", BOOL),
   url: f(
-    nullable(Type.String({ minLength: 1, maxLength: 2048 }), "webhook/slack/discord/teams/ntfy/gotify: where to POST; telegram/pushover: optional API base for a self-hosted gateway"),
+    nullable(
+      Type.String({ minLength: 1, maxLength: 2048 }),
+      "webhook/slack/discord/teams/ntfy/gotify: where to POST; telegram/pushover: optional API base for a self-hosted gateway. Responses show only its scheme and host (`https://hooks.example.com/***`): the path and query often hold the webhook's credential. Sending back the masked value keeps the stored URL.",
+    ),
     URL_TYPES,
     "must be an absolute http(s) URL of at most 2048 characters",
     { requiredFor: URL_REQUIRED },

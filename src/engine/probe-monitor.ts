@@ -28,7 +28,7 @@ function openSecret(sealed: string | null, field: string, secrets: SecretBox): s
  * The probe's view of a stored monitor: JSON columns parsed, booleans as booleans, secrets opened.
  * The plaintext secrets live only in this object, in memory, for the length of one check.
  */
-export function rowToProbeMonitor(row: MonitorRow, secrets: SecretBox): ProbeMonitor {
+export function rowToProbeMonitor(row: MonitorRow, secrets: SecretBox, blockPrivateTargets: boolean): ProbeMonitor {
   const recordType = (row.dns_record_type ?? "A").toUpperCase() as DnsRecordType;
   return {
     id: row.id,
@@ -60,6 +60,7 @@ export function rowToProbeMonitor(row: MonitorRow, secrets: SecretBox): ProbeMon
     dns_record_type: (DNS_RECORD_TYPES as readonly string[]).includes(recordType) ? recordType : "A",
     dns_resolver: row.dns_resolver,
     dns_expected_answer: row.dns_expected_answer,
+    block_private_targets: blockPrivateTargets,
   };
 }
 

@@ -146,7 +146,12 @@ export class AlertDispatcher {
       return;
     }
     const payload = JSON.parse(row.payload_json) as AlertPayload;
-    const outcome = await deliverOnce(payload, channel, this.abort.signal, { deliveryId: row.delivery_id, extraCa: this.extraCa, timeoutMs: this.o.timeoutMs }, this.senders);
+    const outcome = await deliverOnce(payload, channel, this.abort.signal, {
+      deliveryId: row.delivery_id,
+      extraCa: this.extraCa,
+      timeoutMs: this.o.timeoutMs,
+      blockPrivateTargets: this.ctx.privateTargets.blocks(channel.accountId),
+    }, this.senders);
     const at = this.ctx.clock.now();
     const attempt = { at, ok: outcome.ok, statusCode: outcome.statusCode, error: outcome.error };
     const logFields = { ...fields, channel_type: channel.type, attempt: row.attempts + 1, status_code: outcome.statusCode };

@@ -27,5 +27,6 @@ export async function sendTestAlert(ctx: AppContext, row: NotificationChannelRow
     deliveryId: randomUUID(),
     extraCa,
     timeoutMs: TEST_SEND_TIMEOUT_MS,
+    blockPrivateTargets: await ctx.privateTargets.blocksNow(row.account_id),
   });
 }

@@ -22,6 +22,8 @@ export interface SendContext {
   /** PEM of --extra-ca, trusted besides the system roots */
   extraCa?: string;
   timeoutMs: number;
+  /** the channel's account refuses private, loopback and link-local receivers */
+  blockPrivateTargets?: boolean;
 }
 
 /** One channel type's sender: formats the alert in the channel's own way and delivers it once. */

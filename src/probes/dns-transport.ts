@@ -8,8 +8,8 @@ import net from "node:net";
 import { readFile } from "node:fs/promises";
 import { randomInt } from "node:crypto";
 import packet, { type Packet } from "dns-packet";
-import type { Deadline } from "./deadline.ts";
-import { splitHostPort } from "./resolve-host.ts";
+import type { Deadline } from "../net/deadline.ts";
+import { splitHostPort } from "../net/resolve-host.ts";
 
 export interface Resolver { host: string; port: number }
 

@@ -5,11 +5,12 @@
 import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
 import type { Answer } from "dns-packet";
-import { elapsedMs, startDeadline } from "./deadline.ts";
+import { elapsedMs, startDeadline } from "../net/deadline.ts";
 import { buildQuery, parseResolver, queryDns, systemResolver, type Resolver } from "./dns-transport.ts";
-import { toProbeFailure } from "./net-errors.ts";
-import { isPrivateAddress } from "../domain/ip-ranges.ts";
-import { ProbeFailure, type Probe } from "./types.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
+import { resolveHost } from "../net/resolve-host.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
+import { type Probe } from "./types.ts";
 
 /** One answer as text: MX as "10 mail.example.com", TXT strings joined, names without trailing dot. */
 export function formatAnswer(a: Answer): string {
@@ -44,12 +45,13 @@ export const dnsProbe: Probe = async (m, ctx) => {
   const observed: Partial<CheckResult> = {};
   try {
     if (!name) throw new ProbeFailure("dns_error", "the target has no host name to query");
-    server = m.dns_resolver ? parseResolver(m.dns_resolver) : await systemResolver();
+    if (m.dns_resolver) {
+      // only a resolver the user chose can be pointed inward; the system's own is always allowed
+      const chosen = parseResolver(m.dns_resolver);
+      const judged = await resolveHost(chosen.host, deadline, ctx.blockPrivateTargets === true);
+      server = { host: judged.ip, port: chosen.port };
+    } else server = await systemResolver();
     observed.resolved_ip = server.host;
-    // only a resolver the user chose can be pointed inward; the system's own is always allowed
-    if (m.dns_resolver && ctx.blockPrivateTargets && isPrivateAddress(server.host)) {
-      throw new ProbeFailure("target_blocked", `resolver ${server.host} is a private address; private targets are blocked on this instance`);
-    }
     const started = performance.now();
     const { response } = await queryDns(server, buildQuery(name, type), deadline);
     observed.latency_ms = elapsedMs(started);

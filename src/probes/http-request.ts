@@ -4,7 +4,7 @@
 import type { ProbeMonitor } from "../domain/monitor.ts";
 import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
 import { authHeaders } from "./request-auth.ts";
-import { ProbeFailure } from "./types.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
 
 /** The monitor's URL with `port` applied (the port field overrides the URL's own port). */
 export function targetUrl(target: string | null, port: number | null): URL {

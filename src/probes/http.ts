@@ -5,9 +5,9 @@
  */
 import { failed, emptyResult, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
-import { elapsedMs, startDeadline } from "./deadline.ts";
-import { displayUrl, httpExchange } from "./http-exchange.ts";
-import { toProbeFailure } from "./net-errors.ts";
+import { elapsedMs, startDeadline } from "../net/deadline.ts";
+import { displayUrl, httpExchange } from "../net/http-exchange.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
 import { credentialHeaderNames, maskText, secretsOf } from "./request-auth.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
 import { checkResponse } from "./response-checks.ts";

@@ -6,12 +6,13 @@
 import { randomBytes, randomInt } from "node:crypto";
 import { emptyResult, failed } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
-import { elapsedMs, startDeadline, type Deadline } from "./deadline.ts";
+import { elapsedMs, startDeadline, type Deadline } from "../net/deadline.ts";
 import { echoRequest, isOurReply, sockaddr, type EchoMatch } from "./icmp-packet.ts";
 import { IcmpSocket, type PingMode } from "./icmp-socket.ts";
-import { toProbeFailure } from "./net-errors.ts";
-import { resolveHost, stripBrackets } from "./resolve-host.ts";
-import { ProbeFailure, type Probe } from "./types.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
+import { resolveHost, stripBrackets } from "../net/resolve-host.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
+import { type Probe } from "./types.ts";
 
 export interface PingOptions {
   /** socket kinds to try, in order; tests pass [] to exercise ping_not_permitted */

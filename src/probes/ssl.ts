@@ -6,11 +6,12 @@
 import tls, { type TLSSocket } from "node:tls";
 import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
 import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
-import { elapsedMs, startDeadline } from "./deadline.ts";
-import { certErrorCode, toProbeFailure } from "./net-errors.ts";
-import { resolveHost, splitHostPort } from "./resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "./tls-options.ts";
-import { ProbeFailure, type Probe } from "./types.ts";
+import { elapsedMs, startDeadline } from "../net/deadline.ts";
+import { certErrorCode, toProbeFailure } from "../net/net-errors.ts";
+import { guardSocket, resolveHost, splitHostPort } from "../net/resolve-host.ts";
+import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
+import { type Probe } from "./types.ts";
 
 /** "https://example.com:8443/x" or "example.com:8443" or "example.com" → host and port. */
 export function sslEndpoint(target: string, portField: number | null): { host: string; port: number } {
@@ -23,9 +24,10 @@ export function sslEndpoint(target: string, portField: number | null): { host: s
   return { host, port: port ?? 443 };
 }
 
-function handshake(ip: string, port: number, host: string, extraCa: string | undefined, signal: AbortSignal, onAbort: () => Error): Promise<TLSSocket> {
+function handshake(ip: string, port: number, host: string, extraCa: string | undefined, blockPrivate: boolean, signal: AbortSignal, onAbort: () => Error): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: ip, port, servername: sniFor(host), ca: trustedCas(extraCa), rejectUnauthorized: false });
+    guardSocket(socket, host, blockPrivate);
     const abort = () => {
       socket.destroy();
       reject(onAbort());
@@ -42,7 +44,7 @@ function handshake(ip: string, port: number, host: string, extraCa: string | und
       signal.removeEventListener("abort", abort);
       socket.destroy();
       // once TCP is up, anything that ends the exchange (a reset, a non-TLS reply) is a TLS failure
-      reject(tcpUp && !certErrorCode(err.code ?? "") ? new ProbeFailure("tls_error", `TLS handshake with ${host}:${port} failed (${err.code ?? "error"}: ${err.message})`) : err);
+      reject(tcpUp && !(err instanceof ProbeFailure) && !certErrorCode(err.code ?? "") ? new ProbeFailure("tls_error", `TLS handshake with ${host}:${port} failed (${err.code ?? "error"}: ${err.message})`) : err);
     });
   });
 }
@@ -70,7 +72,7 @@ export const sslProbe: Probe = async (m, ctx) => {
     const target = await resolveHost(host, deadline, ctx.blockPrivateTargets);
     observed.resolved_ip = target.ip;
     const started = performance.now();
-    const socket = await handshake(target.ip, port, target.host, ctx.extraCa, deadline.signal, () => deadline.failure(`during the TLS handshake with ${endpoint}`));
+    const socket = await handshake(target.ip, port, target.host, ctx.extraCa, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`during the TLS handshake with ${endpoint}`));
     const latency = elapsedMs(started);
     const notAfter = certNotAfter(socket.getPeerCertificate());
     const authError = socket.authorized ? null : String(socket.authorizationError ?? "UNABLE_TO_VERIFY_LEAF_SIGNATURE");

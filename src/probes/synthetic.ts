@@ -6,14 +6,15 @@
 import { emptyResult, failed, type CheckErrorCode, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor, SyntheticStep } from "../domain/monitor.ts";
 import type { AssertionOutcome } from "../domain/json-assertions.ts";
-import { elapsedMs, startDeadline } from "./deadline.ts";
-import { displayUrl, httpExchange } from "./http-exchange.ts";
+import { elapsedMs, startDeadline } from "../net/deadline.ts";
+import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
-import { toProbeFailure } from "./net-errors.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
 import { credentialHeaderNames, maskHeaders, maskText, secretsOf } from "./request-auth.ts";
 import { checkResponse } from "./response-checks.ts";
 import { extract, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
-import { ProbeFailure, type Probe } from "./types.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
+import { type Probe } from "./types.ts";
 
 /** Bytes of response body kept in the trace under `truncated`. */
 export const TRACE_BODY_LIMIT = 1024;

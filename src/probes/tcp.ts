@@ -5,15 +5,17 @@
 import net from "node:net";
 import { emptyResult, failed } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
-import { elapsedMs, startDeadline } from "./deadline.ts";
-import { toProbeFailure } from "./net-errors.ts";
-import { resolveHost, splitHostPort } from "./resolve-host.ts";
-import { ProbeFailure, type Probe } from "./types.ts";
+import { elapsedMs, startDeadline } from "../net/deadline.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
+import { guardSocket, resolveHost, splitHostPort, type ResolvedHost } from "../net/resolve-host.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
+import { type Probe } from "./types.ts";
 
-/** Opens a TCP connection to ip:port, resolving once connected; the caller owns the socket. */
-export function connectTcp(ip: string, port: number, signal: AbortSignal, onAbort: () => Error): Promise<net.Socket> {
+/** Opens a TCP connection to the judged address of `target`, resolving once connected; the caller owns the socket. */
+export function connectTcp(target: ResolvedHost, port: number, blockPrivate: boolean, signal: AbortSignal, onAbort: () => Error): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: ip, port });
+    const socket = net.connect({ host: target.ip, port });
+    guardSocket(socket, target.host, blockPrivate);
     const abort = () => {
       socket.destroy();
       reject(onAbort());
@@ -45,7 +47,7 @@ export const tcpProbe: Probe = async (m, ctx) => {
     const target = await resolveHost(host, deadline, ctx.blockPrivateTargets);
     resolvedIp = target.ip;
     const started = performance.now();
-    const socket = await connectTcp(target.ip, port, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`));
+    const socket = await connectTcp(target, port, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`));
     const latency = elapsedMs(started);
     socket.destroy();
     const slow = latencyReason(latency, m.api_max_latency_ms);

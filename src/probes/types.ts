@@ -3,7 +3,7 @@
  * never throws (failures become a down result with an error_code), and honours both
  * `monitor.timeout_ms` and `ctx.signal`.
  */
-import type { CheckResult, CheckErrorCode } from "../domain/check-result.ts";
+import type { CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
 
 export interface ProbeContext {
@@ -19,12 +19,4 @@ export interface ProbeContext {
 
 export type Probe = (monitor: ProbeMonitor, ctx: ProbeContext) => Promise<CheckResult>;
 
-/**
- * Thrown inside a probe to end the check with a specific code; caught at the probe boundary and
- * turned into a down result, so it never escapes to the scheduler.
- */
-export class ProbeFailure extends Error {
-  constructor(public readonly code: CheckErrorCode, message: string, public readonly extra: Partial<CheckResult> = {}) {
-    super(message);
-  }
-}
+

@@ -34,7 +34,7 @@ export function dbMonitorSource(ctx: AppContext, region: string): MonitorSource 
     intervalSec: row.interval_sec,
     nextRunAt: row.next_run_at,
     lastCheckedAt: row.last_checked_at,
-    build: () => rowToProbeMonitor(row, ctx.secrets),
+    build: () => rowToProbeMonitor(row, ctx.secrets, ctx.privateTargets.blocks(row.account_id)),
   });
   return {
     async loadAll() {

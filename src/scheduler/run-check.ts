@@ -17,6 +17,7 @@ export interface RunOptions {
   probes: ProbeTable;
   now: () => number;
   extraCa?: string;
+  /** refuse private targets for every monitor (a probe's own flag), besides each monitor's account rule */
   blockPrivateTargets?: boolean;
   /** aborted on shutdown or when the monitor is deleted */
   signal: AbortSignal;
@@ -50,7 +51,7 @@ export async function runProbe(m: ProbeMonitor, opts: RunOptions): Promise<Check
       m.timeout_ms + 2 * margin,
     );
   });
-  const ctx: ProbeContext = { signal: controller.signal, now: opts.now, extraCa: opts.extraCa, blockPrivateTargets: opts.blockPrivateTargets };
+  const ctx: ProbeContext = { signal: controller.signal, now: opts.now, extraCa: opts.extraCa, blockPrivateTargets: m.block_private_targets || opts.blockPrivateTargets === true };
   try {
     const run = probe(m, ctx).catch((err: unknown) => failed(started, "internal_error", `probe failed unexpectedly: ${(err as Error)?.message ?? String(err)}`));
     return await Promise.race([run, giveUp]);

@@ -34,7 +34,9 @@ export async function startSchedulerService(
     maxConcurrent: Math.max(1, ctx.config.maxConcurrentChecks),
     events: ctx.events,
     extraCa: readExtraCa(ctx.config.extraCaFile),
-    blockPrivateTargets: ctx.config.blockPrivateTargets,
+    // on the leader the instance flag is the accounts' default, applied through each monitor's account
+    // rule; a probe's own flag refuses private targets whatever the leader's accounts say
+    blockPrivateTargets: ctx.config.role === "probe" && ctx.config.blockPrivateTargets,
     metrics: ctx.metrics,
     ...extra,
   });

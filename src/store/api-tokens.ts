@@ -28,14 +28,14 @@ export async function findActiveTokenByHash(db: Db, tokenHash: string): Promise<
     .innerJoin("accounts as a", "a.id", "t.account_id")
     .select([
       "t.id", "t.account_id", "t.label", "t.token_hash", "t.scopes", "t.created_at", "t.last_used_at", "t.revoked_at",
-      "a.name as account_name", "a.plan as account_plan", "a.created_at as account_created_at",
+      "a.name as account_name", "a.plan as account_plan", "a.created_at as account_created_at", "a.block_private_targets as account_block_private_targets",
     ])
     .where("t.token_hash", "=", tokenHash)
     .where("t.revoked_at", "is", null)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { account_name, account_plan, account_created_at, ...token } = row;
-  return { token, account: { id: token.account_id, name: account_name, plan: account_plan, created_at: account_created_at } };
+  const { account_name, account_plan, account_created_at, account_block_private_targets, ...token } = row;
+  return { token, account: { id: token.account_id, name: account_name, plan: account_plan, created_at: account_created_at, block_private_targets: account_block_private_targets } };
 }
 
 export async function listApiTokens(db: Db, accountId?: number): Promise<(ApiTokenRow & { account_name: string })[]> {

@@ -11,3 +11,10 @@ export async function findMonitorRows(db: Db, ids: readonly number[]): Promise<M
   }
   return out;
 }
+
+/** Ids of every monitor of these accounts: re-sent to probes when an account's rules change. */
+export async function monitorIdsOfAccounts(db: Db, accountIds: readonly number[]): Promise<number[]> {
+  if (accountIds.length === 0) return [];
+  const rows = await db.selectFrom("monitors").select("id").where("account_id", "in", [...accountIds]).execute();
+  return rows.map((r) => r.id);
+}

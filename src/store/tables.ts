@@ -12,6 +12,8 @@ export interface AccountsTable {
   name: string;
   plan: "free" | "pro" | "enterprise";
   created_at: number;
+  /** null: the instance's --block-private-targets */
+  block_private_targets: Bool | null;
 }
 
 export interface ApiTokensTable {

@@ -66,7 +66,12 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
       const row = await findChannel(web.app.db, s.session.account_id, Number(target.id));
       if (row) stored = storedSecretNames(row, web.app.secrets);
     }
-    const note = (f: FieldSpec) => (f.widget === "password" ? (stored.has(f.name) ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again") : undefined);
+    const note = (f: FieldSpec) => {
+      if (f.widget === "password") return stored.has(f.name) ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again";
+      // the path and query of a webhook URL often hold its credential, so they are never shown
+      if (f.name === "url" && mode === "edit" && typeof values.url === "string" && values.url.endsWith("***")) return "shown without its path and query; leave it as is to keep the stored URL";
+      return undefined;
+    };
     const title = mode === "create" ? `New ${type} channel` : `Edit ${target!.attributes.name}`;
     const body = html`<h1>${title}</h1>${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/channels" : `/channels/${target!.id}`}" novalidate>${csrfField(s.session)}${mode === "create" ? html`<input type="hidden" name="channel_type" value="${type}">` : ""}

@@ -45,10 +45,10 @@ test("secrets are accepted on POST and PATCH and never come back", async () => {
   expect(row.api_auth_bearer_token_enc).not.toContain(rotated);
   expect(s.ctx.secrets.open(row.api_auth_bearer_token_enc!)).toBe(rotated);
   // the probe side opens them again (the API itself never needs the plaintext)
-  const probe = rowToProbeMonitor(row, s.ctx.secrets);
+  const probe = rowToProbeMonitor(row, s.ctx.secrets, false);
   expect(probe.api_auth_bearer_token).toBe(rotated);
   const basicRow = await s.ctx.db.selectFrom("monitors").selectAll().where("id", "=", Number(b.json.data.id)).executeTakeFirstOrThrow();
-  expect(rowToProbeMonitor(basicRow, s.ctx.secrets).api_auth_basic_pass).toBe(pass);
+  expect(rowToProbeMonitor(basicRow, s.ctx.secrets, false).api_auth_basic_pass).toBe(pass);
 });
 
 test("refused writes do not echo a secret in the error", async () => {

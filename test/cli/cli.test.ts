@@ -40,6 +40,8 @@ describe("help and usage errors", () => {
     [["peer", "create"], "needs --region"],
     [["peer", "create", "--region", "bad region!"], "--region must be"],
     [["account", "list", "--what"], "Unknown option"],
+    [["account", "create", "x", "--plan", "pro", "--block-private-targets", "--allow-private-targets"], "contradict each other"],
+    [["account", "update", "x"], "account update needs --plan or one of"],
     [["serve", "--port", "99999"], "--port must be an integer from 0 to 65535"],
     [["serve", "--role", "probe"], "--role probe needs --leader"],
     [["serve", "--log-level", "loud"], "--log-level must be one of"],

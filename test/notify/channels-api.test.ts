@@ -4,8 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
+import { issueApiToken } from "../../src/auth/api-tokens.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { startReceiver, type Receiver } from "./helpers.ts";
+import { PRIVATE_REPLY } from "../../src/notify/http-post.ts";
 
 let s: TestServer;
 let r: Receiver;
@@ -24,6 +26,32 @@ afterAll(async () => {
 const create = (body: Record<string, unknown>) => s.api("POST", BASE, body);
 
 describe("notification channels API", () => {
+  test("a channel's URL is shown without its path and query, which hold a webhook's credential; the masked value written back keeps it", async () => {
+    const url = `${r.url}/services/T000/B000/XXXXsecretpartXXXX?token=query-credential`;
+    const id = (await create({ name: "masked", channel_type: "slack", url })).json.data.id;
+    // a read-only token of the same account reads the channel, never the credential in its URL
+    const { token: reader } = await issueApiToken(s.ctx.db, { accountId: 1, scopes: ["monitors:read"], label: "reader", now: Date.now() });
+    for (const token of [undefined, reader]) {
+      for (const res of [await s.api("GET", `${BASE}/${id}`, undefined, { token }), await s.api("GET", BASE, undefined, { token })]) {
+        expect(res.status).toBe(200);
+        expect(res.text).not.toContain("XXXXsecretpartXXXX");
+        expect(res.text).not.toContain("query-credential");
+      }
+    }
+    expect((await s.api("GET", `${BASE}/${id}`, undefined, { token: reader })).json.data.attributes.url).toBe(`${r.url}/***`);
+    // a client that sends back what it read keeps the stored URL: the test send still reaches it
+    const back = await s.api("PATCH", `${BASE}/${id}`, { url: `${r.url}/***`, name: "masked 2" });
+    expect(back.status).toBe(200);
+    const sent = await s.api("POST", `${BASE}/${id}/test`);
+    expect(sent.json.data.attributes.ok).toBe(true);
+    expect(r.requests.at(-1)!.path).toBe("/services/T000/B000/XXXXsecretpartXXXX");
+    expect(r.requests.at(-1)!.search.get("token")).toBe("query-credential");
+    // a real new URL replaces it
+    expect((await s.api("PATCH", `${BASE}/${id}`, { url: `${r.url}/other` })).status).toBe(200);
+    await s.api("POST", `${BASE}/${id}/test`);
+    expect(r.requests.at(-1)!.path).toBe("/other");
+  });
+
   test("create, read, list, update and delete with the monitor envelopes", async () => {
     const c = await create({ name: "  Ops hook ", channel_type: "webhook", url: `${r.url}/hook`, secret: SECRETS[0] });
     expect(c.status).toBe(201);
@@ -36,7 +64,7 @@ describe("notification channels API", () => {
         channel_type: "webhook",
         is_enabled: true,
         default_for_new_monitors: false,
-        url: `${r.url}/hook`,
+        url: `${r.url}/***`,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.stringMatching(/Z$/),
       },
@@ -51,7 +79,7 @@ describe("notification channels API", () => {
     expect(patched.status).toBe(200);
     expect(patched.json.data.attributes.is_enabled).toBe(false);
     expect(patched.json.data.attributes.name).toBe("Renamed");
-    expect(patched.json.data.attributes.url).toBe(`${r.url}/hook`);
+    expect(patched.json.data.attributes.url).toBe(`${r.url}/***`);
 
     const del = await s.api("DELETE", `${BASE}/${id}`);
     expect(del.status).toBe(200);
@@ -166,7 +194,7 @@ describe("notification channels API", () => {
     const id2 = (await create({ name: "t2", channel_type: "gotify", url: failing.url, gotify_token: "gotify-secret-77" })).json.data.id;
     const res2 = await s.api("POST", `${BASE}/${id2}/test`);
     await failing.stop();
-    expect(res2.json.data.attributes).toEqual({ ok: false, status_code: 401, error: "HTTP 401: bad token" });
+    expect(res2.json.data.attributes).toEqual({ ok: false, status_code: 401, error: `HTTP 401 ${PRIVATE_REPLY}` });
     expect(failing.requests[0]!.search.get("token")).toBe("gotify-secret-77");
     expect(s.logText()).not.toContain("gotify-secret-77");
     expect((await s.api("POST", `${BASE}/999999/test`)).status).toBe(404);

@@ -9,6 +9,7 @@ import { deliverOnce } from "../../src/notify/deliver.ts";
 import { humanDuration } from "../../src/notify/format.ts";
 import type { ChannelConfig } from "../../src/store/notification-channels.ts";
 import { startReceiver, type Receiver } from "./helpers.ts";
+import { PRIVATE_REPLY } from "../../src/notify/http-post.ts";
 
 const DOWN: AlertPayload = {
   event: "monitor.down",
@@ -116,7 +117,7 @@ describe("webhook", () => {
       const r = receiver(() => new Response("nope", { status, headers }));
       const out = await send(DOWN, channel("webhook", { url: r.url }));
       expect({ status, ok: out.ok, code: out.statusCode, permanent: out.permanent, retryAfter: out.retryAfterMs }).toEqual({ status, ok: false, code: status, permanent, retryAfter });
-      expect(out.error).toStartWith(`HTTP ${status}: nope`);
+      expect(out.error).toStartWith(`HTTP ${status} ${PRIVATE_REPLY}`);
     }
     const closed = receiver();
     const url = closed.url;
@@ -231,7 +232,8 @@ describe("chat channels", () => {
     const echo = receiver((req) => new Response(`no such bot at ${req.path}`, { status: 404 }));
     const bad = await send(DOWN, channel("telegram", { url: echo.url, telegram_chat_id: "1", telegram_bot_token: "123:ABCdef" }, ["123:ABCdef"]));
     expect(bad.permanent).toBe(true);
-    expect(bad.error).toBe("HTTP 404: no such bot at /bot[redacted]/sendMessage");
+    expect(bad.error).toBe(`HTTP 404 ${PRIVATE_REPLY}`);
+    expect(bad.error).not.toContain("ABCdef");
   });
 });
 

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { startInstance, type Instance } from "../../src/cli/serve.ts";
+import { updateAccount } from "../../src/store/accounts.ts";
 import { revokePeer } from "../../src/store/peers.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { runVigil } from "../helpers/process.ts";
@@ -121,4 +122,25 @@ test("a probe refuses to start with a region other than its token's, the leader'
   expect(revoked.code).toBe(1);
   expect(revoked.stderr).toContain("unknown or revoked");
   expect(revoked.stderr).not.toContain(us.token);
+}, 30_000);
+
+test("an account's private-target rule reaches the probe with its monitors' definitions, and the probe refuses the target", async () => {
+  const updates = () => probeLogs.filter((l) => l.includes('"monitor definitions updated"')).length;
+  const before = updates();
+  // as `vigil account update default --block-private-targets` does beside the running leader
+  await updateAccount(leader.ctx.db, 1, { blockPrivateTargets: true });
+  await leader.ctx.privateTargets.reload();
+  // no monitor was edited: the rule change alone re-sends the account's definitions
+  expect(await waitFor(() => updates() > before)).toBe(true);
+  const seenBefore = seen.length;
+  // moving it out of eu and back makes the probe check it at once
+  await leader.api("PATCH", `/api/v1/monitors/${monitorId}`, { regions: ["us"] });
+  expect(await waitFor(() => probeLogs.some((l) => l.includes('"monitor unscheduled"') && l.includes(`"monitor_id":${monitorId}`)))).toBe(true);
+  await leader.api("PATCH", `/api/v1/monitors/${monitorId}`, { regions: ["eu"] });
+  const blocked = await waitFor(async () => {
+    const latest = (await leader.api("GET", `/api/v1/monitors/${monitorId}/checks?region=eu`)).json.data[0]?.attributes;
+    return latest?.error_code === "target_blocked" ? latest : null;
+  });
+  expect(blocked?.error_message).toContain("private targets are blocked");
+  expect(seen.length).toBe(seenBefore);
 }, 30_000);

@@ -33,6 +33,7 @@ export function monitor(overrides: Partial<ProbeMonitor>): ProbeMonitor {
     dns_record_type: "A",
     dns_resolver: null,
     dns_expected_answer: null,
+    block_private_targets: false,
     ...overrides,
   };
 }

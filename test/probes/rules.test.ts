@@ -5,7 +5,7 @@ import { getJsonPath, MISSING } from "../../src/domain/json-path.ts";
 import { certExpiryVerdict, latencyReason } from "../../src/domain/cert-expiry.ts";
 import { isPrivateAddress } from "../../src/domain/ip-ranges.ts";
 import { authHeaders, maskHeaders, maskText, secretsOf } from "../../src/probes/request-auth.ts";
-import { splitHostPort } from "../../src/probes/resolve-host.ts";
+import { splitHostPort } from "../../src/net/resolve-host.ts";
 import { monitor } from "./fixtures.ts";
 
 describe("expected codes", () => {
@@ -58,6 +58,17 @@ test.each([
   ["127.0.0.1", true], ["10.1.2.3", true], ["172.16.0.1", true], ["172.32.0.1", false], ["192.168.1.1", true],
   ["169.254.169.254", true], ["100.64.0.1", true], ["8.8.8.8", false], ["::1", true], ["fd00::1", true],
   ["fe80::1", true], ["::ffff:10.0.0.1", true], ["2606:4700::1111", false],
+  // IPv6 notations of an IPv4 address are judged as that address
+  ["::ffff:127.0.0.1", true], ["::ffff:7f00:1", true], ["0:0:0:0:0:ffff:127.0.0.1", true], ["::FFFF:7F00:1", true],
+  ["::127.0.0.1", true], ["::7f00:1", true], ["::a00:1", true], ["::ffff:0:7f00:1", true],
+  ["64:ff9b::7f00:1", true], ["64:ff9b::a9fe:a9fe", true], ["64:ff9b::808:808", false],
+  ["2002:7f00:1::1", true], ["2002:c0a8:101::", true], ["2002:808:808::1", false], ["::ffff:8.8.8.8", false],
+  ["2001:0:4136:e378:8000:63bf:3fff:fdd2", true], ["fe80::1%eth0", true], ["ff02::1", true], ["::", true],
+  ["0.0.0.0", true], ["255.255.255.255", true], ["224.0.0.251", true], ["198.18.0.1", true], ["240.0.0.1", true],
+  // documentation ranges count as public (nothing internal lives there)
+  ["192.0.2.10", false], ["198.51.100.7", false], ["2001:db8::1", false],
+  // whatever is not a literal address fails closed
+  ["localhost", true], ["", true],
 ] as [string, boolean][])("private address %s → %p", (ip, priv) => expect(isPrivateAddress(ip)).toBe(priv));
 
 test.each([

@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { readFileSync } from "node:fs";
 import { httpAttrs } from "../api/fixtures.ts";
-import { MAIN, spawnServer } from "../helpers/process.ts";
+import { lastLine, MAIN, runVigil, spawnServer } from "../helpers/process.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 
@@ -131,3 +131,47 @@ test.skipIf(!canUnshare)("DNS rebinding: a name accepted while public and re-poi
     rmSync(dir, { recursive: true, force: true });
   }
 }, 30_000);
+
+describe("per account (vigil account create/update), beside a running server", () => {
+  test("an account's own rule wins over the instance default; a CLI change applies without a restart", async () => {
+    const s = await startTestServer([]);
+    try {
+      const cli = (args: string[]) => runVigil([...args, "--data", s.dataDir]);
+      expect((await cli(["account", "create", "tenant", "--plan", "pro", "--block-private-targets"])).code).toBe(0);
+      const tok = lastLine((await cli(["token", "create", "--account", "tenant", "--scopes", "all"])).stdout);
+      const create = (token?: string) => s.api("POST", "/api/v1/monitors", httpAttrs({ target: "http://[::ffff:7f00:1]:9/health" }), token ? { token } : {});
+      // the instance flag is off: the default account (following it) may watch its LAN, the tenant may not
+      expect((await create()).status).toBe(201);
+      const refused = await create(tok);
+      expect(refused.status).toBe(422);
+      expect(refused.json.error.details.target.join(" ")).toContain("127.0.0.1");
+      const list = await cli(["account", "list"]);
+      expect(list.stdout).toMatch(/default\s+enterprise\s+instance default/);
+      expect(list.stdout).toMatch(/tenant\s+pro\s+blocked/);
+
+      const upd = await cli(["account", "update", "tenant", "--allow-private-targets"]);
+      expect(upd.code).toBe(0);
+      expect(upd.stdout).toContain("private targets allowed");
+      expect((await waitFor(async () => (await create(tok)).status === 201, { timeoutMs: 15_000, intervalMs: 250 }))).toBe(true);
+      expect((await cli(["account", "update", "nobody", "--plan", "pro"])).code).toBe(1);
+    } finally {
+      await s.stop();
+    }
+  }, 30_000);
+
+  test("a new account follows --block-private-targets of the instance unless it says otherwise", async () => {
+    const s = await startTestServer(["--block-private-targets"]);
+    try {
+      const cli = (args: string[]) => runVigil([...args, "--data", s.dataDir]);
+      await cli(["account", "create", "lan", "--plan", "pro", "--allow-private-targets"]);
+      await cli(["account", "create", "plain", "--plan", "pro"]);
+      const lan = lastLine((await cli(["token", "create", "--account", "lan", "--scopes", "all"])).stdout);
+      const plain = lastLine((await cli(["token", "create", "--account", "plain", "--scopes", "all"])).stdout);
+      const create = (token: string) => s.api("POST", "/api/v1/monitors", httpAttrs({ target: "http://10.0.0.1/health" }), { token });
+      expect((await create(lan)).status).toBe(201);
+      expect((await create(plain)).status).toBe(422);
+    } finally {
+      await s.stop();
+    }
+  });
+});

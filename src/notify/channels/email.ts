@@ -1,7 +1,12 @@
 import { rootCertificates } from "node:tls";
 import { isIP } from "node:net";
 import nodemailer from "nodemailer";
+import { isPrivateAddress } from "../../domain/ip-ranges.ts";
 import { parseAddressList } from "../../domain/notification-channel-validation.ts";
+import { startDeadline } from "../../net/deadline.ts";
+import { PRIVATE_REPLY } from "../http-post.ts";
+import { toProbeFailure } from "../../net/net-errors.ts";
+import { resolveHost, type ResolvedHost } from "../../net/resolve-host.ts";
 import { SMTP_DEFAULT_PORT, type SmtpSecurity } from "../../domain/notification-channel-schema.ts";
 import { alertFields, alertPlainText, alertSummary, alertTitle, colourHex, escapeHtml } from "../format.ts";
 import { misconfigured, type AlertPayload, type ChannelSender, type DeliveryOutcome } from "../types.ts";
@@ -25,11 +30,15 @@ export function emailHtml(p: AlertPayload): string {
   ].join("\n");
 }
 
-/** SMTP reply codes: 5xx is a permanent refusal, 4xx a temporary one; authentication failures repeat. */
-function classify(err: unknown): DeliveryOutcome {
+/**
+ * SMTP reply codes: 5xx is a permanent refusal, 4xx a temporary one; authentication failures repeat.
+ * The server's own words are quoted only when it is on a public address (`quote`), as for webhooks.
+ */
+function classify(err: unknown, quote: boolean): DeliveryOutcome {
   const e = err as { responseCode?: number; code?: string; message?: string };
   const code = typeof e.responseCode === "number" ? e.responseCode : null;
-  const message = `SMTP ${e.code ?? "error"}${code ? ` ${code}` : ""}: ${(e.message ?? String(err)).replace(/\s+/g, " ").slice(0, 300)}`;
+  const text = quote ? `: ${(e.message ?? String(err)).replace(/\s+/g, " ").slice(0, 300)}` : ` ${PRIVATE_REPLY.replace("receiver", "server")}`;
+  const message = `SMTP ${e.code ?? "error"}${code ? ` ${code}` : ""}${text}`;
   const permanent = e.code === "EAUTH" || e.code === "EENVELOPE" || (code !== null && code >= 500);
   return { ok: false, statusCode: code, error: message, permanent };
 }
@@ -46,8 +55,19 @@ export const emailSender: ChannelSender = {
     if (!to || typeof s.smtp_host !== "string" || typeof s.smtp_from !== "string") return misconfigured("the channel needs email_to, smtp_host and smtp_from");
     const security = ((s.smtp_security as SmtpSecurity | undefined) ?? "starttls") as SmtpSecurity;
     const host = s.smtp_host;
+    // resolved and judged here, then connected to by address, like every other outgoing connection
+    const deadline = startDeadline(sc.timeoutMs, signal);
+    let server: ResolvedHost;
+    try {
+      server = await resolveHost(host, deadline, sc.blockPrivateTargets === true);
+    } catch (err) {
+      const f = toProbeFailure(err, host);
+      return { ok: false, statusCode: null, error: f.message, permanent: f.code === "target_blocked" };
+    } finally {
+      deadline.dispose();
+    }
     const transport = nodemailer.createTransport({
-      host,
+      host: server.ip,
       port: (s.smtp_port as number | null | undefined) ?? SMTP_DEFAULT_PORT[security],
       secure: security === "tls",
       requireTLS: security === "starttls",
@@ -75,7 +95,7 @@ export const emailSender: ChannelSender = {
       return { ok: true, statusCode: code, error: null, permanent: false };
     } catch (err) {
       if (signal.aborted) return { ok: false, statusCode: null, error: "interrupted by shutdown", permanent: false };
-      return classify(err);
+      return classify(err, !isPrivateAddress(server.ip));
     } finally {
       signal.removeEventListener("abort", onAbort);
       transport.close();

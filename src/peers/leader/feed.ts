@@ -17,7 +17,7 @@ export function runsOnPeer(row: MonitorRow, region: string): boolean {
  */
 function feedMonitor(row: MonitorRow, ctx: AppContext): FeedMonitor {
   try {
-    return { id: row.id, interval_sec: row.interval_sec, monitor: rowToProbeMonitor(row, ctx.secrets), definition_error: null };
+    return { id: row.id, interval_sec: row.interval_sec, monitor: rowToProbeMonitor(row, ctx.secrets, ctx.privateTargets.blocks(row.account_id)), definition_error: null };
   } catch (err) {
     if (!(err instanceof MonitorDefinitionError)) throw err;
     return { id: row.id, interval_sec: row.interval_sec, monitor: null, definition_error: err.message };

@@ -1,5 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import type { Service } from "../../services.ts";
+import { monitorIdsOfAccounts } from "../../store/peer-feed.ts";
 import { MonitorChangeLog } from "./change-log.ts";
 import { ResultIngest } from "./ingest.ts";
 import { peerLeaderPlugin } from "./plugin.ts";
@@ -11,6 +12,13 @@ import { peerLeaderPlugin } from "./plugin.ts";
 export function startPeerLeaderService(ctx: AppContext): Service {
   const changes = new MonitorChangeLog();
   const off = ctx.events.on("monitor.changed", ({ monitorId }) => changes.record(monitorId));
+  // an account's private-target rule travels with each of its monitors' definitions
+  ctx.privateTargets.onChange((accountIds) => {
+    monitorIdsOfAccounts(ctx.db, accountIds).then(
+      (ids) => ids.forEach((id) => changes.record(id)),
+      (err) => ctx.log.child("peers").error("could not re-send definitions after an account rule changed", { error: String(err) }),
+    );
+  });
   let draining = false;
   const ingest = new ResultIngest(ctx, ctx.log.child("peers"));
   return {

@@ -3,7 +3,7 @@
  * person can act on. Messages carry the error code, never request data (which may hold secrets).
  */
 import type { CheckErrorCode } from "../domain/check-result.ts";
-import { ProbeFailure } from "./types.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
 
 const EXPIRED = new Set(["CERT_HAS_EXPIRED"]);
 const INVALID_CERT = new Set([

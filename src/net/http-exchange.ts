@@ -8,10 +8,10 @@ import https from "node:https";
 import zlib from "node:zlib";
 import type { TLSSocket } from "node:tls";
 import { raceDeadline, type Deadline } from "./deadline.ts";
-import { resolveHost } from "./resolve-host.ts";
+import { guardSocket, resolveHost } from "./resolve-host.ts";
 import { certErrorCode, toProbeFailure } from "./net-errors.ts";
 import { certNotAfter, sniFor, trustedCas } from "./tls-options.ts";
-import { ProbeFailure } from "./types.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
 
 export const MAX_REDIRECTS = 10;
 /** Bodies beyond this are cut: enough for keyword and JSON checks, bounded memory per check. */
@@ -31,6 +31,10 @@ export interface HttpExchangeOptions {
   blockPrivate?: boolean;
   /** header names (lower case) dropped when a redirect leaves the original origin */
   credentialHeaders: string[];
+  /** false: a redirect is returned as the answer instead of followed (default true) */
+  followRedirects?: boolean;
+  /** bytes of body read at most (default MAX_BODY_BYTES) */
+  maxBodyBytes?: number;
 }
 
 export interface HttpResponseData {
@@ -122,7 +126,7 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
       res.on("data", (c: Buffer) => {
         chunks.push(c);
         size += c.length;
-        if (size >= MAX_BODY_BYTES) done();
+        if (size >= (opts.maxBodyBytes ?? MAX_BODY_BYTES)) done();
       });
       res.on("end", done);
       res.on("error", (err) => finish(() => reject(toProbeFailure(err, endpoint))));
@@ -135,12 +139,13 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
     let tcpUp = false;
     let tlsUp = false;
     req.on("socket", (s) => {
+      guardSocket(s, target.host, opts.blockPrivate === true);
       s.once("connect", () => (tcpUp = true));
       s.once("secureConnect", () => (tlsUp = true));
     });
     req.on("error", (err: Error & { code?: string }) => {
       // TCP up but no TLS session yet: the server reset or answered in plain text
-      const inHandshake = isHttps && tcpUp && !tlsUp && !certErrorCode(err.code ?? "");
+      const inHandshake = isHttps && tcpUp && !tlsUp && !(err instanceof ProbeFailure) && !certErrorCode(err.code ?? "");
       const failure = inHandshake ? new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${err.code ?? "error"}: ${err.message})`) : toProbeFailure(err, endpoint);
       finish(() => reject(failure));
     });
@@ -151,14 +156,15 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
 
 /**
  * Sends `spec`, following up to MAX_REDIRECTS redirects the way browsers do (303, and 301/302
- * after a POST, become a GET without body). Throws ProbeFailure; never returns a redirect.
+ * after a POST, become a GET without body). Throws ProbeFailure; returns a redirect only when
+ * `followRedirects` is false.
  */
 export async function httpExchange(spec: HttpRequestSpec, opts: HttpExchangeOptions): Promise<HttpResponseData & { redirects: number }> {
   let current = spec;
   for (let redirects = 0; ; redirects++) {
     const res = await raceDeadline(exchangeOnce(current, opts), opts.deadline, `waiting for ${displayUrl(current.url)}`);
     const location = res.headers["location"];
-    if (![301, 302, 303, 307, 308].includes(res.status) || !location) return { ...res, redirects };
+    if (opts.followRedirects === false || ![301, 302, 303, 307, 308].includes(res.status) || !location) return { ...res, redirects };
     if (redirects >= MAX_REDIRECTS) {
       throw new ProbeFailure("too_many_redirects", `more than ${MAX_REDIRECTS} redirects, last to ${location}`, { http_code: res.status, resolved_ip: res.resolvedIp });
     }

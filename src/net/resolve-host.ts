@@ -1,12 +1,16 @@
 /**
- * Resolves a target host once, up front, so every probe knows the IP it actually connects to
- * (`resolved_ip`), reports resolution failures as dns_error, and can refuse private targets.
+ * The gate of every outgoing connection Vigil makes for a check or a notification (README,
+ * Security: the private-target guard). A target host is resolved once, up front, and judged; the
+ * connection then goes to exactly that address (so `resolved_ip` is the address actually used, a
+ * name re-pointed after the check began cannot slip through, and resolution failures are dns_error).
+ * Connections also judge the address their socket reached, so a path that forgot to connect to the
+ * literal address is refused rather than trusted.
  */
 import { lookup } from "node:dns/promises";
-import { isIP } from "node:net";
-import { isPrivateAddress } from "../domain/ip-ranges.ts";
+import { isIP, type Socket } from "node:net";
+import { ProbeFailure } from "../domain/check-failure.ts";
+import { privateAddressReason } from "../domain/ip-ranges.ts";
 import { raceDeadline, type Deadline } from "./deadline.ts";
-import { ProbeFailure } from "./types.ts";
 
 export interface ResolvedHost {
   /** host name as written in the target, without IPv6 brackets */
@@ -17,6 +21,15 @@ export interface ResolvedHost {
 
 export function stripBrackets(host: string): string {
   return host.startsWith("[") && host.endsWith("]") ? host.slice(1, -1) : host;
+}
+
+/** Throws target_blocked when `blockPrivate` is on and `ip` (what `host` names) is not public. */
+export function judgeAddress(host: string, ip: string, blockPrivate: boolean): void {
+  if (!blockPrivate) return;
+  const why = privateAddressReason(ip);
+  if (why === null) return;
+  const what = host === ip ? `${ip} is ${why}` : `${host} resolves to ${ip}, ${why}`;
+  throw new ProbeFailure("target_blocked", `${what}; private targets are blocked for this account`, { resolved_ip: ip });
 }
 
 export async function resolveHost(rawHost: string, deadline: Deadline, blockPrivate = false, family: 0 | 4 | 6 = 0): Promise<ResolvedHost> {
@@ -35,10 +48,23 @@ export async function resolveHost(rawHost: string, deadline: Deadline, blockPriv
       throw new ProbeFailure("dns_error", `could not resolve ${host} (${code})`);
     }
   }
-  if (blockPrivate && isPrivateAddress(ip)) {
-    throw new ProbeFailure("target_blocked", `${host} resolves to ${ip}, a private address; private targets are blocked on this instance`, { resolved_ip: ip });
-  }
+  judgeAddress(host, ip, blockPrivate);
   return { host, ip, family: fam === 6 ? 6 : 4 };
+}
+
+/**
+ * Destroys `socket` with target_blocked if the address it connected to is not allowed. Sockets are
+ * opened to an address resolveHost judged, so this only fires if a path connected elsewhere.
+ */
+export function guardSocket(socket: Socket, host: string, blockPrivate: boolean): void {
+  if (!blockPrivate) return;
+  socket.once("connect", () => {
+    try {
+      judgeAddress(host, socket.remoteAddress ?? "", true);
+    } catch (err) {
+      socket.destroy(err as Error);
+    }
+  });
 }
 
 /** Splits "host:port", "[v6]:port" or a bare host; `port` is used when the target has none. */

@@ -2,7 +2,7 @@
  * One abort signal per check that fires on `timeout_ms` or on the scheduler's signal, remembering
  * which of the two it was so a timeout is reported as a timeout and a shutdown as a cancellation.
  */
-import { ProbeFailure } from "./types.ts";
+import { ProbeFailure } from "../domain/check-failure.ts";
 
 export interface Deadline {
   signal: AbortSignal;
