@@ -20,6 +20,7 @@ import {
 import { resolverProblem, targetProblem } from "./monitor-targets.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
 import { newDetails } from "./details.ts";
+import { newOrigins, secretOrigins } from "./secret-origins.ts";
 
 export type Details = Record<string, string[]>;
 export type MonitorChanges = Partial<Record<MonitorAttributeName, unknown>>;
@@ -186,6 +187,7 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
     if (p) add("target", p);
   }
   if (type === "http") authRules(changes, existing, merged, touched, add);
+  if (type === "http" && existing) secretBindingRules(changes, existing, merged, add);
   if (type === "http" && touched("synthetic_enabled", "synthetic_steps_json") && clean("synthetic_steps_json") && merged.synthetic_enabled === true && !merged.synthetic_steps_json) {
     add("synthetic_steps_json", 'is required when synthetic_enabled is true: {"steps": [{"url": "..."}]}');
   }
@@ -214,4 +216,19 @@ function authRules(changes: MonitorChanges, existing: ExistingMonitor | undefine
   const hasSecret = need.secret in changes ? changes[need.secret] !== null : existing?.secrets[need.secret] === true;
   if (!hasSecret) add(need.secret, `is required when api_auth_type is ${authType} (write-only: it is stored encrypted and never returned)`);
   if (need.plain && (merged[need.plain] === null || merged[need.plain] === undefined)) add(need.plain, `is required when api_auth_type is ${authType}`);
+}
+
+/**
+ * Stored secrets stay bound to the origins they were given for (secret-origins.ts): a write that
+ * would send them to a new origin must send them again (422 naming each), or clear them.
+ */
+function secretBindingRules(changes: MonitorChanges, existing: ExistingMonitor, merged: Record<string, unknown>, add: (a: string, m: string) => void): void {
+  const kept = SECRET_ATTRIBUTES.filter((s) => existing.secrets[s] && !(s in changes));
+  if (kept.length === 0) return;
+  const moved = newOrigins(existing.values, merged);
+  if (moved.length === 0) return;
+  const bound = [...secretOrigins(existing.values)].join(", ") || "none";
+  for (const s of kept) {
+    add(s, `must be sent again (or set to null) with this change: it would send requests to ${moved.join(", ")}, and a stored secret goes only to the origins it was given for (${bound})`);
+  }
 }

@@ -3,6 +3,7 @@
  */
 import type { ProbeMonitor } from "../domain/monitor.ts";
 import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
+import { secretOrigins } from "../domain/secret-origins.ts";
 import { authHeaders } from "./request-auth.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 
@@ -19,9 +20,14 @@ export function targetUrl(target: string | null, port: number | null): URL {
   return url;
 }
 
-/** Monitor headers, then auth (so a custom header cannot silently replace the configured auth). */
-export function requestHeaders(m: ProbeMonitor, extra: Record<string, string> = {}, body: string | null = null): Record<string, string> {
-  const headers: Record<string, string> = { ...(m.api_headers_json ?? {}), ...extra, ...authHeaders(m) };
+/**
+ * Monitor headers, then auth (so a custom header cannot silently replace the configured auth). The
+ * auth goes only to the origins the monitor's secrets are bound to (README, Security), so a step
+ * whose URL a variable points elsewhere is sent without it.
+ */
+export function requestHeaders(m: ProbeMonitor, url: URL, extra: Record<string, string> = {}, body: string | null = null): Record<string, string> {
+  const auth = secretOrigins(m).has(url.origin) ? authHeaders(m) : {};
+  const headers: Record<string, string> = { ...(m.api_headers_json ?? {}), ...extra, ...auth };
   const hasType = Object.keys(headers).some((h) => h.toLowerCase() === "content-type");
   if (body !== null && !hasType) headers["content-type"] = looksLikeJson(body) ? "application/json" : "text/plain; charset=utf-8";
   return headers;

@@ -26,7 +26,7 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
     const method = m.method ?? "GET";
     const body = bodyFor(method, m.api_body);
     const res = await httpExchange(
-      { method, url, headers: requestHeaders(m, {}, body), body },
+      { method, url, headers: requestHeaders(m, url, {}, body), body },
       { deadline, tlsVerify: m.tls_verify !== false, extraCa: ctx.extraCa, blockPrivate: ctx.blockPrivateTargets, credentialHeaders: credentialHeaderNames(m) },
     );
     const latency = elapsedMs(started);

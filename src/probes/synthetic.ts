@@ -75,7 +75,7 @@ export const syntheticProbe: Probe = async (m, ctx) => {
       try {
         url = stepUrl(step, vars, m);
         body = bodyFor(method, step.body === undefined ? null : substitute(step.body, vars));
-        headers = requestHeaders(m, substituteHeaders(step.headers, vars), body);
+        headers = requestHeaders(m, url, substituteHeaders(step.headers, vars), body);
       } catch (err) {
         if (err instanceof UnknownVariable || err instanceof ProbeFailure) return stop("synthetic_step_failed", err.message);
         throw err;
@@ -100,8 +100,11 @@ export const syntheticProbe: Probe = async (m, ctx) => {
       const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, (text) => maskText(text, secrets));
       entry.assertions = verdict.assertions.map((a) => ({ ...a, actual: maskText(a.actual, secrets) }));
       if (verdict.failure) return stop(verdict.failure.code, verdict.failure.message);
+      // extraction reads the response with the monitor's secrets masked: a target that echoes the
+      // request back must not let a scenario carry a credential, whole or in pieces, into a later URL
+      const readable = { headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, maskText(v, secrets)])), bodyText: maskText(bodyText, secrets) };
       for (const rule of step.extract ?? []) {
-        const got = extract(rule, { headers: res.headers, bodyText });
+        const got = extract(rule, readable);
         if ("error" in got) return stop("synthetic_step_failed", got.error);
         vars[rule.name] = got.value;
       }
