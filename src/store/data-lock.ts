@@ -25,7 +25,9 @@ export function lockHolder(dataDir: string): number | null {
 export function acquireDataLock(dataDir: string): () => void {
   const holder = lockHolder(dataDir);
   if (holder !== null && holder !== process.pid) {
-    throw new Error(`the data directory ${dataDir} is in use by another vigil process (pid ${holder})`);
+    // a process killed a moment ago still exists until the kernel has finished ending it and its
+    // parent has reaped it; the caller's remedy is to wait, not to delete the lock
+    throw new Error(`the data directory ${dataDir} is in use by another vigil process (pid ${holder}); if it was just stopped or killed, it is still exiting: start again in a moment`);
   }
   const path = join(dataDir, LOCK_FILE);
   writeFileSync(path, String(process.pid) + "\n");
