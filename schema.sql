@@ -96,7 +96,8 @@ CREATE TABLE monitors (
   heartbeat_schedule            TEXT,
   heartbeat_timezone            TEXT,
   heartbeat_deadline_at         INTEGER, -- when the next state transition is due; rebuilt timers use it
-  heartbeat_journal_through     INTEGER  -- the newest ping journal entry folded into this monitor's rows
+  heartbeat_journal_through     INTEGER, -- the newest ping journal entry folded into this monitor's rows
+  follow_redirects              INTEGER NOT NULL DEFAULT 1 -- http: 0 judges the first answer, redirect or not
 );
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);

@@ -4,7 +4,7 @@ import type { ExistingMonitor } from "../domain/monitor-validation.ts";
 import { toIso } from "../lib/dates.ts";
 import type { MonitorRow } from "../store/tables.ts";
 
-const BOOLEANS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late"]);
+const BOOLEANS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects"]);
 const JSONS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
 const TIMES = new Set(["last_checked_at", "next_run_at", "created_at", "updated_at", "ssl_expiry_last_not_after", "heartbeat_last_ping_at"]);
 

@@ -46,3 +46,13 @@ export function parseExpectedCodes(spec: string | null | undefined): ExpectedCod
   const text = spec!.split(",").map((t) => t.trim()).filter((t) => parseToken(t) !== null).join(",");
   return { text, matches: (s) => ranges.some((r) => s >= r.from && s <= r.to) };
 }
+
+/** Redirect statuses an exchange follows when it follows redirects: never seen as the final answer then. */
+export const FOLLOWED_REDIRECTS = [301, 302, 303, 307, 308] as const;
+
+/** The followed-redirect codes `spec` expects explicitly (an expected 302 can only be met without following). */
+export function expectedRedirects(spec: string | null | undefined): number[] {
+  if (!spec) return [];
+  const codes = parseExpectedCodes(spec);
+  return FOLLOWED_REDIRECTS.filter((c) => codes.matches(c));
+}

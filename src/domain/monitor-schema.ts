@@ -87,6 +87,7 @@ export const MONITOR_FIELDS = {
   api_auth_bearer_token: secret("write-only: sent as Authorization: Bearer when api_auth_type is bearer"),
   api_auth_basic_pass: secret("write-only: Basic auth password when api_auth_type is basic"),
   api_auth_api_key_value: secret("write-only: API key value when api_auth_type is api_key"),
+  follow_redirects: f(Type.Boolean({ default: true, description: "follow up to 10 redirects (true), or judge the first answer, a redirect included (false); an expected 301/302/303/307/308 needs false" }), HTTP, BOOL),
   tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS, BOOL),
   ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), TLS, "must be an integer from 1 to 365, or null for the default of 14"),
   ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), TLS),

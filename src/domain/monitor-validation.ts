@@ -4,7 +4,7 @@
  * secret values are never echoed.
  */
 import { Value } from "@sinclair/typebox/value";
-import { expectedCodesProblems } from "./expected-codes.ts";
+import { expectedCodesProblems, expectedRedirects } from "./expected-codes.ts";
 import { isValidTimezone, scheduleProblem } from "./heartbeat-rules.ts";
 import { MONITOR_TYPES, type MonitorType } from "./monitor.ts";
 import {
@@ -65,6 +65,7 @@ export const MONITOR_DEFAULTS: MonitorChanges = {
   api_auth_type: "none",
   api_auth_basic_user: null,
   api_auth_api_key_header: null,
+  follow_redirects: true,
   tls_verify: true,
   ssl_expiry_warn_days: null,
   dns_record_type: "A",
@@ -188,6 +189,14 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
   }
   if (type === "http") authRules(changes, existing, merged, touched, add);
   if (type === "http" && existing) secretBindingRules(changes, existing, merged, add);
+  if (type === "http" && touched("expected_http_codes", "follow_redirects") && clean("expected_http_codes", "follow_redirects") && merged.follow_redirects !== false) {
+    const redirects = expectedRedirects(merged.expected_http_codes as string | null);
+    if (redirects.length) {
+      const msg = `expects ${redirects.join(", ")}, which is never the answer while follow_redirects is true (the redirect is followed); set follow_redirects to false to judge the redirect itself`;
+      add("expected_http_codes", msg);
+      add("follow_redirects", msg);
+    }
+  }
   if (type === "http" && touched("synthetic_enabled", "synthetic_steps_json") && clean("synthetic_steps_json") && merged.synthetic_enabled === true && !merged.synthetic_steps_json) {
     add("synthetic_steps_json", 'is required when synthetic_enabled is true: {"steps": [{"url": "..."}]}');
   }

@@ -60,6 +60,7 @@ export interface ProbeMonitor {
   synthetic_steps_json: SyntheticScenario | null;
   synthetic_trace_body_detail: TraceBodyDetail;
   tls_verify: boolean;
+  follow_redirects: boolean;
   ssl_expiry_warn_days: number | null;
   // dns
   dns_record_type: DnsRecordType;

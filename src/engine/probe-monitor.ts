@@ -56,6 +56,7 @@ export function rowToProbeMonitor(row: MonitorRow, secrets: SecretBox, blockPriv
     synthetic_steps_json: parseJson<SyntheticScenario>(row.synthetic_steps_json, "synthetic_steps_json"),
     synthetic_trace_body_detail: (row.synthetic_trace_body_detail || "truncated") as TraceBodyDetail,
     tls_verify: row.tls_verify !== 0,
+    follow_redirects: row.follow_redirects !== 0,
     ssl_expiry_warn_days: row.ssl_expiry_warn_days,
     dns_record_type: (DNS_RECORD_TYPES as readonly string[]).includes(recordType) ? recordType : "A",
     dns_resolver: row.dns_resolver,

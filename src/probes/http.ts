@@ -10,7 +10,8 @@ import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
 import { credentialHeaderNames, maskText, secretsOf } from "./request-auth.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
-import { checkResponse } from "./response-checks.ts";
+import { stopWhenFound } from "./body-search.ts";
+import { checkResponse, partialBody } from "./response-checks.ts";
 import { syntheticProbe } from "./synthetic.ts";
 import type { Probe, ProbeContext } from "./types.ts";
 
@@ -27,12 +28,21 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
     const body = bodyFor(method, m.api_body);
     const res = await httpExchange(
       { method, url, headers: requestHeaders(m, url, {}, body), body },
-      { deadline, tlsVerify: m.tls_verify !== false, extraCa: ctx.extraCa, blockPrivate: ctx.blockPrivateTargets, credentialHeaders: credentialHeaderNames(m) },
+      {
+        deadline,
+        tlsVerify: m.tls_verify !== false,
+        extraCa: ctx.extraCa,
+        blockPrivate: ctx.blockPrivateTargets,
+        credentialHeaders: credentialHeaderNames(m),
+        followRedirects: m.follow_redirects !== false,
+        // the keyword and body text settle the check as soon as both are seen; assertions need it all
+        enough: stopWhenFound([m.keyword, m.api_expected_body_contains], (m.api_json_assertions_json?.length ?? 0) > 0),
+      },
     );
     const latency = elapsedMs(started);
     const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter };
     const verdict = checkResponse(
-      { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8") },
+      { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res) },
       {
         expectedCodes: m.expected_http_codes,
         keyword: m.keyword,

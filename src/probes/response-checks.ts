@@ -19,6 +19,8 @@ export interface ReceivedResponse {
   status: number;
   headers: Record<string, string>;
   bodyText: string;
+  /** why bodyText is not the whole body ("the body was truncated at 4194304 bytes"), or null */
+  partial?: string | null;
 }
 
 export interface ResponseVerdict {
@@ -52,8 +54,9 @@ export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, 
   const codes = parseExpectedCodes(exp.expectedCodes);
   const fail = (code: CheckErrorCode, message: string, assertions: AssertionOutcome[] = []): ResponseVerdict => ({ failure: { code, message }, assertions });
   if (!codes.matches(res.status)) return fail("http_error", `expected status ${codes.text}, got ${res.status}`);
+  const partial = res.partial ? ` (${res.partial})` : "";
   if (exp.keyword && !res.bodyText.includes(exp.keyword)) {
-    return fail("keyword_missing", `expected the body to contain keyword ${quote(exp.keyword)}, not found in ${res.bodyText.length} bytes`);
+    return fail("keyword_missing", `expected the body to contain keyword ${quote(exp.keyword)}, not found in ${Buffer.byteLength(res.bodyText)} bytes${partial}`);
   }
   if (exp.contentType) {
     const want = mediaType(exp.contentType);
@@ -61,10 +64,11 @@ export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, 
     if (want !== got) return fail("content_type_mismatch", `expected content type ${want}, got ${got || "none"}`);
   }
   if (exp.bodyContains && !res.bodyText.includes(exp.bodyContains)) {
-    return fail("body_mismatch", `expected the body to contain ${quote(exp.bodyContains)}, got ${quote(mask(res.bodyText))}`);
+    return fail("body_mismatch", `expected the body to contain ${quote(exp.bodyContains)}, got ${quote(mask(res.bodyText))}${partial}`);
   }
   if (exp.assertions && exp.assertions.length > 0) {
     const parsed = parseJsonBody(res.bodyText);
+    if (!parsed.ok && res.partial) return fail("assertion_failed", `expected a JSON body for ${exp.assertions.length} assertion(s), but ${res.partial}`);
     if (!parsed.ok) return fail("assertion_failed", `expected a JSON body for ${exp.assertions.length} assertion(s), got ${quote(mask(res.bodyText))}`);
     const outcomes = exp.assertions.map((rule) => evaluateAssertion(parsed.value, rule));
     const first = outcomes.find((o) => !o.passed);
@@ -72,4 +76,11 @@ export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, 
     return { failure: null, assertions: outcomes };
   }
   return { failure: null, assertions: [] };
+}
+
+/** Why a read body is not the whole body, in words for messages; null when it is whole. */
+export function partialBody(res: { truncated: boolean; decodeError: string | null; body: Buffer }): string | null {
+  if (res.decodeError) return `the body could not be decoded: ${res.decodeError}`;
+  if (res.truncated) return `the body was truncated at ${res.body.length} bytes`;
+  return null;
 }

@@ -7,7 +7,7 @@ import tls, { type TLSSocket } from "node:tls";
 import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
 import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
 import { elapsedMs, startDeadline } from "../net/deadline.ts";
-import { certErrorCode, toProbeFailure } from "../net/net-errors.ts";
+import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
 import { guardSocket, resolveHost, splitHostPort } from "../net/resolve-host.ts";
 import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
@@ -85,10 +85,7 @@ export const sslProbe: Probe = async (m, ctx) => {
     if (expiry.kind === "expired") throw new ProbeFailure("certificate_expired", `${expiry.reason} (${endpoint})`);
     if (m.tls_verify !== false) {
       const problem = authError ?? identity;
-      if (problem) {
-        const code = certErrorCode(problem) ?? "certificate_invalid";
-        throw new ProbeFailure(code, `certificate of ${endpoint} is not valid for ${target.host} (${problem})`);
-      }
+      if (problem) throw certFailure(problem, endpoint, target.host);
     }
     const reasons = [expiry.kind === "expiring" ? expiry.reason : null, latencyReason(latency, m.api_max_latency_ms)].filter((r): r is string => r !== null);
     return { ...emptyResult(checkedAt), ...observed, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };

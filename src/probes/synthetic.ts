@@ -11,7 +11,7 @@ import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
 import { credentialHeaderNames, maskHeaders, maskText, secretsOf } from "./request-auth.ts";
-import { checkResponse } from "./response-checks.ts";
+import { checkResponse, partialBody } from "./response-checks.ts";
 import { extract, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { type Probe } from "./types.ts";
@@ -83,7 +83,10 @@ export const syntheticProbe: Probe = async (m, ctx) => {
       entry.request = { method, url: maskText(displayUrl(url), secrets), headers: maskHeaders(headers, sensitive, secrets) };
       let res;
       try {
-        res = await httpExchange({ method, url, headers, body }, { deadline, tlsVerify: m.tls_verify !== false, extraCa: ctx.extraCa, blockPrivate: ctx.blockPrivateTargets, credentialHeaders: sensitive });
+        res = await httpExchange(
+          { method, url, headers, body },
+          { deadline, tlsVerify: m.tls_verify !== false, extraCa: ctx.extraCa, blockPrivate: ctx.blockPrivateTargets, credentialHeaders: sensitive, followRedirects: m.follow_redirects !== false },
+        );
       } catch (err) {
         const f = toProbeFailure(err, url.host);
         return stop(f.code, f.message, f.extra);
@@ -97,7 +100,7 @@ export const syntheticProbe: Probe = async (m, ctx) => {
       if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter });
       else if (observed.ssl_not_after === null && res.sslNotAfter !== null) observed.ssl_not_after = res.sslNotAfter;
       observed.http_code = res.status;
-      const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, (text) => maskText(text, secrets));
+      const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText, partial: partialBody(res) }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, (text) => maskText(text, secrets));
       entry.assertions = verdict.assertions.map((a) => ({ ...a, actual: maskText(a.actual, secrets) }));
       if (verdict.failure) return stop(verdict.failure.code, verdict.failure.message);
       // extraction reads the response with the monitor's secrets masked: a target that echoes the

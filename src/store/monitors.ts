@@ -67,7 +67,7 @@ export async function ownedChannelIds(db: Db, accountId: number, ids: number[]):
   return new Set(rows.map((r) => r.id));
 }
 
-const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late"]);
+const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects"]);
 const JSON_COLUMNS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
 const SECRET_COLUMNS: Record<string, "api_auth_bearer_token_enc" | "api_auth_basic_pass_enc" | "api_auth_api_key_value_enc"> = {
   api_auth_bearer_token: "api_auth_bearer_token_enc",

@@ -97,6 +97,7 @@ export interface MonitorsTable {
   heartbeat_deadline_at: number | null;
   /** the newest ping journal entry folded into this monitor's rows (store/ping-journal.ts) */
   heartbeat_journal_through: Generated<number | null>;
+  follow_redirects: ColumnType<Bool, Bool | undefined, Bool>;
 }
 
 export interface MonitorRegionStatesTable {

@@ -96,6 +96,8 @@ const BAD_CREATES: [string, Record<string, unknown>, Record<string, string>][] =
   ["dns attribute on http", http({ dns_record_type: "A" }), { dns_record_type: "does not apply to http monitors" }],
   ["port on ssl", ssl({ port: 443 }), { port: "does not apply to ssl monitors" }],
   ["tls_verify on tcp", tcp({ tls_verify: false }), { tls_verify: "does not apply to tcp monitors" }],
+  ["an expected redirect while following", http({ expected_http_codes: "302" }), { expected_http_codes: "never the answer while follow_redirects is true", follow_redirects: "set follow_redirects to false" }],
+  ["follow_redirects on tcp", tcp({ follow_redirects: false }), { follow_redirects: "does not apply to tcp monitors" }],
 ];
 
 describe("POST validation: one row per rule, details name exactly the bad attributes", () => {
@@ -118,7 +120,8 @@ test("valid edge values are accepted", async () => {
   const ok: Record<string, unknown>[] = [
     http({ interval_sec: 10, timeout_ms: 9999 }),
     http({ interval_sec: 86400, timeout_ms: 60000, name: "x".repeat(200) }),
-    http({ expected_http_codes: "200-299,301,4xx" }),
+    http({ expected_http_codes: "200-299,301,4xx", follow_redirects: false }),
+    http({ expected_http_codes: "200-299,304" }),
     http({ api_json_assertions_json: [{ path: "a", op: "regex", value: "^ok$" }, { path: "b", op: "is_not_null" }, { path: "c", op: "greater_than", value: "3" }] }),
     tcp({ target: "db.example.com", port: 5432 }),
     tcp({ target: "[::1]:5432" }),

@@ -21,6 +21,8 @@ export interface TestCerts {
   expiredCertPath: string;
   /** valid, but only for wrong.example */
   wrongHostCertPath: string;
+  /** issued by the CA, valid only from 2099 */
+  notYetValidCertPath: string;
   /** self-signed, not issued by the CA */
   selfSignedCertPath: string;
   selfSignedKeyPath: string;
@@ -38,6 +40,16 @@ function leaf(dir: string, name: string, days: number, san: string): string {
   // a negative -days puts notAfter in the past, which is how we get an expired certificate
   openssl(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", out, "-days", String(days), "-extfile", ext, "-sha256"], dir);
   return out;
+}
+
+/** A leaf whose validity starts in 2099: `openssl ca` is the one command of OpenSSL 3.0 that sets notBefore. */
+function futureLeaf(dir: string, san: string): string {
+  writeFileSync(join(dir, "ca.cnf"), "[ ca ]\ndefault_ca = test\n[ test ]\ndatabase = index.txt\nnew_certs_dir = .\nserial = ca.serial\ndefault_md = sha256\npolicy = any\n[ any ]\ncommonName = supplied\n");
+  writeFileSync(join(dir, "index.txt"), "");
+  writeFileSync(join(dir, "ca.serial"), "1000\n");
+  writeFileSync(join(dir, "future.ext"), `subjectAltName=${san}\n`);
+  openssl(["ca", "-batch", "-config", "ca.cnf", "-cert", "ca.pem", "-keyfile", "ca.key", "-in", "leaf.csr", "-out", "not-yet-valid.pem", "-startdate", "20990101000000Z", "-enddate", "20991231000000Z", "-extfile", "future.ext", "-notext"], dir);
+  return join(dir, "not-yet-valid.pem");
 }
 
 /**
@@ -62,6 +74,7 @@ export function makeCerts(dir: string): TestCerts {
     nearExpiryDays,
     expiredCertPath: leaf(dir, "expired", -1, san),
     wrongHostCertPath: leaf(dir, "wrong-host", 90, "DNS:wrong.example"),
+    notYetValidCertPath: futureLeaf(dir, san),
     selfSignedCertPath: join(dir, "self-signed.pem"),
     selfSignedKeyPath: join(dir, "self-signed.key"),
   };

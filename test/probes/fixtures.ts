@@ -29,6 +29,7 @@ export function monitor(overrides: Partial<ProbeMonitor>): ProbeMonitor {
     synthetic_steps_json: null,
     synthetic_trace_body_detail: "none",
     tls_verify: true,
+    follow_redirects: true,
     ssl_expiry_warn_days: null,
     dns_record_type: "A",
     dns_resolver: null,

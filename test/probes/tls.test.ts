@@ -12,7 +12,7 @@ import { closedPort, startHttpTarget, startHttpsTarget, startTcpTarget, type Htt
 import { context, monitor } from "./fixtures.ts";
 
 let certs: TestCerts;
-let valid: HttpTarget, near: HttpTarget, expired: HttpTarget, wrongHost: HttpTarget, selfSigned: HttpTarget, plain: HttpTarget;
+let valid: HttpTarget, near: HttpTarget, expired: HttpTarget, wrongHost: HttpTarget, selfSigned: HttpTarget, future: HttpTarget, plain: HttpTarget;
 let silentTcp: TcpTarget;
 const routes = { "/": () => new Response("secure hello") };
 
@@ -23,11 +23,12 @@ beforeAll(async () => {
   expired = await startHttpsTarget(certs.expiredCertPath, certs.keyPath, routes);
   wrongHost = await startHttpsTarget(certs.wrongHostCertPath, certs.keyPath, routes);
   selfSigned = await startHttpsTarget(certs.selfSignedCertPath, certs.selfSignedKeyPath, routes);
+  future = await startHttpsTarget(certs.notYetValidCertPath, certs.keyPath, routes);
   plain = await startHttpTarget(routes);
   silentTcp = await startTcpTarget();
 });
 afterAll(async () => {
-  await Promise.all([valid, near, expired, wrongHost, selfSigned, plain].map((t) => t.close()));
+  await Promise.all([valid, near, expired, wrongHost, selfSigned, future, plain].map((t) => t.close()));
   await silentTcp.close();
   rmSync(certs.dir, { recursive: true, force: true });
 });
@@ -50,13 +51,18 @@ describe("http probe over TLS", () => {
     expect(r.status).toBe("up");
   });
 
-  test("without the extra CA the private chain is certificate_invalid", async () => {
+  test("without the extra CA the private chain is certificate_untrusted, said as an unknown issuer", async () => {
     const r = await https(`${valid.url}/`, {}, context());
-    expect(r).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+    expect(r).toMatchObject({ status: "down", error_code: "certificate_untrusted" });
+    expect(r.error_message).toContain("issuer");
+    expect(r.error_message).not.toContain("not issued for");
   });
 
   test("tls_verify false accepts a self-signed certificate", async () => {
-    expect((await https(`${selfSigned.url}/`)).error_code).toBe("certificate_invalid");
+    const refused = await https(`${selfSigned.url}/`);
+    expect(refused.error_code).toBe("certificate_self_signed");
+    expect(refused.error_message).toContain("self-signed");
+    expect(refused.error_message).not.toContain("not issued for");
     const r = await https(`${selfSigned.url}/`, { tls_verify: false });
     expect(r.status).toBe("up");
     expect(r.ssl_not_after).toBe(certNotAfterOf(certs.selfSignedCertPath));
@@ -77,9 +83,16 @@ describe("http probe over TLS", () => {
     expect(r.degraded_reason).toContain("certificate expired");
   });
 
-  test("a name not in the certificate is certificate_invalid", async () => {
+  test("a name not in the certificate is certificate_hostname_mismatch, naming the host", async () => {
     const r = await https(`${wrongHost.url}/`);
-    expect(r).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+    expect(r).toMatchObject({ status: "down", error_code: "certificate_hostname_mismatch" });
+    expect(r.error_message).toContain("is not issued for 127.0.0.1");
+  });
+
+  test("a certificate valid only from a future date is certificate_not_yet_valid", async () => {
+    const r = await https(`${future.url}/`);
+    expect(r).toMatchObject({ status: "down", error_code: "certificate_not_yet_valid" });
+    expect(r.error_message).toContain("not valid yet");
   });
 
   test("https to a plain HTTP port is tls_error", async () => {
@@ -121,12 +134,13 @@ describe("ssl probe", () => {
     }
   });
 
-  test("untrusted chain and wrong host are certificate_invalid unless tls_verify is off", async () => {
-    expect(await ssl(`localhost:${valid.port}`, {}, context())).toMatchObject({ status: "down", error_code: "certificate_invalid" });
-    expect(await ssl(`localhost:${selfSigned.port}`)).toMatchObject({ status: "down", error_code: "certificate_invalid" });
+  test("untrusted chain, self-signed, wrong host and not yet valid each have their own code unless tls_verify is off", async () => {
+    expect(await ssl(`localhost:${valid.port}`, {}, context())).toMatchObject({ status: "down", error_code: "certificate_untrusted" });
+    expect(await ssl(`localhost:${selfSigned.port}`)).toMatchObject({ status: "down", error_code: "certificate_self_signed" });
+    expect(await ssl(`localhost:${future.port}`)).toMatchObject({ status: "down", error_code: "certificate_not_yet_valid" });
     const wrong = await ssl(`localhost:${wrongHost.port}`);
-    expect(wrong).toMatchObject({ status: "down", error_code: "certificate_invalid" });
-    expect(wrong.error_message).toContain("localhost");
+    expect(wrong).toMatchObject({ status: "down", error_code: "certificate_hostname_mismatch" });
+    expect(wrong.error_message).toContain("is not issued for localhost");
     const relaxed = await ssl(`localhost:${selfSigned.port}`, { tls_verify: false });
     expect(relaxed.status).toBe("up");
     expect(relaxed.ssl_not_after).toBe(certNotAfterOf(certs.selfSignedCertPath));
