@@ -5,6 +5,7 @@ import { PrivateTargetPolicy } from "./auth/private-target-policy.ts";
 import type { Config } from "./config/config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { EventHub } from "./lib/event-hub.ts";
+import { FixedWindowLimiter } from "./lib/fixed-window.ts";
 import type { Logger } from "./lib/logger.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import { createSecretBox, parseSecretKey, type SecretBox } from "./lib/secret-box.ts";
@@ -46,6 +47,11 @@ export interface AppContext {
   writes: WriteQueue;
   /** Prometheus instruments of this instance (/metrics) */
   metrics: Metrics;
+  /**
+   * The per-account API rate limit windows (account id → one-minute window): one for every
+   * endpoint an API token opens, /api/v1, /metrics and /peer/v1/peers (api/token-gate.ts)
+   */
+  apiRateLimits: FixedWindowLimiter<number>;
   /** set while the heartbeat service runs */
   pings?: JournaledPings;
   /** which accounts' checks and notifications may reach private addresses */
@@ -70,10 +76,10 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
 }
 
 export function buildContext(
-  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
+  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
 ): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
   const writes = parts.writes ?? new WriteQueue(parts.store.db, { log: parts.log.child("write-queue") });
   const privateTargets = new PrivateTargetPolicy(parts.store.db, parts.config.blockPrivateTargets, () => parts.clock.now());
-  return { ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets };
+  return { ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets, apiRateLimits: new FixedWindowLimiter<number>(60_000) };
 }

@@ -1,14 +1,19 @@
 import { Elysia } from "elysia";
-import { verifyApiToken } from "../auth/api-tokens.ts";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../services.ts";
+import { insufficientScope, unauthorized } from "./errors.ts";
+import { stateFor } from "./request-state.ts";
+import { errorResponse, standardHeaders } from "./respond.ts";
+import { admitApiToken, bearerToken } from "./token-gate.ts";
 
 /**
  * /healthz: the process answers (liveness). /readyz: the store takes a write and every service
  * says it is ready (readiness, for load balancers and orchestrators). /metrics: Prometheus text,
- * for a token with `metrics:read` unless `--metrics-public` is set.
+ * for a token with `metrics:read` unless `--metrics-public` is set; such a token meets the API's
+ * plan rule and rate limit, and its scrapes count against its account's window.
  */
 export function healthPlugin(ctx: AppContext, services: () => Service[]) {
+  const log = ctx.log.child("api");
   return new Elysia({ name: "health" })
     .get("/healthz", () => Response.json({ status: "ok" }), { detail: { hide: true } })
     .get("/readyz", async () => {
@@ -26,12 +31,17 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
       return Response.json({ status: problems.length ? "not_ready" : "ready", problems }, { status: problems.length ? 503 : 200 });
     }, { detail: { hide: true } })
     .get("/metrics", async ({ request }) => {
-      if (!ctx.config.metricsPublic) {
-        const m = /^Bearer (\S+)$/.exec(request.headers.get("authorization") ?? "");
-        const found = m ? await verifyApiToken(ctx.db, m[1]!) : undefined;
-        if (!found) return Response.json({ error: { code: "unauthorized", message: "send a token with scope metrics:read, or start with --metrics-public" } }, { status: 401, headers: { "www-authenticate": "Bearer" } });
-        if (!found.token.scopes.split(",").includes("metrics:read")) return Response.json({ error: { code: "insufficient_scope", message: "this token lacks the scope 'metrics:read'" } }, { status: 403 });
+      const body = async () => ctx.metrics.registry.metrics();
+      if (ctx.config.metricsPublic) return new Response(await body(), { headers: { "content-type": ctx.metrics.registry.contentType } });
+      const state = stateFor(request);
+      try {
+        const token = bearerToken(request.headers.get("authorization"));
+        if (!token) throw unauthorized("send a token with scope metrics:read, or start with --metrics-public");
+        const found = await admitApiToken(ctx, state, token);
+        if (!found.token.scopes.split(",").includes("metrics:read")) throw insufficientScope("metrics:read");
+      } catch (err) {
+        return errorResponse(state, err, log, request.method, "/metrics");
       }
-      return new Response(await ctx.metrics.registry.metrics(), { headers: { "content-type": ctx.metrics.registry.contentType } });
+      return new Response(await body(), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
     }, { detail: { hide: true } });
 }

@@ -1,17 +1,15 @@
 import { Elysia } from "elysia";
-import { verifyApiToken } from "../auth/api-tokens.ts";
 import type { AppContext } from "../context.ts";
 import type { Scope } from "../domain/scopes.ts";
-import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import { readJsonObject } from "./body.ts";
-import { insufficientScope, invalidToken, methodNotAllowed, notFound, planFeatureDisabled, rateLimited, unauthorized } from "./errors.ts";
+import { insufficientScope, methodNotAllowed, notFound, unauthorized } from "./errors.ts";
 import { stateFor, type RequestState } from "./request-state.ts";
 import { errorResponse, jsonResponse } from "./respond.ts";
 import type { RouteDef } from "./route.ts";
 import { RouteTable } from "./route-table.ts";
+import { admitApiToken, bearerToken } from "./token-gate.ts";
 
 export const API_PREFIX = "/api/v1";
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]+)$/;
 const PUBLIC_API_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
 
 /**
@@ -21,7 +19,6 @@ const PUBLIC_API_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
  */
 export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   const table = new RouteTable(routes);
-  const limiter = new FixedWindowLimiter<number>(60_000);
   const log = ctx.log.child("api");
   const touched = new Map<number, number>();
 
@@ -33,18 +30,11 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
 
   async function gate(request: Request, path: string): Promise<void> {
     const state = stateFor(request);
-    const header = request.headers.get("authorization");
-    const m = header ? BEARER.exec(header.trim()) : null;
-    if (!m) throw unauthorized();
-    const found = await verifyApiToken(ctx.db, m[1]!);
-    if (!found) throw invalidToken();
-    if (found.account.plan === "free") throw planFeatureDisabled();
-    const now = ctx.clock.now();
-    const verdict = limiter.hit(found.account.id, ctx.config.rateLimits[found.account.plan], now);
-    state.rateLimit = verdict;
+    const token = bearerToken(request.headers.get("authorization"));
+    if (!token) throw unauthorized();
+    const found = await admitApiToken(ctx, state, token);
     state.caller = { accountId: found.account.id, plan: found.account.plan, tokenId: found.token.id, scopes: new Set(found.token.scopes.split(",") as Scope[]) };
-    if (!verdict.allowed) throw rateLimited(retryAfterSeconds(verdict, now));
-    rememberUse(found.token.id, now);
+    rememberUse(found.token.id, ctx.clock.now());
     const { route, params, allow } = table.match(request.method, path);
     if (!route) throw allow.length ? methodNotAllowed(allow) : notFound("endpoint");
     if (!state.caller.scopes.has(route.scope)) throw insufficientScope(route.scope);

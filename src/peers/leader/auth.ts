@@ -1,15 +1,14 @@
-import { verifyApiToken } from "../../auth/api-tokens.ts";
 import { verifyPeerToken } from "../../auth/peer-tokens.ts";
-import { ApiError, insufficientScope, planFeatureDisabled, unauthorized } from "../../api/errors.ts";
+import { ApiError, insufficientScope, unauthorized } from "../../api/errors.ts";
+import { stateFor } from "../../api/request-state.ts";
+import { admitApiToken, bearerToken } from "../../api/token-gate.ts";
 import type { AppContext } from "../../context.ts";
 import type { PeerRow } from "../../store/tables.ts";
 
-const BEARER = /^Bearer ([A-Za-z0-9._~+/=-]+)$/;
-
 function bearer(request: Request): string {
-  const m = BEARER.exec(request.headers.get("authorization")?.trim() ?? "");
-  if (!m) throw unauthorized("send a peer token as 'Authorization: Bearer <token>' (from `vigil peer create`)");
-  return m[1]!;
+  const token = bearerToken(request.headers.get("authorization"));
+  if (!token) throw unauthorized("send a peer token as 'Authorization: Bearer <token>' (from `vigil peer create`)");
+  return token;
 }
 
 const invalidPeerToken = () =>
@@ -34,16 +33,15 @@ export async function authenticatePeer(ctx: AppContext, request: Request): Promi
 export type PeersReader = { kind: "peer"; peer: PeerRow } | { kind: "api"; accountId: number };
 
 /**
- * GET /peer/v1/peers is for operators too: a peer token, or an API token with `monitors:read` (on a
- * paid plan, as everywhere in the API). Peers belong to the instance, not to an account.
+ * GET /peer/v1/peers is for operators too: a peer token, or an API token with `monitors:read`, under
+ * the API's plan rule and rate limit. Peers belong to the instance, not to an account.
  */
 export async function authenticatePeersReader(ctx: AppContext, request: Request): Promise<PeersReader> {
   const token = bearer(request);
   const peer = await verifyPeerToken(ctx.db, token);
   if (peer) return { kind: "peer", peer };
-  const api = await verifyApiToken(ctx.db, token);
-  if (!api) throw new ApiError(401, "invalid_token", "the token is unknown or revoked", undefined, { "www-authenticate": 'Bearer realm="vigil", error="invalid_token"' });
-  if (api.account.plan === "free") throw planFeatureDisabled();
+  const unknown = () => new ApiError(401, "invalid_token", "the token is unknown or revoked", undefined, { "www-authenticate": 'Bearer realm="vigil", error="invalid_token"' });
+  const api = await admitApiToken(ctx, stateFor(request), token, unknown);
   if (!api.token.scopes.split(",").includes("monitors:read")) throw insufficientScope("monitors:read");
   return { kind: "api", accountId: api.account.id };
 }

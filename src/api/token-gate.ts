@@ -1,0 +1,32 @@
+import { verifyApiToken } from "../auth/api-tokens.ts";
+import type { AppContext } from "../context.ts";
+import { retryAfterSeconds } from "../lib/fixed-window.ts";
+import type { TokenWithAccount } from "../store/api-tokens.ts";
+import { ApiError, invalidToken, planFeatureDisabled, rateLimited } from "./errors.ts";
+import type { RequestState } from "./request-state.ts";
+
+/** `Bearer <token>`: the scheme is case-insensitive (RFC 9110 section 11.1), as `bearer` or `BEARER`. */
+const BEARER = /^bearer +([A-Za-z0-9._~+/=-]+)$/i;
+
+/** The token of an `Authorization: Bearer` header, or null when there is none or it is malformed. */
+export function bearerToken(header: string | null | undefined): string | null {
+  const m = header ? BEARER.exec(header.trim()) : null;
+  return m ? m[1]! : null;
+}
+
+/**
+ * Authentication, plan and rate limit of an API token, in the order README "Errors" gives. Every
+ * endpoint that takes an API token (/api/v1, /metrics, /peer/v1/peers) admits it here, so a token
+ * meets the same plan rule and counts against its account's one window (ctx.apiRateLimits)
+ * wherever it is sent. The window's verdict goes on `state` before a 429, for its headers.
+ */
+export async function admitApiToken(ctx: AppContext, state: RequestState, token: string, unknown: () => ApiError = invalidToken): Promise<TokenWithAccount> {
+  const found = await verifyApiToken(ctx.db, token);
+  if (!found) throw unknown();
+  if (found.account.plan === "free") throw planFeatureDisabled();
+  const now = ctx.clock.now();
+  const verdict = ctx.apiRateLimits.hit(found.account.id, ctx.config.rateLimits[found.account.plan], now);
+  state.rateLimit = verdict;
+  if (!verdict.allowed) throw rateLimited(retryAfterSeconds(verdict, now));
+  return found;
+}
