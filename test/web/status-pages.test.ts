@@ -134,14 +134,46 @@ describe("public page", () => {
     const now = Date.now();
     const base = { account_id: 1, monitor_id: m, failure_count: 3, created_at: now, updated_at: now };
     await s.ctx.db.insertInto("incidents").values([
-      { ...base, status: "open", started_at: now - 60_000, last_error_message: "connect <ECONNREFUSED>" },
+      { ...base, status: "open", started_at: now - 60_000, last_error_code: "connection_refused", last_error_message: "connect ECONNREFUSED" },
       { ...base, status: "resolved", started_at: now - DAY_MS, resolved_at: now - DAY_MS + 120_000, duration_ms: 120_000 },
     ]).execute();
     const p = await page({ name: "Incidents", monitor_ids: [m] });
     const text = await (await get(`/s/${p.slug}`)).text();
     expect(text).toContain("Ongoing incidents");
-    expect(text).toContain("connect &lt;ECONNREFUSED&gt;");
+    expect(text).toContain("Connection refused");
     expect(text).toContain("for 2 min");
+  });
+
+  test("anonymous visitors read the plain wording of the error code, never the check's message; the dashboard keeps it", async () => {
+    const leak = "got 500: <html>db-primary.internal 10.20.30.40:5432 password=hunter2</html>";
+    const m = await createMonitor(s, httpAttrs({ name: "leaky" }));
+    const now = Date.now();
+    const base = { account_id: 1, monitor_id: m, failure_count: 2, created_at: now, updated_at: now };
+    await s.ctx.db.insertInto("incidents").values([
+      { ...base, status: "open", started_at: now - 60_000, last_error_code: "http_error", last_error_message: leak, last_http_code: 500 },
+      { ...base, status: "resolved", started_at: now - HOUR_MS, resolved_at: now - HOUR_MS + 60_000, duration_ms: 60_000, last_error_code: "keyword_missing", last_error_message: `keyword not found in ${leak}` },
+      { ...base, status: "resolved", started_at: now - 2 * HOUR_MS, resolved_at: now - 2 * HOUR_MS + 60_000, duration_ms: 60_000, last_error_code: "some_future_code", last_error_message: leak },
+    ]).execute();
+    const open = await page({ name: "Leak check", monitor_ids: [m] });
+    const secret = await page({ name: "Leak check protected", monitor_ids: [m], is_token_protected: true });
+    const bodies = [
+      await (await get(`/s/${open.slug}`)).text(),
+      await (await get(`/s/${open.slug}.json`)).text(),
+      await (await get(`/s/${secret.slug}.json?token=${secret.token}`)).text(),
+    ];
+    for (const body of bodies) {
+      for (const part of ["10.20.30.40", "db-primary", "hunter2", "got 500", "keyword not found"]) expect({ part, found: body.includes(part) }).toEqual({ part, found: false });
+      expect(body).toContain("Unexpected HTTP response");
+      expect(body).toContain("Expected content missing");
+      expect(body).toContain("Check failed");
+    }
+    const json = JSON.parse(bodies[1]!);
+    expect(json.incidents.open.map((i: { cause: string }) => i.cause)).toEqual(["Unexpected HTTP response"]);
+    expect(json.incidents.recent.map((i: { cause: string }) => i.cause)).toEqual(["Expected content missing", "Check failed"]);
+    // a signed-in user of the account sees the full message on the monitor's dashboard page
+    await addUser(s, "leak-owner");
+    const owner = await signedInClient(s, "leak-owner");
+    expect(unescape((await owner.get(`/monitors/${m}`)).text)).toContain(leak);
   });
 });
 

@@ -1,4 +1,5 @@
 import type { AppContext } from "../../context.ts";
+import { publicErrorWording } from "../../domain/error-wording.ts";
 import { bucketStart, DAY_MS, HOUR_MS, uptimeOf } from "../../domain/uptime.ts";
 import { dailyCounts, hourlyLatency, pageIncidents, pageMonitors } from "../../store/status-history.ts";
 import type { IncidentRow, StatusPageRow } from "../../store/tables.ts";
@@ -89,7 +90,7 @@ export async function loadStatusData(ctx: AppContext, page: StatusPageRow): Prom
   };
 }
 
-/** The machine-readable summary served at /s/<slug>.json. */
+/** The machine-readable summary served at /s/<slug>.json: what the page shows, no check messages. */
 export function statusJson(d: StatusData, toIso: (ms: number | null) => string | null) {
   const incident = (i: StatusIncident) => ({
     monitor: i.monitorName,
@@ -97,6 +98,7 @@ export function statusJson(d: StatusData, toIso: (ms: number | null) => string |
     started_at: toIso(i.row.started_at),
     resolved_at: toIso(i.row.resolved_at),
     duration_ms: i.row.duration_ms,
+    cause: publicErrorWording(i.row.last_error_code),
   });
   return {
     page: { name: d.page.name, slug: d.page.slug, headline: d.page.headline, description: d.page.description },

@@ -1,3 +1,4 @@
+import { publicErrorWording } from "../../domain/error-wording.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { formatDuration, formatPct, isoMinute, sparkline, stateBadge, uptimeBar } from "../views/widgets.ts";
@@ -19,9 +20,11 @@ export function statusShell(title: string, theme: string, body: SafeHtml): strin
 <body>${body}</body></html>`.value;
 }
 
+/** An incident as visitors see it: the plain wording of its error code, never the check's message. */
 function incidentItem(i: StatusIncident): SafeHtml {
   const r = i.row;
-  return html`<li><strong>${i.monitorName}</strong> — ${r.status === "open" ? html`${stateBadge("down")} since ${isoMinute(r.started_at)}` : html`resolved; down from ${isoMinute(r.started_at)} for ${formatDuration(r.duration_ms)}`}${r.last_error_message ? html`<br><span class="muted">${r.last_error_message}</span>` : ""}</li>`;
+  const cause = publicErrorWording(r.last_error_code);
+  return html`<li><strong>${i.monitorName}</strong> — ${r.status === "open" ? html`${stateBadge("down")} since ${isoMinute(r.started_at)}` : html`resolved; down from ${isoMinute(r.started_at)} for ${formatDuration(r.duration_ms)}`}${cause ? html`<br><span class="muted">${cause}</span>` : ""}</li>`;
 }
 
 export function renderStatusPage(d: StatusData, links: { badge: string; json: string }): string {
