@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
-import { likeContains } from "./like.ts";
+import { containsText } from "./text-match.ts";
 import { insertMonitorEvent } from "./monitor-events.ts";
 import { linkDefaultChannels } from "./notification-channels.ts";
 import type { MonitorRow, MonitorRowUpdate } from "./tables.ts";
@@ -28,19 +28,16 @@ export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, 
   if (f.status) query = query.where("last_status", "=", f.status);
   if (f.type) query = query.where("monitor_type", "=", f.type);
   if (f.q) {
-    const pattern = likeContains(f.q);
+    const q = f.q;
     // 3+ characters: the trigram index (monitors_search, migration 010; SQLite FTS5) answers a
-    // case-insensitive substring phrase. For plain ASCII that is the whole answer; otherwise the
-    // LIKE below also runs on its candidates, as its lower() folds ASCII only and the index folds
-    // all of Unicode. Under 3 characters the LIKE alone scans.
-    const indexed = [...f.q].length >= 3;
-    if (indexed) query = query.where(sql<boolean>`${sql.ref("id")} IN (SELECT rowid FROM monitors_search WHERE monitors_search MATCH ${`"${f.q.replaceAll('"', '""')}"`})`);
-    if (!indexed || !/^[\x20-\x7e]*$/.test(f.q)) query = query.where((eb) =>
-      eb.or([
-        eb(sql`lower(${sql.ref("name")})`, "like", sql`${pattern} escape '\\'`),
-        eb(sql`lower(coalesce(${sql.ref("target")}, ''))`, "like", sql`${pattern} escape '\\'`),
-      ]),
-    );
+    // case-insensitive substring phrase. The search is always one quoted phrase, so nothing in it is
+    // FTS syntax (NEAR, AND, *, -, column:); FTS5 ends a query at a NUL, so a search holding one
+    // skips the index. For plain ASCII the index is the whole answer; otherwise the substring test
+    // below also runs on its candidates, as its lower() folds ASCII only and the index folds all of
+    // Unicode. Under 3 characters the substring test alone scans.
+    const indexed = [...q].length >= 3 && !q.includes("\0");
+    if (indexed) query = query.where(sql<boolean>`${sql.ref("id")} IN (SELECT rowid FROM monitors_search WHERE monitors_search MATCH ${`"${q.replaceAll('"', '""')}"`})`);
+    if (!indexed || !/^[\x20-\x7e]*$/.test(q)) query = query.where((eb) => eb.or([containsText(sql.ref("name"), q), containsText(sql`coalesce(${sql.ref("target")}, '')`, q)]));
   }
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();

@@ -1,13 +1,13 @@
 import { sql } from "kysely";
 import type { Db } from "./database.ts";
-import { likeContains } from "./like.ts";
+import { containsText, likePrefix } from "./text-match.ts";
 import type { PageWindow } from "./monitors.ts";
 import type { StatusPageRow, StatusPagesTable } from "./tables.ts";
 
 /** Status page repository; reads and writes are scoped to an account except the instance-wide uniqueness probes. */
 export async function listStatusPages(db: Db, accountId: number, f: { q?: string }, page: PageWindow): Promise<{ rows: StatusPageRow[]; total: number }> {
   let query = db.selectFrom("status_pages").where("account_id", "=", accountId);
-  if (f.q) query = query.where(sql`lower(${sql.ref("name")})`, "like", sql`${likeContains(f.q)} escape '\\'`);
+  if (f.q) query = query.where(containsText(sql.ref("name"), f.q));
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(n) };
@@ -27,7 +27,7 @@ export async function statusPageValueTaken(db: Db, column: "slug" | "custom_doma
 /** Slugs equal to `base` or starting with `base-`, for picking the next free suffix. */
 export async function slugsLike(db: Db, base: string): Promise<Set<string>> {
   const prefix = base.slice(0, 50); // suffixes may shorten the base, so match on a shorter prefix
-  const rows = await db.selectFrom("status_pages").select("slug").where("slug", "like", sql<string>`${likeContains(prefix).slice(1)} escape '\\'`).execute();
+  const rows = await db.selectFrom("status_pages").select("slug").where("slug", "like", sql<string>`${likePrefix(prefix)} escape '\\'`).execute();
   return new Set(rows.map((r) => r.slug));
 }
 

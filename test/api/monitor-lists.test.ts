@@ -110,6 +110,32 @@ describe("filters", () => {
     expect(await names("q=_")).toEqual([]);
   });
 
+  test("q is literal text whatever it holds: NUL, quotes and FTS or LIKE syntax are searched for, never a 500", async () => {
+    const raw = ["abc%00", "Sho%00", "%00", "%00%00%00", "%22", "%22shop%22", "NEAR(shop)", "shop*", "*", "shop%20AND%20front", "-shop", "name:shop", "%3A5432",
+      "%E2%80%AE", "shop%E2%80%AE", "%5C", "%27", "(", "%F0%9F%92%A5%F0%9F%92%A5%F0%9F%92%A5"];
+    for (const q of raw) {
+      const res = await get(`/api/v1/monitors?q=${q}`);
+      expect({ q, status: res.status }).toEqual({ q, status: 200 });
+    }
+    expect(await names("q=Shop%00")).toEqual([]);
+    expect(await names("q=" + encodeURIComponent(":5432"))).toEqual(["Postgres"]);
+    expect(await names("q=" + encodeURIComponent('"'))).toEqual([]);
+    for (const path of ["/api/v1/monitors", "/api/v1/status-pages"]) {
+      expect((await get(`${path}?q=${"x".repeat(200)}`)).status).toBe(200);
+      const long = await get(`${path}?q=${"x".repeat(201)}`);
+      expect({ path, status: long.status, details: long.json.error.details }).toEqual({ path, status: 422, details: { q: ["must be at most 200 characters"] } });
+      expect((await get(`${path}?q=${"%00".repeat(200)}`)).status).toBe(200);
+    }
+  });
+
+  test("status pages' q is literal too: a NUL is not the end of the search", async () => {
+    for (const name of ["Acme ab", "Acme ab\u0000cd"]) expect((await s.api("POST", "/api/v1/status-pages", { name }, { token: acct.token })).status).toBe(201);
+    const pages = async (q: string) => (await get(`/api/v1/status-pages?q=${q}`)).json.data.map((d: { attributes: { name: string } }) => d.attributes.name);
+    expect(await pages("ab%00")).toEqual(["Acme ab\u0000cd"]);
+    expect(await pages("%25")).toEqual([]);
+    expect(await pages("ACME%20AB")).toEqual(["Acme ab", "Acme ab\u0000cd"]);
+  });
+
   test("filters combine, and the pagination counts the filtered set", async () => {
     const res = await get("/api/v1/monitors?type=tcp&status=down&per_page=1");
     expect(res.json.data.map((d: { attributes: { name: string } }) => d.attributes.name)).toEqual(["Postgres"]);

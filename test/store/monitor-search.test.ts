@@ -64,6 +64,25 @@ describe("monitor search index", () => {
     await store.close();
   });
 
+  test("any search is literal text, never FTS syntax or a LIKE pattern, and never an error", async () => {
+    const names: [string, string | null][] = [
+      ["abc", null], ["xabc", null], ["abc\0def", "http://127.0.0.1:9/nul"], ['say "hi" now', null], ["NEAR(abc def)", null],
+      ["abc* star", null], ["a AND b", null], ["minus -x", null], ["name:abc", "http://127.0.0.1:9/name:abc"],
+      ["50% off_sale", null], ["bidi \u202eevil\u202c", null], ["x".repeat(200), null], ["caf\u00e9 menu", null],
+    ];
+    const store = storeWithMonitors(names);
+    // the reference: a plain substring test, case folded for ASCII as SQLite's lower() does
+    const fold = (t: string) => t.replace(/[A-Z]/g, (c) => c.toLowerCase());
+    const expected = (q: string) => names.filter(([n, t]) => fold(n).includes(fold(q)) || fold(t ?? "").includes(fold(q))).map(([n]) => n);
+    const queries = [
+      "abc\0", "abc\0def", "\0", "\0\0\0", "c\0d", '"', '"hi"', 'say "', "NEAR(abc", "NEAR", "abc*", "*", "AND", "a AND b", "-x", "-",
+      ":", "name:abc", "name:", "%", "_", "50%", "f_s", "\\", "\u202e", "\u202eevil", "evil\u202c", "x".repeat(200), "x".repeat(201),
+      "CAF\u00e9", "\u00e9 m", "(", ")", "^abc", "{abc}", "abc OR def", "'", "\n",
+    ];
+    for (const q of queries) expect({ q, rows: await search(store, q) }).toEqual({ q, rows: expected(q) });
+    await store.close();
+  });
+
   test("monitors that existed before migration 010 are found after it", async () => {
     const dir = tempDir("vigil-search-mig-");
     dirs.push(dir);
