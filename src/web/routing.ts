@@ -21,9 +21,28 @@ export interface Signed {
 export type RouteCtx = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null };
 export const socketIpOf = (c: RouteCtx) => c.server?.requestIP(c.request)?.address ?? null;
 
-/** A local path to return to after sign-in; anything else (other hosts, //evil) becomes "/". */
+/**
+ * Characters a path to return to never needs: controls (C0, DEL, C1), spaces of every kind, the
+ * bidirectional controls that make a link read as another, and the backslash browsers take for "/".
+ */
+const NOT_IN_NEXT = /[\u0000-\u0020\u007f-\u00a0\u061c\u1680\u180e\u2000-\u200f\u2028-\u202f\u205f-\u206f\u3000\ufeff\\]/;
+const NEXT_BASE = "http://next.invalid";
+
+/**
+ * A same-site path to return to after sign-in, as the Location header carries it; anything else
+ * (another host, //evil, a scheme, a control or bidi character) becomes "/". The path goes through
+ * the URL parser, so percent-encoding is kept as sent ("/%C3%A9" stays "/%C3%A9") and a raw "/é"
+ * is sent on as "/%C3%A9": a header holds ASCII only.
+ */
 export function safeNext(next: string | null): string {
-  return next && /^\/(?![/\\])[^\s]*$/.test(next) ? next : "/";
+  if (!next || !next.startsWith("/") || next.startsWith("//") || NOT_IN_NEXT.test(next)) return "/";
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return "/";
+  }
+  return url.origin === NEXT_BASE ? url.pathname + url.search + url.hash : "/";
 }
 
 /**

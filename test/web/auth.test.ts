@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { hashToken } from "../../src/lib/tokens.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD, signedInClient, WebClient } from "./helpers.ts";
+import { addUser, PASSWORD, signedInClient, unescape, WebClient } from "./helpers.ts";
 
 describe("first-run setup", () => {
   let s: TestServer;
@@ -118,6 +118,44 @@ describe("sign-in, sessions, sign-out", () => {
     expect(replay.headers.get("location")).toStartWith("/login");
   });
 
+});
+
+describe("the path to return to after sign-in", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+    await addUser(s, "bob");
+  });
+  afterAll(() => s.stop());
+
+  test("next keeps a same-site path's percent-encoding as sent; NUL, control and bidi characters fall back to / (never a 500)", async () => {
+    const anon = new WebClient(s.url);
+    const cases: [string, string][] = [
+      ["/%C3%A9", "/%C3%A9"], ["%2F%25C3%25A9", "/%C3%A9"], ["/monitors%3Fq%3D%25C3%25A9", "/monitors?q=%C3%A9"], ["/a%20b", "/"],
+      ["/%00", "/"], ["/x%00y", "/"], ["/%0D%0ASet-Cookie:x=1", "/"], ["/%09/evil.example", "/"], ["/%7F", "/"], ["/%C2%85", "/"],
+      ["/%E2%80%AE", "/"], ["/abc%E2%80%AEgpj.exe", "/"], ["/%E2%81%A6x", "/"], ["/%E2%80%8F", "/"], ["/%EF%BB%BF", "/"],
+      ["%2F%2Fevil.example", "/"], ["/%5Cevil.example", "/"], ["https%3A%2F%2Fevil.example", "/"], ["", "/"],
+    ];
+    // signed out: the form carries the cleaned next
+    for (const [given, want] of cases) {
+      const { res, text } = await anon.get(`/login?next=${given}`);
+      const carried = unescape(/name="next" value="([^"]*)"/.exec(text)?.[1] ?? "(none)");
+      expect({ given, status: res.status, carried }).toEqual({ given, status: 200, carried: want });
+    }
+    const c = await signedInClient(s, "bob");
+    // signed in: /login sends the visitor on at once
+    for (const [given, want] of cases) {
+      const { res } = await c.get(`/login?next=${given}`);
+      expect({ given, status: res.status, location: res.headers.get("location") }).toEqual({ given, status: 303, location: want });
+    }
+    // the form's next, as a browser posts it back
+    for (const [next, want] of [["/é", "/%C3%A9"], ["/%C3%A9", "/%C3%A9"], ["/\u0000", "/"], ["/\u202e", "/"], ["/a\r\nx: y", "/"]] as const) {
+      const p = new WebClient(s.url);
+      await p.get("/login");
+      const r = await p.post("/login", { username: "bob", password: PASSWORD, next });
+      expect({ next, status: r.res.status, location: r.res.headers.get("location") }).toEqual({ next, status: 303, location: want });
+    }
+  });
 });
 
 describe("sessions and CSRF", () => {
