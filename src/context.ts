@@ -8,6 +8,7 @@ import { EventHub } from "./lib/event-hub.ts";
 import { FixedWindowLimiter } from "./lib/fixed-window.ts";
 import type { Logger } from "./lib/logger.ts";
 import { createMetrics, type Metrics } from "./lib/metrics.ts";
+import { PRIVATE_FILE_MODE, restrictToOwner } from "./lib/private-files.ts";
 import { createSecretBox, parseSecretKey, type SecretBox } from "./lib/secret-box.ts";
 import type { Db, Store } from "./store/database.ts";
 import { WriteQueue } from "./store/write-queue.ts";
@@ -69,9 +70,10 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
   if (keyFromEnv) return createSecretBox(parseSecretKey(keyFromEnv));
   const path = join(dataDir, SECRET_KEY_FILE);
   if (!existsSync(path)) {
-    writeFileSync(path, randomBytes(32).toString("hex") + "\n", { mode: 0o600, flag: "wx" });
-    chmodSync(path, 0o600);
+    writeFileSync(path, randomBytes(32).toString("hex") + "\n", { mode: PRIVATE_FILE_MODE, flag: "wx" });
+    chmodSync(path, PRIVATE_FILE_MODE);
   }
+  restrictToOwner(path);
   return createSecretBox(parseSecretKey(readFileSync(path, "utf8")));
 }
 

@@ -55,6 +55,10 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
 }
 
 if (import.meta.main) {
+  // Everything Vigil writes (data directory, database and its WAL, journal, keys, backups) is for
+  // its own user alone (README "Security"): 0700 directories and 0600 files, whatever the login
+  // umask. The modes are also set where those files are made, for code that runs without this.
+  process.umask(0o077);
   const code = await runCli(process.argv.slice(2));
   process.exit(code);
 }

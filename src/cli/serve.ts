@@ -8,7 +8,8 @@ import { createLogger, type LogSink } from "../lib/logger.ts";
 import { buildProbeHttpApp } from "../peers/probe/http.ts";
 import { buildHttpApp, listen } from "../server.ts";
 import { startServices } from "../services.ts";
-import { mkdirSync } from "node:fs";
+import { statSync } from "node:fs";
+import { makePrivateDir } from "../lib/private-files.ts";
 import { acquireDataLock } from "../store/data-lock.ts";
 import { openStore } from "../store/database.ts";
 import { VERSION } from "../version.ts";
@@ -41,7 +42,12 @@ export interface InstanceOverrides {
 export async function startInstance(argv: string[], env: CliIo["env"], overrides: InstanceOverrides = {}): Promise<Instance> {
   const config = loadConfig(argv, env);
   const log = createLogger(config.logLevel, "vigil", overrides.logSink);
-  mkdirSync(config.dataDir, { recursive: true });
+  makePrivateDir(config.dataDir);
+  if (statSync(config.dataDir).mode & 0o077) {
+    // an existing directory keeps the mode its operator gave it (it may be shared on purpose);
+    // Vigil's files in it are 0600 whatever it is
+    log.warn("the data directory is open to other users; Vigil's files in it are private (0600), but chmod 700 keeps their names private too", { data: config.dataDir });
+  }
   const releaseLock = acquireDataLock(config.dataDir);
   const store = openStore(config.dataDir);
   const secrets = loadSecretBox(config.dataDir, config.secretKey);

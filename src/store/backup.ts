@@ -1,10 +1,11 @@
 import { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { createPrivateFile, restrictToOwner } from "../lib/private-files.ts";
 import { DATABASE_FILE, schemaVersion } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
 import { JOURNAL_DIR, readJournalFile, SQLITE_JOURNAL_FILE } from "./ping-journal-file.ts";
-import { legacyJournal, watermarks } from "./ping-journal.ts";
+import { legacyJournal, watermarks, type JournalEntry } from "./ping-journal.ts";
 import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
 
 /**
@@ -17,20 +18,29 @@ import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
  * into its ping_journal table, which a server started on the restored copy folds. An entry is either
  * still in the journal when it is read, or was folded before: the fold commits before its segment is
  * deleted, and so before the snapshot.
+ *
+ * The copy is the whole instance, so it is created 0600 wherever it goes (VACUUM INTO writes into an
+ * empty file that exists).
  */
 export function backupDatabase(dataDir: string, target: string): { bytes: number; version: number; journaled: number } {
   const source = join(dataDir, DATABASE_FILE);
   if (!existsSync(source)) throw new Error(`no database at ${source}`);
-  if (existsSync(target)) throw new Error(`${target} already exists; choose a new file name`);
-  const journal = readJournalFile(dataDir);
-  const db = new SqliteDatabase(source, { readonly: false });
+  if (!createPrivateFile(target)) throw new Error(`${target} already exists; choose a new file name`);
   let version: number;
+  let journal: JournalEntry[];
   try {
-    db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
-    db.query("VACUUM INTO ?").run(target);
-    version = schemaVersion(db);
-  } finally {
-    db.close();
+    journal = readJournalFile(dataDir);
+    const db = new SqliteDatabase(source, { readonly: false });
+    try {
+      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      db.query("VACUUM INTO ?").run(target);
+      version = schemaVersion(db);
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    rmSync(target, { force: true }); // the empty file made above, so a retry may use the name
+    throw err;
   }
   let journaled = 0;
   if (journal.length > 0) {
@@ -83,6 +93,7 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
   const target = join(dataDir, DATABASE_FILE);
   const staging = `${target}.restoring`;
   rmSync(staging, { force: true });
+  createPrivateFile(staging);
   // Copy through SQLite so the staged file is a clean single-file database even if the backup had a WAL.
   const src = new SqliteDatabase(file, { readonly: true });
   try {
@@ -114,6 +125,7 @@ function setAside(file: string, stamp: string): string | null {
     db.close();
     kept = `${file}.before-restore-${stamp}`;
     renameSync(file, kept);
+    restrictToOwner(kept); // an older build's database may be 0644
   }
   for (const ext of ["-wal", "-shm"]) rmSync(file + ext, { force: true });
   return kept;

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PRIVATE_FILE_MODE, restrictToOwner } from "../lib/private-files.ts";
 
 export const LOCK_FILE = "serve.lock";
 
@@ -30,7 +31,8 @@ export function acquireDataLock(dataDir: string): () => void {
     throw new Error(`the data directory ${dataDir} is in use by another vigil process (pid ${holder}); if it was just stopped or killed, it is still exiting: start again in a moment`);
   }
   const path = join(dataDir, LOCK_FILE);
-  writeFileSync(path, String(process.pid) + "\n");
+  writeFileSync(path, String(process.pid) + "\n", { mode: PRIVATE_FILE_MODE });
+  restrictToOwner(path);
   return () => {
     if (lockHolder(dataDir) === process.pid) rmSync(path, { force: true });
   };

@@ -1,8 +1,8 @@
 import { Database as SqliteDatabase, type SQLQueryBindings, type Statement } from "bun:sqlite";
-import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { Kysely, type CompiledQuery, type QueryResult } from "kysely";
 import { BunSqliteDialect } from "kysely-bun-sqlite";
+import { createPrivateFile, makePrivateDir, restrictToOwner } from "../lib/private-files.ts";
 import schemaSql from "../../schema.sql" with { type: "text" };
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations/index.ts";
 import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
@@ -27,8 +27,9 @@ export const DATABASE_FILE = "vigil.db";
  * busy_timeout.
  */
 export function openStore(dataDir: string, file = DATABASE_FILE): Store {
-  mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir);
   const path = join(dataDir, file);
+  privateDatabaseFile(path);
   const sqlite = new SqliteDatabase(path, { create: true, strict: false });
   applyPragmas(sqlite);
   migrate(sqlite);
@@ -44,6 +45,16 @@ export function openStore(dataDir: string, file = DATABASE_FILE): Store {
       await db.destroy(); // closes the sqlite handle too
     },
   };
+}
+
+/**
+ * Creates a database file 0600 before SQLite opens it, or takes an older build's 0644 off it and
+ * its -wal and -shm. SQLite creates those two with the database file's mode, whatever the umask, so
+ * a private database keeps its WAL private.
+ */
+export function privateDatabaseFile(path: string): void {
+  if (createPrivateFile(path)) return;
+  for (const f of [path, `${path}-wal`, `${path}-shm`]) restrictToOwner(f);
 }
 
 /**

@@ -20,8 +20,9 @@
  * passes, and the fold worker reads only batches past the last pass by their ids in the headers.
  */
 import { Database } from "bun:sqlite";
-import { closeSync, existsSync, ftruncateSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
+import { makePrivateDir, PRIVATE_FILE_MODE, restrictToOwner } from "../lib/private-files.ts";
 import { entryOf, type JournalEntry, type StoredEntry } from "./ping-journal.ts";
 
 export const JOURNAL_DIR = "ping-journal";
@@ -55,7 +56,8 @@ interface Segment {
 
 export function openPingJournal(dataDir: string): PingJournalFile {
   const dir = join(dataDir, JOURNAL_DIR);
-  mkdirSync(dir, { recursive: true });
+  makePrivateDir(dir);
+  restrictToOwner(dir);
   const closed: Segment[] = [];
   let seq = 0;
   // which batches each segment holds, from the record headers alone: whoever replays the entries
@@ -74,7 +76,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
       const file = join(dir, `${String(++seq).padStart(12, "0")}.log`);
       try {
         // exclusive: another writer on the directory (a test's, say) never shares a segment
-        return { file, lastBatch: 0, fd: openSync(file, "wx"), size: 0 };
+        return { file, lastBatch: 0, fd: openSync(file, "wx", PRIVATE_FILE_MODE), size: 0 };
       } catch (err) {
         if ((err as { code?: string }).code !== "EEXIST") throw err;
       }
