@@ -110,7 +110,7 @@ export const statusPageRoutes: RouteDef[] = [
     example: { name: "Acme Status", headline: "All systems", monitor_ids: [1, 2] },
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
-      const { changes, details } = validateStatusPageWrite(writeAttributes(req.body, "status_page"));
+      const { changes, details } = validateStatusPageWrite(writeAttributes(req.body, "status_page"), ctx.config);
       await checkReferences(ctx, accountId, changes, details);
       if (Object.keys(details).length) throw validationError(details);
       if (needsAccessToken(changes)) changes.access_token = randomToken(24);
@@ -161,7 +161,7 @@ export const statusPageRoutes: RouteDef[] = [
       const row = await findStatusPage(ctx.db, accountId, id);
       if (!row) throw notFound("status page");
       const current = statusPageAttributes(row, []);
-      const { changes, details } = validateStatusPageWrite(writeAttributes(req.body, "status_page", id), current);
+      const { changes, details } = validateStatusPageWrite(writeAttributes(req.body, "status_page", id), ctx.config, current);
       await checkReferences(ctx, accountId, changes, details, id);
       if (Object.keys(details).length) throw validationError(details);
       if (needsAccessToken(changes, current)) changes.access_token = randomToken(24);

@@ -10,6 +10,8 @@ export interface Config {
   readonly port: number;
   readonly baseUrl: string;
   readonly heartbeatUrl: string;
+  /** host names that reach this instance: base and heartbeat URL hosts, the machine's names (lower case) */
+  readonly ownHostNames: readonly string[];
   readonly region: string;
   readonly confirmations: number;
   readonly extraCaFile: string | null;

@@ -1,6 +1,7 @@
 import { parseArgs } from "node:util";
 import { LOG_LEVELS, type LogLevel } from "../lib/logger.ts";
 import { ConfigError, type Config, type Plan, type Role } from "./config.ts";
+import { ownHostNames } from "./host-names.ts";
 import { SERVE_OPTIONS, type OptionSpec, type ServeOptionName } from "./options.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -28,6 +29,7 @@ export function loadConfig(argv: string[], env: Env): Config {
   const leaderUrl = raw("leader");
   const peerToken = raw("peerToken");
   if (role === "probe" && (!leaderUrl || !peerToken)) throw new ConfigError("--role probe needs --leader URL and --peer-token TOKEN");
+  const heartbeatUrl = stripSlash(url(raw("heartbeatUrl") ?? baseUrl, "heartbeat-url"));
   const region = raw("region")!;
   if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(region)) throw new ConfigError(`--region must be 1-63 letters, digits, - or _, got "${region}"`);
   return Object.freeze({
@@ -35,7 +37,8 @@ export function loadConfig(argv: string[], env: Env): Config {
     host: raw("host")!,
     port,
     baseUrl: stripSlash(baseUrl),
-    heartbeatUrl: stripSlash(url(raw("heartbeatUrl") ?? baseUrl, "heartbeat-url")),
+    heartbeatUrl,
+    ownHostNames: Object.freeze(ownHostNames([baseUrl, heartbeatUrl])),
     region,
     confirmations: int(raw("confirmations"), "confirmations", 1, 100),
     extraCaFile: raw("extraCa"),

@@ -73,13 +73,35 @@ export const StatusPageWriteAttributesSchema = Type.Object(
   { additionalProperties: false, description: "POST requires name. id, created_at and updated_at are ignored." },
 );
 
-function domainProblem(v: string): string | null {
-  const d = v.trim().toLowerCase().replace(/\.$/, "");
-  return isHostname(d) && d.includes(".") && isIP(d) === 0 && !d.includes("_") ? null : STATUS_PAGE_FIELDS.custom_domain!.message;
+/** What status page writes are checked against besides their own attributes. */
+export interface StatusPageRules {
+  /** host names that reach the instance itself (config: base and heartbeat URL hosts, the machine's names) */
+  ownHostNames: readonly string[];
+}
+
+const normalDomain = (v: string) => v.trim().toLowerCase().replace(/\.$/, "");
+
+/**
+ * Whether a host name reaches the instance itself rather than one status page: one of its own
+ * names, or localhost and its subdomains (RFC 6761), which always mean this machine.
+ */
+export function isInstanceHost(host: string, ownHostNames: readonly string[]): boolean {
+  const d = normalDomain(host);
+  return d === "localhost" || d.endsWith(".localhost") || ownHostNames.includes(d);
+}
+
+/** An IP address, or a name a URL parser reads as one ("127.1", "0x7f.1"): no top-level domain is numeric. */
+const looksLikeIp = (d: string) => isIP(d) !== 0 || /^(\d+|0x[0-9a-f]*)$/i.test(d.slice(d.lastIndexOf(".") + 1));
+
+function domainProblem(v: string, rules: StatusPageRules): string | null {
+  const d = normalDomain(v);
+  if (!isHostname(d) || !d.includes(".") || looksLikeIp(d) || d.includes("_")) return STATUS_PAGE_FIELDS.custom_domain!.message;
+  if (isInstanceHost(d, rules.ownHostNames)) return "is a host name of this Vigil instance itself (or localhost); use a host name that serves this page alone, such as status.example.com";
+  return null;
 }
 
 /** Validates a create (no `existing`) or a partial update; returns normalised changes and details. */
-export function validateStatusPageWrite(input: Record<string, unknown>, existing?: Record<string, unknown>): { changes: Record<string, unknown>; details: Record<string, string[]> } {
+export function validateStatusPageWrite(input: Record<string, unknown>, rules: StatusPageRules, existing?: Record<string, unknown>): { changes: Record<string, unknown>; details: Record<string, string[]> } {
   const details: Record<string, string[]> = newDetails();
   const add = (k: string, m: string) => void (details[k] ??= []).push(m);
   const changes: Record<string, unknown> = {};
@@ -96,8 +118,8 @@ export function validateStatusPageWrite(input: Record<string, unknown>, existing
     }
     if (key === "name" && (value as string).trim() === "") add(key, "must not be blank");
     else if (key === "slug" && !isValidSlug(value as string)) add(key, field.message);
-    else if (key === "custom_domain" && value !== null && domainProblem(value as string)) add(key, domainProblem(value as string)!);
-    else changes[key] = key === "name" ? (value as string).trim() : key === "custom_domain" && value !== null ? (value as string).trim().toLowerCase().replace(/\.$/, "") : value;
+    else if (key === "custom_domain" && value !== null && domainProblem(value as string, rules)) add(key, domainProblem(value as string, rules)!);
+    else changes[key] = key === "name" ? (value as string).trim() : key === "custom_domain" && value !== null ? normalDomain(value as string) : value;
   }
   if (!existing) {
     if (!("name" in input) || input.name === null) details.name ??= ["is required"];

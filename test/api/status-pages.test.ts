@@ -1,5 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { hostname } from "node:os";
+import { machineHostNames, ownHostNames } from "../../src/config/host-names.ts";
 import { firstFreeSlug, slugify } from "../../src/domain/slug.ts";
+import { validateStatusPageWrite } from "../../src/domain/status-page-schema.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, createStatusPage, expectListEnvelope, httpAttrs, ISO_MS } from "./fixtures.ts";
 
@@ -118,6 +121,47 @@ describe("validation", () => {
     await createStatusPage(s, { name: "domain", custom_domain: "status.unique.example" });
     const res = await post({ name: "domain", custom_domain: "STATUS.unique.example" }, other.token);
     expect(res.json.error.details).toEqual({ custom_domain: ["has already been taken"] });
+  });
+});
+
+describe("custom_domain may not be one of the instance's own host names", () => {
+  let own: TestServer;
+  beforeAll(async () => {
+    own = await startTestServer(["--base-url", "http://vigil.example.test:8080", "--heartbeat-url", "https://ping.example.test/hb"]);
+  });
+  afterAll(() => own.stop());
+
+  test("the base URL's and heartbeat URL's hosts, localhost and its subdomains, the machine's name and IP literals are a 422 on create and update", async () => {
+    const refused = ["vigil.example.test", "VIGIL.Example.Test.", "ping.example.test", "localhost", "app.localhost", "a.b.LOCALHOST", hostname(), "127.0.0.1", "127.1", "0x7f.1", "10.0.0.300", "[::1]", "::1"];
+    const page = await own.api("POST", "/api/v1/status-pages", { name: "Mine", custom_domain: "status.example.test" });
+    expect(page.status).toBe(201);
+    for (const custom_domain of refused) {
+      for (const res of [await own.api("POST", "/api/v1/status-pages", { name: "Takeover", custom_domain }), await own.api("PATCH", `/api/v1/status-pages/${page.json.data.id}`, { custom_domain })]) {
+        expect({ custom_domain, status: res.status, keys: Object.keys(res.json.error.details) }).toEqual({ custom_domain, status: 422, keys: ["custom_domain"] });
+      }
+    }
+    const own422 = await own.api("POST", "/api/v1/status-pages", { name: "Takeover", custom_domain: "ping.example.test" });
+    expect(own422.json.error.details.custom_domain[0]).toContain("host name of this Vigil instance itself");
+    // a subdomain of the instance's host is another host: allowed
+    expect((await own.api("POST", "/api/v1/status-pages", { name: "Sub", custom_domain: "status.vigil.example.test" })).status).toBe(201);
+    expect((await own.api("GET", `/api/v1/status-pages/${page.json.data.id}`)).json.data.attributes.custom_domain).toBe("status.example.test");
+  });
+
+  test("a page stored with one of them (as an older build allowed) does not take the instance's / over", async () => {
+    const res = await own.api("POST", "/api/v1/status-pages", { name: "Old takeover", custom_domain: "old.example.test" });
+    await own.ctx.db.updateTable("status_pages").set({ custom_domain: "ping.example.test" }).where("id", "=", Number(res.json.data.id)).execute();
+    for (const path of ["/", "/status.json", "/badge.svg"]) {
+      const r = await fetch(own.url + path, { redirect: "manual", headers: { host: "ping.example.test" } });
+      expect({ path, page: (await r.text()).includes("Old takeover") }).toEqual({ path, page: false });
+    }
+  });
+
+  test("the machine's names come from its host name and that name's line in /etc/hosts", () => {
+    const hosts = "127.0.0.1 localhost\n127.0.1.1\tbox.corp.example  box # the machine\n10.0.0.2 other.corp.example other\n";
+    expect(machineHostNames("box", hosts)).toEqual(["box", "box.corp.example", "box"]);
+    expect(ownHostNames(["https://Vigil.Example.com/", "http://[::1]:8080"], ["Box", "box.corp.example."])).toEqual(["vigil.example.com", "::1", "box", "box.corp.example"]);
+    expect(validateStatusPageWrite({ name: "x", custom_domain: "box.corp.example" }, { ownHostNames: ["box.corp.example"] }).details.custom_domain).toHaveLength(1);
+    expect(validateStatusPageWrite({ name: "x", custom_domain: "other.corp.example" }, { ownHostNames: ["box.corp.example"] }).details).toEqual({});
   });
 });
 

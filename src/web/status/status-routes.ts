@@ -4,6 +4,7 @@ import { hashToken, safeEqual } from "../../lib/tokens.ts";
 import { findStatusPageByDomain, findStatusPageBySlug } from "../../store/status-history.ts";
 import type { StatusPageRow } from "../../store/tables.ts";
 import { isValidSlug } from "../../domain/slug.ts";
+import { isInstanceHost } from "../../domain/status-page-schema.ts";
 import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
 import { html } from "../html.ts";
 import { send, redirect, type FramePolicy } from "../respond.ts";
@@ -104,10 +105,13 @@ export class StatusPages {
     return isValidSlug(slug) ? findStatusPageBySlug(this.web.app.db, slug) : Promise.resolve(undefined);
   }
 
-  /** The page whose custom_domain is this request's Host, unless the Host is the instance's own. */
+  /**
+   * The page whose custom_domain is this request's Host, unless the Host is one of the instance's
+   * own (a page an older build let claim one does not take the instance's `/` over).
+   */
   async byHost(request: Request): Promise<StatusPageRow | undefined> {
     const host = (request.headers.get("host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
-    if (!host || !host.includes(".") || host === new URL(this.web.app.config.baseUrl).hostname) return undefined;
+    if (!host || !host.includes(".") || isInstanceHost(host, this.web.app.config.ownHostNames)) return undefined;
     return findStatusPageByDomain(this.web.app.db, host);
   }
 }
