@@ -34,6 +34,12 @@ export class FixedWindowLimiter<K = string> {
     return true;
   }
 
+  /** The verdict `hit` would give, without counting a request (limits that count only failures). */
+  peek(key: K, limit: number, now: number): WindowVerdict {
+    const w = this.windowOf(key, now);
+    return { allowed: w.count < limit, limit, remaining: Math.max(0, limit - w.count), resetAt: w.start + this.windowMs };
+  }
+
   /** The key's current window, a new one if its last has ended. */
   private windowOf(key: K, now: number): { start: number; count: number } {
     this.sweep(now);

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { STATUS_PAGE_FIELDS } from "../domain/status-page-schema.ts";
+import { ACCESS_TOKEN_MIN, STATUS_PAGE_FIELDS } from "../domain/status-page-schema.ts";
 import { validationDetails, type Resource } from "./api-bridge.ts";
 import { errorSummary, fieldFromSchema, formToAttributes, renderField, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
 import { html, type SafeHtml } from "./html.ts";
@@ -43,12 +43,18 @@ export function statusPageEditorRoutes(web: WebContext) {
     return withToken && a.is_token_protected === true && typeof a.access_token === "string" ? `${url}?token=${encodeURIComponent(a.access_token)}` : url;
   };
 
+  /** A token set before the 16-character minimum keeps working; its page says to replace it. */
+  const shortToken = (p: Resource) =>
+    p.attributes.is_token_protected === true && typeof p.attributes.access_token === "string" && p.attributes.access_token.length < ACCESS_TOKEN_MIN
+      ? html`<div class="alert warn" role="status">This page's access token is shorter than ${ACCESS_TOKEN_MIN} characters, easier to guess than new tokens may be. It still works; empty the Access token field and save to get a new one (the old links stop working).</div>`
+      : "";
+
   async function form(s: Signed, mode: Mode, values: Record<string, unknown>, errors: Errors, target?: Resource, status = 200, msg: string | null = null) {
     const monitors = await s.api.all("/api/v1/monitors");
     const fields = pageFields(monitors);
     const title = mode === "create" ? "New status page" : `Edit ${target!.attributes.name}`;
     const share = target ? html`<div class="panel"><p>Address: <a href="${publicUrl(target, false)}">${publicUrl(target, false)}</a></p>${target.attributes.is_token_protected === true ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}</div>` : "";
-    const body = html`${flash(msg)}<h1>${title}</h1>${share}${errorSummary(errors, fields)}
+    const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
 <div class="panel">${fields.map((f) => renderField(f, values[f.name], errors))}</div>
 <div class="row"><button class="primary" type="submit">${mode === "create" ? "Create status page" : "Save changes"}</button><a class="btn" href="/status-pages">Cancel</a></div></form>`;

@@ -36,7 +36,7 @@ describe("create", () => {
   });
 
   test("a JSON:API body works and every attribute is stored", async () => {
-    const attrs = { name: "Full", slug: "full-page", headline: "All good", description: "Our services", is_public: false, is_enabled: false, is_token_protected: true, access_token: "visitor-token-1", public_theme: "dark", custom_domain: "Status.Example.com", monitor_ids: [m2, m1] };
+    const attrs = { name: "Full", slug: "full-page", headline: "All good", description: "Our services", is_public: false, is_enabled: false, is_token_protected: true, access_token: "visitor-token-0001", public_theme: "dark", custom_domain: "Status.Example.com", monitor_ids: [m2, m1] };
     const res = await post({ data: { type: "status_page", attributes: attrs } });
     expect(res.status).toBe(201);
     expect(res.json.data.attributes).toMatchObject({ ...attrs, custom_domain: "status.example.com" });
@@ -93,7 +93,7 @@ const BAD: [string, Record<string, unknown>, Record<string, string>][] = [
   ["slug empty", { name: "a", slug: "" }, { slug: "1 to 64" }],
   ["theme unknown", { name: "a", public_theme: "blue" }, { public_theme: "must be one of light, dark" }],
   ["is_public not boolean", { name: "a", is_public: "yes" }, { is_public: "must be true or false" }],
-  ["access_token too short", { name: "a", access_token: "abc" }, { access_token: "8 to 128 characters" }],
+  ["access_token too short", { name: "a", access_token: "fifteen-chars-x" }, { access_token: "16 to 128 characters" }],
   ["headline too long", { name: "a", headline: "x".repeat(201) }, { headline: "at most 200 characters" }],
   ["custom_domain not a host", { name: "a", custom_domain: "https://status.example.com" }, { custom_domain: "host name such as status.example.com" }],
   ["custom_domain an IP", { name: "a", custom_domain: "192.0.2.1" }, { custom_domain: "host name" }],
@@ -185,8 +185,22 @@ describe("read, update, delete", () => {
     expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
     const again = await s.api("PATCH", `/api/v1/status-pages/${id}`, { is_token_protected: true, headline: "x" });
     expect(again.json.data.attributes.access_token).toBe(token);
-    const mine = await s.api("PATCH", `/api/v1/status-pages/${id}`, { access_token: "my-own-token" });
-    expect(mine.json.data.attributes.access_token).toBe("my-own-token");
+    const mine = await s.api("PATCH", `/api/v1/status-pages/${id}`, { access_token: "my-own-token-0001" });
+    expect(mine.json.data.attributes.access_token).toBe("my-own-token-0001");
+  });
+
+  test("access_token: at least 16 characters; a shorter one stored before that rule is kept when sent back unchanged", async () => {
+    expect((await post({ name: "t15", is_token_protected: true, access_token: "a".repeat(15) })).status).toBe(422);
+    expect((await post({ name: "t16", is_token_protected: true, access_token: "a".repeat(16) })).status).toBe(201);
+    const res = await post({ name: "Old token", is_token_protected: true });
+    const id = res.json.data.id;
+    await s.ctx.db.updateTable("status_pages").set({ access_token: "old-8chr" }).where("id", "=", Number(id)).execute();
+    const back = await s.api("PATCH", `/api/v1/status-pages/${id}`, { ...res.json.data.attributes, access_token: "old-8chr", headline: "still here" });
+    expect(back.status).toBe(200);
+    expect(back.json.data.attributes).toMatchObject({ access_token: "old-8chr", headline: "still here" });
+    const other = await s.api("PATCH", `/api/v1/status-pages/${id}`, { access_token: "new-8chr" });
+    expect(other.status).toBe(422);
+    expect(other.json.error.details.access_token[0]).toContain("16 to 128 characters");
   });
 
   test("monitor_ids is replaced in the order given", async () => {

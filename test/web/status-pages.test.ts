@@ -251,6 +251,62 @@ describe("token-protected pages", () => {
   });
 });
 
+describe("access token guesses", () => {
+  // behind a trusted proxy on loopback, X-Forwarded-For names the client, so one test plays many
+  let p: TestServer;
+  beforeAll(async () => {
+    p = await startTestServer(["--trusted-proxy", "127.0.0.1"]);
+  });
+  afterAll(() => p.stop());
+
+  const protectedPage = async (name: string) => {
+    const res = await p.api("POST", "/api/v1/status-pages", { name, is_token_protected: true });
+    return { id: Number(res.json.data.id), slug: res.json.data.attributes.slug as string, token: res.json.data.attributes.access_token as string };
+  };
+  const from = (ip: string, path: string) => fetch(p.url + path, { redirect: "manual", headers: { "x-forwarded-for": ip } });
+
+  test("10 wrong guesses from one client IP in 5 minutes: the next is 429 with Retry-After, even with the right token; other clients are not affected", async () => {
+    const page = await protectedPage("Guarded");
+    for (let i = 0; i < 10; i++) expect((await from("203.0.113.7", `/s/${page.slug}?token=wrong-guess-${i}-xxxxxxxx`)).status).toBe(401);
+    for (const path of [`/s/${page.slug}?token=wrong-again-xxxxxxxxxx`, `/s/${page.slug}?token=${page.token}`, `/s/${page.slug}.json?token=${page.token}`, `/s/${page.slug}/badge.svg?token=${page.token}`]) {
+      const res = await from("203.0.113.7", path);
+      expect({ path, status: res.status }).toEqual({ path, status: 429 });
+      const retry = Number(res.headers.get("retry-after"));
+      expect(retry >= 1 && retry <= 300).toBe(true);
+    }
+    const page429 = await (await from("203.0.113.7", `/s/${page.slug}?token=${page.token}`)).text();
+    expect(page429).toContain("Too many wrong access tokens");
+    // another client, and the cookie of a visitor who already got in, still work
+    const other = await from("203.0.113.8", `/s/${page.slug}?token=${page.token}`);
+    expect(other.status).toBe(303);
+    const cookie = other.headers.getSetCookie()[0]!.split(";")[0]!;
+    expect((await fetch(p.url + `/s/${page.slug}`, { headers: { cookie, "x-forwarded-for": "203.0.113.7" } })).status).toBe(200);
+    // the limit is on wrong guesses: right tokens never count
+    for (let i = 0; i < 12; i++) expect((await from("203.0.113.9", `/s/${page.slug}.json?token=${page.token}`)).status).toBe(200);
+  });
+
+  test("100 wrong guesses at one page from many addresses close its ?token= for 5 minutes; the client's other pages are not affected", async () => {
+    const page = await protectedPage("Targeted");
+    const spare = await protectedPage("Bystander");
+    for (let i = 0; i < 100; i++) expect((await from(`198.51.100.${Math.floor(i / 10) + 1}`, `/s/${page.slug}.json?token=guess-${i}-xxxxxxxxxx`)).status).toBe(401);
+    const res = await from("198.51.100.200", `/s/${page.slug}.json?token=${page.token}`);
+    expect(res.status).toBe(429);
+    expect(((await res.json()) as { error: { code: string } }).error.code).toBe("rate_limited");
+    expect((await from("198.51.100.200", `/s/${spare.slug}.json?token=${spare.token}`)).status).toBe(200);
+  });
+
+  test("a token shorter than 16 characters set before that rule still opens its page; the editor says to replace it", async () => {
+    const page = await protectedPage("Old short token");
+    await p.ctx.db.updateTable("status_pages").set({ access_token: "old-8chr" }).where("id", "=", page.id).execute();
+    expect((await from("192.0.2.50", `/s/${page.slug}.json?token=old-8chr`)).status).toBe(200);
+    await addUser(p, "editor");
+    const c = await signedInClient(p, "editor");
+    expect((await c.get(`/status-pages/${page.id}/edit`)).text).toContain("shorter than 16 characters");
+    const fresh = await protectedPage("New token");
+    expect((await c.get(`/status-pages/${fresh.id}/edit`)).text).not.toContain("shorter than 16 characters");
+  });
+});
+
 describe("private pages (is_public false)", () => {
   test("only signed-in users of the page's account see it: anonymous 401, another account's user 404", async () => {
     const p = await page({ name: "Internal", is_public: false });

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { toIso } from "../../lib/dates.ts";
+import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../../lib/fixed-window.ts";
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
 import { findStatusPageByDomain, findStatusPageBySlug } from "../../store/status-history.ts";
 import type { StatusPageRow } from "../../store/tables.ts";
@@ -20,7 +21,8 @@ import { renderStatusPage, statusMessagePage } from "./status-view.ts";
  *   is_public false → only signed-in dashboard users of the page's account (others: 401, or 404 when
  *     signed in to another account);
  *   is_token_protected → the access token, once as ?token= (then an HttpOnly cookie scoped to the
- *     page's path), else 401. The page's own account's users need no token.
+ *     page's path), else 401. The page's own account's users need no token. Wrong ?token= guesses
+ *     are limited per client IP and per page (429 with Retry-After, whatever the next guess is).
  * Public, unprotected answers are cacheable (public, max-age=30, ETag) and may be framed; the others
  * are private, no-store and never framed.
  */
@@ -33,12 +35,38 @@ interface Where {
 
 const ACCESS_COOKIE_DAYS = 30;
 
+/**
+ * Wrong ?token= guesses allowed in one window: per client IP (one guesser), and per page (many
+ * guessers at one page; higher, so one address cannot shut a page's token links for everyone).
+ */
+export const TOKEN_GUESSES_PER_IP = 10;
+export const TOKEN_GUESSES_PER_PAGE = 100;
+export const TOKEN_GUESS_WINDOW_MS = 5 * 60_000;
+
 function accessCookieValue(page: StatusPageRow): string {
   return hashToken(`status-page-access:${page.id}:${page.access_token ?? ""}`);
 }
 
 export class StatusPages {
+  private readonly guessesByIp = new FixedWindowLimiter<string>(TOKEN_GUESS_WINDOW_MS);
+  private readonly guessesByPage = new FixedWindowLimiter<number>(TOKEN_GUESS_WINDOW_MS);
+
   constructor(private readonly web: WebContext) {}
+
+  /** The window that refuses this IP's or this page's next guess, if one does. */
+  private guessLimit(ip: string, page: StatusPageRow, now: number): WindowVerdict | null {
+    for (const v of [this.guessesByIp.peek(ip, TOKEN_GUESSES_PER_IP, now), this.guessesByPage.peek(page.id, TOKEN_GUESSES_PER_PAGE, now)]) if (!v.allowed) return v;
+    return null;
+  }
+
+  private tooManyGuesses(request: Request, kind: Kind, page: StatusPageRow, retryAfter: number): Response {
+    const headers = { "retry-after": String(retryAfter) };
+    const msg = `too many wrong access tokens; try again in ${retryAfter} s`;
+    if (kind === "json") return send(request, JSON.stringify({ error: { code: "rate_limited", message: msg } }), { status: 429, contentType: "application/json", headers });
+    if (kind === "badge") return send(request, badgeSvg("status", "unknown"), { status: 429, contentType: "image/svg+xml", headers });
+    const minutes = Math.ceil(retryAfter / 60);
+    return send(request, statusMessagePage(page.public_theme, "Too many attempts", html`<p>Too many wrong access tokens were tried for this page. Wait ${minutes} minute${minutes > 1 ? "s" : ""} and try again.</p>`), { status: 429, headers });
+  }
 
   private notFound(request: Request, kind: Kind): Response {
     if (kind === "json") return send(request, JSON.stringify({ error: { code: "not_found", message: "status page not found" } }), { status: 404, contentType: "application/json", policy: "embeddable" });
@@ -71,7 +99,17 @@ export class StatusPages {
       const given = url.searchParams.get("token");
       const token = page.access_token;
       if (given !== null) {
-        if (!token || !safeEqual(given, token)) return this.refused(request, kind, page, "bad-token", where);
+        const ip = this.web.clientIp(request, socketIp);
+        const now = this.web.app.clock.now();
+        // checked before the comparison: while limited, a right guess is refused like a wrong one
+        const limited = this.guessLimit(ip, page, now);
+        if (limited) return this.tooManyGuesses(request, kind, page, retryAfterSeconds(limited, now));
+        if (!token || !safeEqual(given, token)) {
+          this.guessesByIp.hit(ip, TOKEN_GUESSES_PER_IP, now);
+          this.guessesByPage.hit(page.id, TOKEN_GUESSES_PER_PAGE, now);
+          this.web.log.info("wrong status page access token", { page_id: page.id, ip });
+          return this.refused(request, kind, page, "bad-token", where);
+        }
         if (kind === "html") {
           // the token leaves the address bar (and history, and Referer) at once
           const cookie = setCookie(PAGE_ACCESS_COOKIE, accessCookieValue(page), {
