@@ -14,9 +14,17 @@ import type { RouteCtx } from "./routing.ts";
  */
 export const STREAM_MS = 25_000;
 const KEEPALIVE_MS = 10_000;
+/**
+ * Streams one session may hold open at once: one per dashboard tab, and a person has a few. Opening
+ * one more ends the session's oldest (README "Security"), so a script holding a session cannot pile
+ * up streams and their listeners, and a tab left behind gives way to a new one.
+ */
+export const STREAMS_PER_SESSION = 8;
 
 export class LiveStreams {
   private readonly open = new Set<() => void>();
+  /** each session's streams (session id hash → their end functions), oldest first */
+  private readonly bySession = new Map<string, (() => void)[]>();
   private draining = false;
 
   /** Ends every open stream and refuses new ones (shutdown). */
@@ -31,6 +39,7 @@ export class LiveStreams {
       const session = await web.session(c.request);
       if (!session) return new Response("sign in first\n", { status: 401, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
       const accountId = session.account_id;
+      const sessionKey = session.id_hash;
       const enc = new TextEncoder();
       let end = () => {};
       const body = new ReadableStream<Uint8Array>({
@@ -61,11 +70,19 @@ export class LiveStreams {
             clearInterval(ping);
             clearTimeout(lifetime);
             this.open.delete(end);
+            const mine = this.bySession.get(sessionKey);
+            const at = mine ? mine.indexOf(end) : -1;
+            if (at >= 0) mine!.splice(at, 1);
+            if (mine?.length === 0) this.bySession.delete(sessionKey);
             try {
               controller.close();
             } catch {}
           };
           this.open.add(end);
+          const mine = this.bySession.get(sessionKey) ?? [];
+          this.bySession.set(sessionKey, mine);
+          mine.push(end);
+          if (mine.length > STREAMS_PER_SESSION) mine[0]!();
           write("retry: 2000\n: connected\n\n");
         },
         cancel: () => end(),
