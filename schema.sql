@@ -34,7 +34,15 @@ CREATE TABLE peers (
   last_seen_at  INTEGER,
   last_lag_ms   INTEGER,                   -- how old the newest delivered result was on arrival
   last_skew_ms  INTEGER,                   -- probe clock minus leader clock at last contact
-  queue_length  INTEGER                    -- results the probe still had spooled at last contact
+  queue_length  INTEGER,                   -- results the probe still had spooled at last contact
+  all_accounts  INTEGER NOT NULL DEFAULT 0 -- 1: the peer serves every account; 0: those in peer_accounts
+);
+
+-- The accounts a peer serves: it is sent their monitors and may report for them, no others.
+CREATE TABLE peer_accounts (
+  peer_id     INTEGER NOT NULL REFERENCES peers(id) ON DELETE CASCADE,
+  account_id  INTEGER NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+  PRIMARY KEY (peer_id, account_id)
 );
 
 CREATE TABLE monitors (

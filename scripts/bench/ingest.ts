@@ -154,7 +154,7 @@ export async function main(args: string[]): Promise<number> {
   const firstId = seedMonitors(store, account, o.monitors, (i) => ({ type: "http", target: `http://127.0.0.1:9/svc/${i}`, intervalSec: interval, nextRunAt: Date.now() + 60_000 }));
   store.sqlite.exec(`UPDATE monitors SET regions = '${JSON.stringify(REGIONS)}'`);
   const tokens: string[] = [];
-  for (const region of REGIONS) tokens.push((await issuePeerToken(store.db, { region, label: `bench ${region}`, now: Date.now() })).token);
+  for (const region of REGIONS) tokens.push((await issuePeerToken(store.db, { region, label: `bench ${region}`, accounts: [account], now: Date.now() })).token);
   await store.close();
 
   let ok = true;

@@ -1,10 +1,11 @@
 import { hashToken, randomToken } from "../lib/tokens.ts";
 import type { Db } from "../store/database.ts";
-import { findActivePeerByHash, insertPeer } from "../store/peers.ts";
+import { findActivePeerByHash, insertPeer, type PeerAccountScope } from "../store/peers.ts";
 import type { PeerRow } from "../store/tables.ts";
 import { PEER_TOKEN_PREFIX } from "./api-tokens.ts";
 
-export async function issuePeerToken(db: Db, o: { region: string; label: string | null; now: number }): Promise<{ token: string; row: PeerRow }> {
+/** A new peer for `region`, serving the given accounts (or all); its token is returned only here. */
+export async function issuePeerToken(db: Db, o: { region: string; label: string | null; accounts: PeerAccountScope; now: number }): Promise<{ token: string; row: PeerRow }> {
   const token = randomToken(32, PEER_TOKEN_PREFIX);
   const row = await insertPeer(db, { ...o, tokenHash: hashToken(token) });
   return { token, row };

@@ -17,14 +17,14 @@ export const processIo: CliIo = {
 /** A usage problem: printed with the command's help hint, exit code 2. */
 export class UsageError extends Error {}
 
-type Spec = Record<string, { type: "string" | "boolean"; short?: string }>;
+type Spec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
 /** parseArgs with strict checking and readable errors; every command accepts --data and --help. */
 export function parseCommand<S extends Spec>(args: string[], spec: S, positionals = 0) {
   try {
     const r = parseArgs({ args, options: { data: { type: "string" }, help: { type: "boolean", short: "h" }, ...spec }, strict: true, allowPositionals: true });
     if (r.positionals.length > positionals) throw new UsageError(`unexpected argument "${r.positionals[positionals]}"`);
-    return r as { values: Record<string, string | boolean | undefined>; positionals: string[] };
+    return r as { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
   } catch (e) {
     if (e instanceof UsageError) throw e;
     throw new UsageError((e as Error).message.replace(/\. To specify.*$/s, ""));

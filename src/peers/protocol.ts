@@ -89,7 +89,8 @@ export const ResultsBatchSchema = Type.Object({
 
 /**
  * stored: recorded; duplicate: recorded earlier (a re-delivery); dropped: the leader does not want it
- * (monitor deleted, paused, not run in this region) — all three are final, the probe deletes them.
+ * (monitor deleted, paused, not run in this region, or of an account the peer does not serve, which
+ * reads as deleted) — all three are final, the probe deletes them.
  * rejected: invalid or stamped too far in the future — final too, the probe deletes and logs it.
  * retry: the leader could not store it now; the probe keeps it and sends it again.
  */

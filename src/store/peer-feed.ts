@@ -12,9 +12,19 @@ export async function findMonitorRows(db: Db, ids: readonly number[]): Promise<M
   return out;
 }
 
-/** Ids of every monitor of these accounts: re-sent to probes when an account's rules change. */
-export async function monitorIdsOfAccounts(db: Db, accountIds: readonly number[]): Promise<number[]> {
+/** Every monitor of these accounts: re-sent to probes when an account's rules change. */
+export async function monitorsOfAccounts(db: Db, accountIds: readonly number[]): Promise<{ id: number; account_id: number }[]> {
   if (accountIds.length === 0) return [];
-  const rows = await db.selectFrom("monitors").select("id").where("account_id", "in", [...accountIds]).execute();
-  return rows.map((r) => r.id);
+  return db.selectFrom("monitors").select(["id", "account_id"]).where("account_id", "in", [...accountIds]).execute();
+}
+
+export type MonitorOwner = Pick<MonitorRow, "id" | "account_id" | "created_at">;
+
+/** Leader side of result ingest: who owns each monitor a batch names, and since when it exists (missing = deleted). */
+export async function findMonitorOwners(db: Db, ids: readonly number[]): Promise<MonitorOwner[]> {
+  const out: MonitorOwner[] = [];
+  for (let i = 0; i < ids.length; i += 500) {
+    out.push(...(await db.selectFrom("monitors").select(["id", "account_id", "created_at"]).where("id", "in", ids.slice(i, i + 500)).execute()));
+  }
+  return out;
 }

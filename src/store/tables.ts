@@ -38,6 +38,13 @@ export interface PeersTable {
   last_lag_ms: number | null;
   last_skew_ms: number | null;
   queue_length: number | null;
+  /** 1: the peer serves every account; 0: only those listed in peer_accounts */
+  all_accounts: ColumnType<number, number | undefined, number>;
+}
+
+export interface PeerAccountsTable {
+  peer_id: number;
+  account_id: number;
 }
 
 export interface MonitorsTable {
@@ -289,6 +296,7 @@ export interface DB {
   accounts: AccountsTable;
   api_tokens: ApiTokensTable;
   peers: PeersTable;
+  peer_accounts: PeerAccountsTable;
   monitors: MonitorsTable;
   monitor_region_states: MonitorRegionStatesTable;
   checks: ChecksTable;

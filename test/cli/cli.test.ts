@@ -39,6 +39,9 @@ describe("help and usage errors", () => {
     [["token", "revoke", "abc"], "needs a token ID"],
     [["peer", "create"], "needs --region"],
     [["peer", "create", "--region", "bad region!"], "--region must be"],
+    [["peer", "create", "--region", "eu"], "peer create needs --account NAME (repeatable or comma-separated) or --all-accounts"],
+    [["peer", "create", "--region", "eu", "--account", "a", "--all-accounts"], "give --account NAME or --all-accounts, not both"],
+    [["peer", "create", "--region", "eu", "--account", "a,"], "--account names an empty account"],
     [["account", "list", "--what"], "Unknown option"],
     [["account", "create", "x", "--plan", "pro", "--block-private-targets", "--allow-private-targets"], "contradict each other"],
     [["account", "update", "x"], "account update needs --plan or one of"],
@@ -95,18 +98,37 @@ describe("accounts, tokens and peers", () => {
 
   test("peer create/list/revoke", async () => {
     const data = fresh();
-    const r = await runVigil(["peer", "create", "--region", "eu-west", "--data", data]);
+    const r = await runVigil(["peer", "create", "--region", "eu-west", "--all-accounts", "--data", data]);
     expect(r.code).toBe(0);
+    expect(r.stdout).toContain("for region eu-west, all accounts");
     const token = lastLine(r.stdout);
     expect(token).toMatch(/^vglp_/);
     const list = await runVigil(["peer", "list", "--data", data]);
     expect(list.stdout).toContain("eu-west");
-    expect(list.stdout).toMatch(/CONNECTED.*SKEW MS/);
-    expect(list.stdout).toMatch(/eu-west\s+-\s+no/); // never seen: not connected
+    expect(list.stdout).toMatch(/ACCOUNTS.*CONNECTED.*SKEW MS/);
+    expect(list.stdout).toMatch(/eu-west\s+\(all\)\s+-\s+no/); // every account; never seen: not connected
     expect(list.stdout).not.toContain(token);
     expect((await runVigil(["peer", "revoke", "1", "--data", data])).code).toBe(0);
     expect((await runVigil(["peer", "revoke", "1", "--data", data])).code).toBe(1);
   });
+
+  test("peer create --account: repeatable or comma-separated; an unknown account exits 1; list shows the accounts", async () => {
+    const data = fresh();
+    for (const name of ["acme", "globex", "initech"]) expect((await runVigil(["account", "create", name, "--plan", "pro", "--data", data])).code).toBe(0);
+    const one = await runVigil(["peer", "create", "--region", "us", "--account", "globex", "--account", "acme", "--data", data]);
+    expect(one.code).toBe(0);
+    expect(one.stdout).toContain("for region us, accounts globex, acme");
+    expect(lastLine(one.stdout)).toMatch(/^vglp_/);
+    expect((await runVigil(["peer", "create", "--region", "ap", "--account", "initech,acme", "--data", data])).code).toBe(0);
+    const ghost = await runVigil(["peer", "create", "--region", "sa", "--account", "acme,ghost", "--data", data]);
+    expect(ghost.code).toBe(1);
+    expect(ghost.stderr).toContain('no account named "ghost"');
+    expect(ghost.stdout).not.toMatch(/vglp_/);
+    const list = (await runVigil(["peer", "list", "--data", data])).stdout;
+    expect(list).toMatch(/^1\s+us\s+acme,globex\s/m);
+    expect(list).toMatch(/^2\s+ap\s+acme,initech\s/m);
+    expect(list).not.toMatch(/\ssa\s/);
+  }, 30_000);
 });
 
 describe("serve", () => {

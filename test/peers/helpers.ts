@@ -1,5 +1,6 @@
 import { issuePeerToken } from "../../src/auth/peer-tokens.ts";
 import type { AppContext } from "../../src/context.ts";
+import type { PeerAccountScope } from "../../src/store/peers.ts";
 
 export interface PeerResult {
   status: number;
@@ -27,8 +28,9 @@ export async function peerCall(baseUrl: string, token: string | null, method: st
   return { status: res.status, headers: res.headers, json, text };
 }
 
-export async function makePeer(ctx: AppContext, region: string): Promise<{ id: number; token: string }> {
-  const { token, row } = await issuePeerToken(ctx.db, { region, label: `test ${region}`, now: Date.now() });
+/** A peer for `region`, serving every account unless given account ids. */
+export async function makePeer(ctx: AppContext, region: string, accounts: PeerAccountScope = "all"): Promise<{ id: number; token: string }> {
+  const { token, row } = await issuePeerToken(ctx.db, { region, label: `test ${region}`, accounts, now: Date.now() });
   return { id: row.id, token };
 }
 

@@ -70,7 +70,7 @@ beforeAll(async () => {
     },
   });
   for (const r of ["a", "b"] as const) {
-    const res = await runVigil(["peer", "create", "--region", r, "--data", dirs.leader]);
+    const res = await runVigil(["peer", "create", "--region", r, "--all-accounts", "--data", dirs.leader]);
     expect(res.code).toBe(0);
     tokens[r] = lastLine(res.stdout);
     portFor[r] = await freePort();

@@ -41,7 +41,7 @@ beforeAll(async () => {
   s = await startTestServer(["--rate-limit", "pro=1000000,enterprise=1000000", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000"]);
   token = s.token;
   otherToken = (await makeAccount(s.ctx, "other", "enterprise")).token;
-  peerToken = (await issuePeerToken(s.ctx.db, { region: "eu", label: "fuzz", now: Date.now() })).token;
+  peerToken = (await issuePeerToken(s.ctx.db, { region: "eu", label: "fuzz", accounts: "all", now: Date.now() })).token;
   const create = async (path: string, attrs: Record<string, unknown>) => {
     const r = await s.api("POST", path, attrs);
     if (r.status !== 201) throw new Error(`${path}: ${r.status} ${r.text}`);

@@ -117,7 +117,7 @@ test("trickled bodies, trickled or unfinished headers and 500 silent connections
 }, 60_000);
 
 test("a peer's long-poll may outlast --idle-timeout", async () => {
-  const made = await runVigil(["peer", "create", "--data", dataDir, "--region", "eu"]);
+  const made = await runVigil(["peer", "create", "--data", dataDir, "--region", "eu", "--all-accounts"]);
   expect(made.code).toBe(0);
   const peerToken = lastLine(made.stdout);
   const headers = { authorization: `Bearer ${peerToken}` };

@@ -22,7 +22,7 @@ test("no API or peer token is in the database files in plaintext, only its hash"
     const made = await runVigil(["token", "create", "--data", s.dataDir, "--account", "default", "--scopes", "all", "--label", "ci"]);
     expect(made.code).toBe(0);
     const apiToken = lastLine(made.stdout);
-    const peer = await runVigil(["peer", "create", "--data", s.dataDir, "--region", "eu"]);
+    const peer = await runVigil(["peer", "create", "--data", s.dataDir, "--region", "eu", "--all-accounts"]);
     expect(peer.code).toBe(0);
     const peerToken = lastLine(peer.stdout);
     expect(apiToken).toMatch(/^vgl_/);

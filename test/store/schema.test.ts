@@ -60,6 +60,19 @@ describe("schema and migrations", () => {
     await store.close();
   });
 
+  test("peers created before account scopes (version 13) keep serving every account; new rows serve none by default", async () => {
+    const { dir, db } = databaseAt(13);
+    db.exec("INSERT INTO peers (region, token_hash, created_at) VALUES ('eu', 'h1', 1)");
+    db.close();
+    const store = openStore(dir);
+    const [old] = await store.db.selectFrom("peers").selectAll().execute();
+    expect(old!.all_accounts).toBe(1);
+    await store.db.insertInto("peers").values({ region: "us", token_hash: "h2", created_at: 2 }).execute();
+    const fresh = await store.db.selectFrom("peers").selectAll().where("region", "=", "us").executeTakeFirstOrThrow();
+    expect(fresh.all_accounts).toBe(0);
+    await store.close();
+  });
+
   test("a data directory from a newer build is refused with a readable error", () => {
     const { dir, db } = databaseAt(LATEST_SCHEMA_VERSION);
     db.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 1}`);

@@ -4,6 +4,7 @@ import { stateFor } from "../../api/request-state.ts";
 import { admitApiToken, bearerToken } from "../../api/token-gate.ts";
 import type { AppContext } from "../../context.ts";
 import type { PeerRow } from "../../store/tables.ts";
+import { loadPeer, type Peer } from "./peer-scope.ts";
 
 function bearer(request: Request): string {
   const token = bearerToken(request.headers.get("authorization"));
@@ -20,14 +21,14 @@ const invalidPeerToken = () =>
  * The peer endpoints accept only peer tokens (vglp_…): an API token, however broad its scopes, is a
  * 401 here, as a peer token is on /api/v1 (decisions.md "Regions and probe peers").
  */
-export async function authenticatePeer(ctx: AppContext, request: Request): Promise<PeerRow> {
-  const peer = await verifyPeerToken(ctx.db, bearer(request));
-  if (!peer) throw invalidPeerToken();
-  if (peer.region === ctx.config.region) {
+export async function authenticatePeer(ctx: AppContext, request: Request): Promise<Peer> {
+  const row = await verifyPeerToken(ctx.db, bearer(request));
+  if (!row) throw invalidPeerToken();
+  if (row.region === ctx.config.region) {
     // two writers of one region would interleave their checks into one region view and count twice
-    throw new ApiError(409, "region_conflict", `region "${peer.region}" is the leader's own region; create the peer for another region`);
+    throw new ApiError(409, "region_conflict", `region "${row.region}" is the leader's own region; create the peer for another region`);
   }
-  return peer;
+  return loadPeer(ctx.db, row);
 }
 
 export type PeersReader = { kind: "peer"; peer: PeerRow } | { kind: "api"; accountId: number };

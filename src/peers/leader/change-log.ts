@@ -13,12 +13,12 @@ import { randomBytes } from "node:crypto";
 export class MonitorChangeLog {
   readonly epoch = randomBytes(6).toString("hex");
   private seq = 0;
-  /** monitor id → sequence of its latest change */
-  private latest = new Map<number, number>();
+  /** monitor id → sequence of its latest change and the account that owns the monitor */
+  private latest = new Map<number, { seq: number; accountId: number }>();
   private waiters = new Set<() => void>();
 
-  record(monitorId: number): void {
-    this.latest.set(monitorId, ++this.seq);
+  record(monitorId: number, accountId: number): void {
+    this.latest.set(monitorId, { seq: ++this.seq, accountId });
     for (const w of [...this.waiters]) w();
   }
 
@@ -35,10 +35,13 @@ export class MonitorChangeLog {
     return seq <= this.seq ? seq : null;
   }
 
-  /** Monitor ids changed after `seq`. */
-  changedSince(seq: number): number[] {
+  /**
+   * Monitor ids changed after `seq`, of the accounts `inScope` accepts: a peer never learns that a
+   * monitor of another account changed or was deleted.
+   */
+  changedSince(seq: number, inScope: (accountId: number) => boolean): number[] {
     const out: number[] = [];
-    for (const [id, s] of this.latest) if (s > seq) out.push(id);
+    for (const [id, c] of this.latest) if (c.seq > seq && inScope(c.accountId)) out.push(id);
     return out.sort((a, b) => a - b);
   }
 

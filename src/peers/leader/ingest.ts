@@ -2,9 +2,11 @@ import { Value } from "@sinclair/typebox/value";
 import type { AppContext } from "../../context.ts";
 import { recordCheckResult } from "../../engine/record-check.ts";
 import type { Logger } from "../../lib/logger.ts";
+import { findMonitorOwners, type MonitorOwner } from "../../store/peer-feed.ts";
 import { recordPeerContact } from "../../store/peers.ts";
 import type { PeerRow } from "../../store/tables.ts";
 import { fromResultItem, MAX_FUTURE_MS, ResultItemSchema, type ResultAck, type ResultItem } from "../protocol.ts";
+import { servesAccount, type Peer } from "./peer-scope.ts";
 
 export interface IngestBatch {
   sent_at: number;
@@ -21,13 +23,17 @@ const SKEW_WARN_EVERY_MS = 60_000;
  * region, never one the probe claims), one outcome per result so the probe deletes exactly what is
  * final. All results go to the write queue at once, in the probe's order, so a batch costs a commit
  * or two and a region's results are applied oldest first.
+ *
+ * A peer reports only for the monitors of its accounts: another account's monitor is answered as a
+ * deleted one, so its existence is not revealed (README "Multi-region").
  */
 export class ResultIngest {
   private lastSkewWarn = new Map<number, number>();
   constructor(private readonly ctx: AppContext, private readonly log: Logger) {}
 
-  async ingest(peer: PeerRow, batch: IngestBatch): Promise<ResultAck[]> {
+  async ingest(peer: Peer, batch: IngestBatch): Promise<ResultAck[]> {
     const now = this.ctx.clock.now();
+    const monitors = await this.monitorsOf(batch.results);
     let newest: number | null = null;
     const acks = await Promise.all(
       batch.results.map(async (raw): Promise<ResultAck> => {
@@ -41,6 +47,9 @@ export class ResultIngest {
           // clock sanity: a result from the future would sit in the quorum long after it is stale
           return { result_uid: uid, outcome: "rejected", reason: `clock_skew: checked_at is ${item.checked_at - now} ms ahead of the leader's clock` };
         }
+        const monitor = monitors.get(item.monitor_id);
+        // exactly what recordCheckResult answers for a missing monitor
+        if (!monitor || !servesAccount(peer, monitor.account_id)) return { result_uid: uid, outcome: "dropped", reason: "deleted" };
         try {
           const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, fromResultItem(item), item.result_uid);
           if (out.recorded) {
@@ -64,6 +73,16 @@ export class ResultIngest {
     else this.log.debug("peer results received", fields);
     this.warnSkew(peer, skew, now);
     return acks;
+  }
+
+  /** The owners of the monitors a batch names, read once for the whole batch (a monitor never changes account). */
+  private async monitorsOf(results: unknown[]): Promise<Map<number, MonitorOwner>> {
+    const ids = new Set<number>();
+    for (const r of results) {
+      const id = r && typeof r === "object" ? (r as { monitor_id?: unknown }).monitor_id : undefined;
+      if (typeof id === "number" && Number.isSafeInteger(id) && id > 0) ids.add(id);
+    }
+    return new Map((await findMonitorOwners(this.ctx.db, [...ids])).map((m) => [m.id, m]));
   }
 
   /** Logs a peer's clock offset when it is large (hello logs it always). */

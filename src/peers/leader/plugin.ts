@@ -76,13 +76,13 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     const waitText = url.searchParams.get("wait");
     const wait = waitText === null ? 0 : Number(waitText);
     if (!Number.isInteger(wait) || wait < 0 || wait > MAX_LONG_POLL_SEC) throw validationError({ wait: [`must be an integer from 0 to ${MAX_LONG_POLL_SEC} (seconds)`] });
-    let feed = await readFeed(ctx, parts.changes, peer.region, cursor);
+    let feed = await readFeed(ctx, parts.changes, peer, cursor);
     if (!feed.full && feed.monitors.length === 0 && feed.removed.length === 0 && wait > 0 && !parts.draining()) {
       // long-poll: answer on the first change (a probe follows edits within moments), or after `wait`;
       // an authenticated peer's wait may outlast --idle-timeout, which would cut the connection
       server?.timeout?.(request, Math.min(255, wait + 10));
       await parts.changes.waitForChange(wait * 1000, request.signal);
-      feed = await readFeed(ctx, parts.changes, peer.region, cursor);
+      feed = await readFeed(ctx, parts.changes, peer, cursor);
     }
     if (feed.full || feed.monitors.length || feed.removed.length) {
       log.debug("peer feed", { peer_id: peer.id, region: peer.region, full: feed.full, monitors: feed.monitors.length, removed: feed.removed.length });

@@ -1,6 +1,6 @@
 import type { AppContext } from "../../context.ts";
 import type { Service } from "../../services.ts";
-import { monitorIdsOfAccounts } from "../../store/peer-feed.ts";
+import { monitorsOfAccounts } from "../../store/peer-feed.ts";
 import { MonitorChangeLog } from "./change-log.ts";
 import { ResultIngest } from "./ingest.ts";
 import { peerLeaderPlugin } from "./plugin.ts";
@@ -11,11 +11,11 @@ import { peerLeaderPlugin } from "./plugin.ts";
  */
 export function startPeerLeaderService(ctx: AppContext): Service {
   const changes = new MonitorChangeLog();
-  const off = ctx.events.on("monitor.changed", ({ monitorId }) => changes.record(monitorId));
+  const off = ctx.events.on("monitor.changed", ({ monitorId, accountId }) => changes.record(monitorId, accountId));
   // an account's private-target rule travels with each of its monitors' definitions
   ctx.privateTargets.onChange((accountIds) => {
-    monitorIdsOfAccounts(ctx.db, accountIds).then(
-      (ids) => ids.forEach((id) => changes.record(id)),
+    monitorsOfAccounts(ctx.db, accountIds).then(
+      (rows) => rows.forEach((r) => changes.record(r.id, r.account_id)),
       (err) => ctx.log.child("peers").error("could not re-send definitions after an account rule changed", { error: String(err) }),
     );
   });

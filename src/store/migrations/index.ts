@@ -5,6 +5,7 @@ import m011 from "./011-check-blocks.sql" with { type: "text" };
 import m012 from "./012-ping-journal.sql" with { type: "text" };
 import m013 from "./013-ping-journal-file.sql" with { type: "text" };
 import m014 from "./014-account-private-targets.sql" with { type: "text" };
+import m015 from "./015-peer-accounts.sql" with { type: "text" };
 import m019 from "./019-follow-redirects.sql" with { type: "text" };
 
 /**
@@ -20,7 +21,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 12, name: "ping-journal", sql: m012 },
   { version: 13, name: "ping-journal-file", sql: m013 },
   { version: 14, name: "account-private-targets", sql: m014 },
-  // 15-18 are held by parallel work (peers, storage, HTTP edge cases, hardening) and land beside this
+  { version: 15, name: "peer-accounts", sql: m015 },
+  // 16-18 are held by parallel work (storage, HTTP edge cases, hardening) and land beside this
   { version: 19, name: "follow-redirects", sql: m019 },
 ];
 
