@@ -10,6 +10,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { CHECK_ERROR_CODES, CHECK_STATUSES, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
+import { MAX_STEPS } from "../domain/synthetic-schema.ts";
 
 export const PEER_PREFIX = "/peer/v1";
 
@@ -19,8 +20,19 @@ export const MAX_BATCH_RESULTS = 500;
 export const MAX_BATCH_BYTES = 1024 * 1024;
 // below the server's own 2 MiB cap, so an oversized batch gets the API's JSON 413, not a bare one
 export const MAX_RESULTS_BODY_BYTES = 1536 * 1024;
-/** Results stamped further ahead of the leader's clock than this are refused (clock sanity). */
+/**
+ * Results stamped further ahead of the leader's clock than this are refused (clock sanity); so are
+ * results stamped more than this before their monitor was created.
+ */
 export const MAX_FUTURE_MS = 60_000;
+/** A synthetic trace larger than this (serialized, UTF-8) is cut to a summary of its steps. */
+export const MAX_TRACE_BYTES = 256 * 1024;
+/** Longest error_message and degraded_reason, in characters. */
+const MAX_RESULT_TEXT = 4000;
+/** dns_answer: at most this many records of at most MAX_DNS_RECORD characters. */
+const MAX_DNS_RECORDS = 100;
+const MAX_DNS_RECORD = 1000;
+const MAX_RESOLVED_IP = 100;
 /** Longest a feed request waits for a change before answering "nothing new". */
 export const MAX_LONG_POLL_SEC = 25;
 /** A peer heard from within this long counts as connected in the peers list. */
@@ -68,12 +80,13 @@ export const ResultItemSchema = Type.Object(
     latency_ms: nullable(Type.Number({ minimum: 0 })),
     http_code: nullable(Type.Integer({ minimum: 0, maximum: 999 })),
     error_code: Type.Union([...CHECK_ERROR_CODES.map((s) => Type.Literal(s)), Type.Null()]),
-    error_message: nullable(Type.String({ maxLength: 4000 })),
-    degraded_reason: nullable(Type.String({ maxLength: 4000 })),
-    resolved_ip: nullable(Type.String({ maxLength: 100 })),
+    error_message: nullable(Type.String({ maxLength: MAX_RESULT_TEXT })),
+    degraded_reason: nullable(Type.String({ maxLength: MAX_RESULT_TEXT })),
+    resolved_ip: nullable(Type.String({ maxLength: MAX_RESOLVED_IP })),
     ssl_not_after: nullable(Type.Integer()),
-    dns_answer: Type.Union([Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 100 }), Type.Null()]),
-    synthetic_trace_json: Type.Unknown(),
+    dns_answer: Type.Union([Type.Array(Type.String({ maxLength: MAX_DNS_RECORD }), { maxItems: MAX_DNS_RECORDS }), Type.Null()]),
+    // an object (a probe's trace is one) of any size: one over MAX_TRACE_BYTES is cut, not refused
+    synthetic_trace_json: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
   },
   { additionalProperties: false },
 );
@@ -91,7 +104,8 @@ export const ResultsBatchSchema = Type.Object({
  * stored: recorded; duplicate: recorded earlier (a re-delivery); dropped: the leader does not want it
  * (monitor deleted, paused, not run in this region, or of an account the peer does not serve, which
  * reads as deleted) — all three are final, the probe deletes them.
- * rejected: invalid or stamped too far in the future — final too, the probe deletes and logs it.
+ * rejected: invalid, stamped too far in the future, or too old (before the monitor was created, or
+ * older than the leader keeps checks) — final too, the probe deletes and logs it.
  * retry: the leader could not store it now; the probe keeps it and sends it again.
  */
 export type ResultOutcome = "stored" | "duplicate" | "dropped" | "rejected" | "retry";
@@ -105,6 +119,45 @@ export interface ResultAck {
 export interface ResultsResponse {
   results: ResultAck[];
   server_time: number;
+}
+
+/**
+ * A synthetic trace within MAX_TRACE_BYTES: as it is or, when larger (a "full" body detail keeps
+ * each step's whole response body), a summary of its steps — name, status, latency, error — marked
+ * `truncated`. Both sides apply it: the probe before spooling, the leader on arrival; the check
+ * itself (status, latency, error) is kept either way.
+ */
+export function boundTrace(trace: unknown): { trace: Record<string, unknown> | null; cut: boolean } {
+  if (trace === null || trace === undefined) return { trace: null, cut: false };
+  const bytes = Buffer.byteLength(JSON.stringify(trace));
+  if (bytes <= MAX_TRACE_BYTES && typeof trace === "object" && !Array.isArray(trace)) return { trace: trace as Record<string, unknown>, cut: false };
+  const raw = (trace as { steps?: unknown }).steps;
+  const steps = Array.isArray(raw) ? raw.slice(0, MAX_STEPS).map(stepSummary) : [];
+  return { trace: { truncated: true, reason: `the trace was ${bytes} bytes; over ${MAX_TRACE_BYTES} only each step's name, status, latency and error are kept`, steps }, cut: true };
+}
+
+function stepSummary(step: unknown) {
+  const s = (step && typeof step === "object" ? step : {}) as Record<string, unknown>;
+  const text = (v: unknown, max: number) => (typeof v === "string" ? v.slice(0, max) : null);
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  return { name: text(s.name, 200), status: num(s.status), latency_ms: num(s.latency_ms), error: text(s.error, 1000) };
+}
+
+/**
+ * A probe's result cut to what the leader accepts: free text to MAX_RESULT_TEXT, dns_answer to
+ * MAX_DNS_RECORDS records, the trace by boundTrace. The leader refuses a result over these limits
+ * (except the trace, which it cuts), so a probe sends none.
+ */
+export function boundResult(r: CheckResult): CheckResult {
+  const cut = (v: string | null, max: number) => (v !== null && v.length > max ? v.slice(0, max) : v);
+  return {
+    ...r,
+    error_message: cut(r.error_message, MAX_RESULT_TEXT),
+    degraded_reason: cut(r.degraded_reason, MAX_RESULT_TEXT),
+    resolved_ip: cut(r.resolved_ip, MAX_RESOLVED_IP),
+    dns_answer: r.dns_answer === null ? null : r.dns_answer.slice(0, MAX_DNS_RECORDS).map((a) => a.slice(0, MAX_DNS_RECORD)),
+    synthetic_trace_json: boundTrace(r.synthetic_trace_json).trace,
+  };
 }
 
 export function toResultItem(uid: string, monitorId: number, r: CheckResult): ResultItem {

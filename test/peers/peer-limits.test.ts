@@ -1,11 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { Value } from "@sinclair/typebox/value";
+import { emptyResult } from "../../src/domain/check-result.ts";
+import { boundResult, MAX_TRACE_BYTES, ResultItemSchema, toResultItem } from "../../src/peers/protocol.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { batch, makePeer, peerCall, resultItem } from "./helpers.ts";
 
 /**
  * What a peer may do, against a real in-process leader with the test acting as the probe: a peer
- * token serves the accounts it was created for.
+ * token serves the accounts it was created for, results must be of a monitor's lifetime and within
+ * the leader's retention, and traces are cut to a size.
  */
 let s: TestServer;
 let a: { accountId: number; token: string };
@@ -73,5 +77,90 @@ describe("a peer serves the accounts it was created for", () => {
   test("the all-accounts peer reports for both", async () => {
     const res = await peerCall(s.url, peerAll.token, "POST", "/results", batch([resultItem(mB, "up", Date.now() - 500)]));
     expect(res.json.data.results[0].outcome).toBe("stored");
+  });
+});
+
+describe("which results a peer may report", () => {
+  let m: number;
+  let createdAt: number;
+  beforeAll(async () => {
+    m = await euMonitor("lifetime", a.token);
+    createdAt = Date.parse((await s.api("GET", `/api/v1/monitors/${m}`, undefined, { token: a.token })).json.data.attributes.created_at);
+  });
+
+  test("a region-scoped monitor refuses another region's results: they cannot drive it down", async () => {
+    const usOnly = await createMonitor(s, httpAttrs({ name: "us only", is_paused: false, interval_sec: 3600, regions: ["us"] }), a.token);
+    const now = Date.now();
+    const res = await peerCall(s.url, peerA.token, "POST", "/results", batch([1, 2, 3].map((i) => resultItem(usOnly, "down", now - 4000 + i * 1000))));
+    expect(res.json.data.results.map((r: { outcome: string; reason: string }) => `${r.outcome} ${r.reason}`)).toEqual(Array(3).fill("dropped region_excluded"));
+    expect((await checksOf(usOnly, a.token)).pagination.total).toBe(0);
+    expect((await s.api("GET", `/api/v1/monitors/${usOnly}`, undefined, { token: a.token })).json.data.attributes.last_status).toBe("unknown");
+  });
+
+  test("checked_at 0, older than --retention-days, or more than 60 s before the monitor was created is rejected", async () => {
+    const items = [
+      resultItem(m, "down", 0),
+      resultItem(m, "down", Date.now() - 31 * 86_400_000),
+      resultItem(m, "down", createdAt - 120_000),
+      // within the clock tolerance of the creation: a probe whose clock is a little behind
+      resultItem(m, "up", createdAt - 30_000),
+    ];
+    const res = await peerCall(s.url, peerA.token, "POST", "/results", batch(items));
+    const acks = res.json.data.results;
+    expect(acks.map((r: { outcome: string }) => r.outcome)).toEqual(["rejected", "rejected", "rejected", "stored"]);
+    expect(acks[0].reason).toBe("too_old: checked_at is older than the 30 days the leader keeps checks");
+    expect(acks[1].reason).toBe(acks[0].reason);
+    expect(acks[2].reason).toBe("too_old: checked_at is before the monitor was created");
+    const checks = (await checksOf(m, a.token)).data;
+    expect(checks.map((c: { attributes: { status: string } }) => c.attributes.status)).toEqual(["up"]);
+  });
+
+  test(`a synthetic trace over ${MAX_TRACE_BYTES} bytes is cut to its steps' outline; the check itself is kept`, async () => {
+    const trace = {
+      steps: [
+        { name: "login", request: { method: "POST", url: "https://example.test/login", headers: {} }, status: 200, latency_ms: 12, assertions: [], error: null, body: "x".repeat(1_400_000) },
+        { name: "profile", request: { method: "GET", url: "https://example.test/me", headers: {} }, status: 500, latency_ms: 7, assertions: [], error: "expected 200-299, got 500" },
+      ],
+    };
+    const big = resultItem(m, "down", Date.now() - 200, { synthetic_trace_json: trace, error_code: "synthetic_step_failed", error_message: 'step "profile" failed' });
+    const small = resultItem(m, "up", Date.now() - 100, { synthetic_trace_json: { steps: [{ ...trace.steps[0], body: "ok" }] } });
+    const res = await peerCall(s.url, peerA.token, "POST", "/results", batch([big, small]));
+    expect(res.json.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(["stored", "stored"]);
+    const checks = (await checksOf(m, a.token)).data.map((c: { attributes: Record<string, any> }) => c.attributes);
+    const cut = checks.find((c: { status: string }) => c.status === "down");
+    expect(cut.error_message).toBe('step "profile" failed');
+    expect(cut.synthetic_trace_json.truncated).toBe(true);
+    expect(cut.synthetic_trace_json.reason).toContain("bytes");
+    expect(cut.synthetic_trace_json.steps).toEqual([
+      { name: "login", status: 200, latency_ms: 12, error: null },
+      { name: "profile", status: 500, latency_ms: 7, error: "expected 200-299, got 500" },
+    ]);
+    expect(JSON.stringify(cut.synthetic_trace_json).length).toBeLessThan(MAX_TRACE_BYTES);
+    // a trace within the limit is stored as sent
+    expect(checks.find((c: { checked_at: string }) => c.checked_at === new Date(small.checked_at).toISOString()).synthetic_trace_json).toEqual(small.synthetic_trace_json);
+  });
+
+  test("a probe cuts its own results to what the leader accepts, so none is refused for its size", () => {
+    const long = {
+      ...emptyResult(Date.now()),
+      status: "down" as const,
+      error_code: "dns_answer_mismatch" as const,
+      error_message: "e".repeat(10_000),
+      degraded_reason: "d".repeat(10_000),
+      dns_answer: Array.from({ length: 300 }, (_, i) => `${i} ${"t".repeat(2000)}`),
+      synthetic_trace_json: { steps: [{ name: "big", status: 200, body: "b".repeat(MAX_TRACE_BYTES) }] },
+    };
+    expect(Value.Check(ResultItemSchema, toResultItem("uid-too-long-1", 1, long))).toBe(false);
+    const item = toResultItem("uid-too-long-1", 1, boundResult(long));
+    expect(Value.Check(ResultItemSchema, item)).toBe(true);
+    expect(item.error_message).toBe("e".repeat(4000));
+    expect(item.dns_answer).toHaveLength(100);
+    expect(item.synthetic_trace_json).toMatchObject({ truncated: true, steps: [{ name: "big", status: 200 }] });
+  });
+
+  test("a trace that is not an object is an invalid result", async () => {
+    const res = await peerCall(s.url, peerA.token, "POST", "/results", batch([resultItem(m, "up", Date.now(), { synthetic_trace_json: "x".repeat(100) })]));
+    expect(res.json.data.results[0].outcome).toBe("rejected");
+    expect(res.json.data.results[0].reason).toContain("synthetic_trace_json");
   });
 });

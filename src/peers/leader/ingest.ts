@@ -1,11 +1,12 @@
 import { Value } from "@sinclair/typebox/value";
 import type { AppContext } from "../../context.ts";
+import { DAY_MS } from "../../domain/uptime.ts";
 import { recordCheckResult } from "../../engine/record-check.ts";
 import type { Logger } from "../../lib/logger.ts";
 import { findMonitorOwners, type MonitorOwner } from "../../store/peer-feed.ts";
 import { recordPeerContact } from "../../store/peers.ts";
 import type { PeerRow } from "../../store/tables.ts";
-import { fromResultItem, MAX_FUTURE_MS, ResultItemSchema, type ResultAck, type ResultItem } from "../protocol.ts";
+import { boundTrace, fromResultItem, MAX_FUTURE_MS, ResultItemSchema, type ResultAck, type ResultItem } from "../protocol.ts";
 import { servesAccount, type Peer } from "./peer-scope.ts";
 
 export interface IngestBatch {
@@ -24,8 +25,9 @@ const SKEW_WARN_EVERY_MS = 60_000;
  * final. All results go to the write queue at once, in the probe's order, so a batch costs a commit
  * or two and a region's results are applied oldest first.
  *
- * A peer reports only for the monitors of its accounts: another account's monitor is answered as a
- * deleted one, so its existence is not revealed (README "Multi-region").
+ * A peer reports only for the monitors of its accounts (another account's monitor is answered as a
+ * deleted one, so its existence is not revealed), and only results the leader would keep: not
+ * stamped before the monitor existed nor older than --retention-days (README "Multi-region").
  */
 export class ResultIngest {
   private lastSkewWarn = new Map<number, number>();
@@ -33,8 +35,10 @@ export class ResultIngest {
 
   async ingest(peer: Peer, batch: IngestBatch): Promise<ResultAck[]> {
     const now = this.ctx.clock.now();
+    const oldest = now - this.ctx.config.retentionDays * DAY_MS;
     const monitors = await this.monitorsOf(batch.results);
     let newest: number | null = null;
+    let tracesCut = 0;
     const acks = await Promise.all(
       batch.results.map(async (raw): Promise<ResultAck> => {
         const uid = uidOf(raw);
@@ -47,11 +51,19 @@ export class ResultIngest {
           // clock sanity: a result from the future would sit in the quorum long after it is stale
           return { result_uid: uid, outcome: "rejected", reason: `clock_skew: checked_at is ${item.checked_at - now} ms ahead of the leader's clock` };
         }
+        if (item.checked_at < oldest) {
+          return { result_uid: uid, outcome: "rejected", reason: `too_old: checked_at is older than the ${this.ctx.config.retentionDays} days the leader keeps checks` };
+        }
         const monitor = monitors.get(item.monitor_id);
         // exactly what recordCheckResult answers for a missing monitor
         if (!monitor || !servesAccount(peer, monitor.account_id)) return { result_uid: uid, outcome: "dropped", reason: "deleted" };
+        if (item.checked_at < monitor.created_at - MAX_FUTURE_MS) {
+          return { result_uid: uid, outcome: "rejected", reason: "too_old: checked_at is before the monitor was created" };
+        }
+        const bounded = boundTrace(item.synthetic_trace_json);
+        if (bounded.cut) tracesCut++;
         try {
-          const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, fromResultItem(item), item.result_uid);
+          const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, { ...fromResultItem(item), synthetic_trace_json: bounded.trace }, item.result_uid);
           if (out.recorded) {
             newest = Math.max(newest ?? 0, item.checked_at);
             return { result_uid: uid, outcome: "stored" };
@@ -68,14 +80,14 @@ export class ResultIngest {
     const lag = newest === null ? undefined : Math.max(0, now - newest);
     await this.ctx.writes.run((trx) => recordPeerContact(trx, peer.id, { lastSeenAt: now, skewMs: skew, lagMs: lag, queueLength: batch.queue_length }));
     const counts = countOutcomes(acks);
-    const fields = { peer_id: peer.id, region: peer.region, ...counts, queue_length: batch.queue_length, skew_ms: skew, lag_ms: lag ?? null };
+    const fields = { peer_id: peer.id, region: peer.region, ...counts, traces_cut: tracesCut, queue_length: batch.queue_length, skew_ms: skew, lag_ms: lag ?? null };
     if (counts.rejected > 0) this.log.warn("peer results rejected", { ...fields, reasons: [...new Set(acks.filter((a) => a.outcome === "rejected").map((a) => a.reason))].slice(0, 5) });
     else this.log.debug("peer results received", fields);
     this.warnSkew(peer, skew, now);
     return acks;
   }
 
-  /** The owners of the monitors a batch names, read once for the whole batch (a monitor never changes account). */
+  /** Owner and creation time of the monitors a batch names, read once for the whole batch (neither ever changes). */
   private async monitorsOf(results: unknown[]): Promise<Map<number, MonitorOwner>> {
     const ids = new Set<number>();
     for (const r of results) {
