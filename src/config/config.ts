@@ -25,6 +25,8 @@ export interface Config {
   readonly peerToken: string | null;
   readonly maxConcurrentChecks: number;
   readonly retentionDays: number;
+  /** results per minute a peer may send on top of twice its monitors' own rate */
+  readonly peerResultLimit: number;
   readonly blockPrivateTargets: boolean;
   readonly metricsPublic: boolean;
   /** Bun's idleTimeout: a connection silent (or a request unanswered) this long is closed */

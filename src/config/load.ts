@@ -52,6 +52,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     peerToken,
     maxConcurrentChecks: int(raw("maxConcurrentChecks"), "max-concurrent-checks", 1, 100_000),
     retentionDays: int(raw("retentionDays"), "retention-days", 1, 3650),
+    peerResultLimit: int(raw("peerResultLimit"), "peer-result-limit", 0, 10_000_000),
     blockPrivateTargets: bool(raw("blockPrivateTargets"), "block-private-targets"),
     metricsPublic: bool(raw("metricsPublic"), "metrics-public"),
     // Bun takes 0-255 s; 0 (never) is not offered: it would give slow clients connections for free

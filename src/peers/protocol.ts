@@ -106,7 +106,8 @@ export const ResultsBatchSchema = Type.Object({
  * reads as deleted) — all three are final, the probe deletes them.
  * rejected: invalid, stamped too far in the future, or too old (before the monitor was created, or
  * older than the leader keeps checks) — final too, the probe deletes and logs it.
- * retry: the leader could not store it now; the probe keeps it and sends it again.
+ * retry: the leader could not store it now, or the peer's quota for this minute is used up; the
+ * probe keeps it and sends it again.
  */
 export type ResultOutcome = "stored" | "duplicate" | "dropped" | "rejected" | "retry";
 

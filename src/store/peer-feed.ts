@@ -28,3 +28,10 @@ export async function findMonitorOwners(db: Db, ids: readonly number[]): Promise
   }
   return out;
 }
+
+export type MonitorCadence = Pick<MonitorRow, "account_id" | "interval_sec" | "regions">;
+
+/** Account, interval and regions of every monitor a probe may run (active, not heartbeat): what a peer's quota is sized from. */
+export async function listPeerMonitorCadences(db: Db): Promise<MonitorCadence[]> {
+  return db.selectFrom("monitors").select(["account_id", "interval_sec", "regions"]).where("is_paused", "=", 0).where("monitor_type", "!=", "heartbeat").execute();
+}

@@ -1,15 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Value } from "@sinclair/typebox/value";
+import { rmSync } from "node:fs";
+import { startInstance, type Instance } from "../../src/cli/serve.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
 import { boundResult, MAX_TRACE_BYTES, ResultItemSchema, toResultItem } from "../../src/peers/protocol.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
-import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { makeAccount, startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
+import { remainingInSpool } from "./cluster.ts";
 import { batch, makePeer, peerCall, resultItem } from "./helpers.ts";
 
 /**
- * What a peer may do, against a real in-process leader with the test acting as the probe: a peer
- * token serves the accounts it was created for, results must be of a monitor's lifetime and within
- * the leader's retention, and traces are cut to a size.
+ * What a peer may do, against a real in-process leader with the test acting as the probe (and, for
+ * the quota, a real probe): a peer token serves the accounts it was created for, results must be
+ * of a monitor's lifetime and within the leader's retention, traces are cut to a size, and a peer
+ * has a quota of results per minute that its probe honours without losing any.
  */
 let s: TestServer;
 let a: { accountId: number; token: string };
@@ -163,4 +167,90 @@ describe("which results a peer may report", () => {
     expect(res.json.data.results[0].outcome).toBe("rejected");
     expect(res.json.data.results[0].reason).toContain("synthetic_trace_json");
   });
+});
+
+describe("results per peer per minute", () => {
+  test("twice the peer's monitors' rate plus --peer-result-limit; what does not fit is `retry`, then 429 with Retry-After", async () => {
+    const q = await startTestServer(["--peer-result-limit", "3"]);
+    try {
+      const c = await makeAccount(q.ctx, "charlie");
+      // two monitors every 60 s in the peer's region: 2 results a minute, 4 with the margin
+      const mons: number[] = [];
+      for (const name of ["one", "two"]) mons.push(await createMonitor(q, httpAttrs({ name, is_paused: false, interval_sec: 60, regions: ["eu"] }), c.token));
+      await createMonitor(q, httpAttrs({ name: "elsewhere", is_paused: false, interval_sec: 10, regions: ["us"] }), c.token);
+      const peer = await makePeer(q.ctx, "eu", [c.accountId]);
+      const now = Date.now();
+      const items = Array.from({ length: 9 }, (_, i) => resultItem(mons[i % 2]!, "up", now - 10_000 + i));
+      const res = await peerCall(q.url, peer.token, "POST", "/results", batch(items));
+      expect(res.status).toBe(200);
+      expect(res.headers.get("x-ratelimit-limit")).toBe("7");
+      expect(res.headers.get("x-ratelimit-remaining")).toBe("0");
+      const acks = res.json.data.results;
+      expect(acks.map((r: { outcome: string }) => r.outcome)).toEqual([...Array(7).fill("stored"), "retry", "retry"]);
+      expect(acks[7].reason).toStartWith("rate_limited");
+
+      const over = await peerCall(q.url, peer.token, "POST", "/results", batch([items[7]]));
+      expect(over.status).toBe(429);
+      expect(over.json.error.code).toBe("rate_limited");
+      const retryAfter = Number(over.headers.get("retry-after"));
+      expect(retryAfter).toBeGreaterThanOrEqual(1);
+      expect(retryAfter).toBeLessThanOrEqual(60);
+      // another peer has its own quota
+      const other = await makePeer(q.ctx, "eu", [c.accountId]);
+      expect((await peerCall(q.url, other.token, "POST", "/results", batch([items[7]]))).json.data.results[0].outcome).toBe("stored");
+    } finally {
+      await q.stop();
+    }
+  });
+
+  test("a probe over its quota keeps its results spooled and delivers them when the leader has room again", async () => {
+    // the leader's clock is moved to near the end of the quota window, so the wait is seconds, not a minute
+    let offset = 0;
+    const leader = await startTestServer(["--peer-result-limit", "2"], { clock: { now: () => Date.now() + offset } });
+    const target = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("ok") });
+    const probeDir = tempDir("vigil-probe-quota-");
+    const probeLogs: string[] = [];
+    let probe: Instance | undefined;
+    try {
+      const d = await makeAccount(leader.ctx, "delta", "enterprise");
+      const peer = await makePeer(leader.ctx, "eu", [d.accountId]);
+      // paused: the probe has nothing to run, and the window's limit is the floor alone (2)
+      const m = await createMonitor(leader, httpAttrs({ name: "quota", is_paused: true, interval_sec: 3600, regions: ["eu"], target: `http://127.0.0.1:${target.port}/` }), d.token);
+      probe = await startInstance(
+        ["--role", "probe", "--leader", leader.url, "--peer-token", peer.token, "--region", "eu", "--data", probeDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug"],
+        {},
+        { logSink: (l) => probeLogs.push(l) },
+      );
+      // the peer's minute is used up (results of a paused monitor are dropped, but they count)
+      const used = await peerCall(leader.url, peer.token, "POST", "/results", batch([resultItem(m, "up", Date.now()), resultItem(m, "up", Date.now())]));
+      expect(used.headers.get("x-ratelimit-remaining")).toBe("0");
+      expect((await peerCall(leader.url, peer.token, "POST", "/results", batch([]))).status).toBe(429);
+      offset = 52_000;
+
+      // resumed: the probe checks it at once, and the leader refuses its batch for the rest of the window
+      expect((await leader.api("PATCH", `/api/v1/monitors/${m}`, { is_paused: false }, { token: d.token })).status).toBe(200);
+      const limited = await waitFor(() => probeLogs.some((l) => l.includes("the leader limits this probe's results")), { timeoutMs: 20_000, intervalMs: 50 });
+      expect(limited).toBe(true);
+      const line = JSON.parse(probeLogs.find((l) => l.includes("the leader limits this probe's results"))!);
+      expect(line.retry_after_ms).toBeGreaterThan(0);
+      expect(line.retry_after_ms).toBeLessThanOrEqual(8000);
+
+      const spooled = () => probeLogs.filter((l) => l.includes('"result spooled"')).map((l) => JSON.parse(l)).filter((l) => l.monitor_id === m);
+      expect(spooled().length).toBeGreaterThanOrEqual(1);
+      const delivered = await waitFor(async () => (await leader.api("GET", `/api/v1/monitors/${m}/checks?region=eu`, undefined, { token: d.token })).json.pagination.total >= spooled().length, { timeoutMs: 30_000, intervalMs: 200 });
+      expect(delivered).toBe(true);
+      expect(probeLogs.some((l) => l.includes("the leader accepts this probe's results again"))).toBe(true);
+      // each spooled result stored exactly once
+      const checks = (await leader.api("GET", `/api/v1/monitors/${m}/checks?region=eu`, undefined, { token: d.token })).json.data;
+      expect(checks.map((c: { attributes: { checked_at: string } }) => Date.parse(c.attributes.checked_at)).sort()).toEqual(spooled().map((l) => l.checked_at).sort());
+      await probe.shutdown();
+      probe = undefined;
+      expect(remainingInSpool(probeDir)).toEqual([]);
+    } finally {
+      await probe?.shutdown();
+      await leader.stop();
+      target.stop(true);
+      rmSync(probeDir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

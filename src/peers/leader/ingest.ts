@@ -33,15 +33,17 @@ export class ResultIngest {
   private lastSkewWarn = new Map<number, number>();
   constructor(private readonly ctx: AppContext, private readonly log: Logger) {}
 
-  async ingest(peer: Peer, batch: IngestBatch): Promise<ResultAck[]> {
+  /** `granted`: how many results of the batch, from the first, the peer's quota lets in; the rest are `retry`. */
+  async ingest(peer: Peer, batch: IngestBatch, granted: number): Promise<ResultAck[]> {
     const now = this.ctx.clock.now();
     const oldest = now - this.ctx.config.retentionDays * DAY_MS;
-    const monitors = await this.monitorsOf(batch.results);
+    const monitors = await this.monitorsOf(batch.results.slice(0, granted));
     let newest: number | null = null;
     let tracesCut = 0;
     const acks = await Promise.all(
-      batch.results.map(async (raw): Promise<ResultAck> => {
+      batch.results.map(async (raw, i): Promise<ResultAck> => {
         const uid = uidOf(raw);
+        if (i >= granted) return { result_uid: uid, outcome: "retry", reason: "rate_limited: this peer's results for this minute are used up; send it again later" };
         if (!Value.Check(ResultItemSchema, raw)) {
           const first = Value.Errors(ResultItemSchema, raw).First();
           return { result_uid: uid, outcome: "rejected", reason: `invalid result${first ? `: ${first.path || "/"} ${first.message}` : ""}` };
@@ -82,6 +84,7 @@ export class ResultIngest {
     const counts = countOutcomes(acks);
     const fields = { peer_id: peer.id, region: peer.region, ...counts, traces_cut: tracesCut, queue_length: batch.queue_length, skew_ms: skew, lag_ms: lag ?? null };
     if (counts.rejected > 0) this.log.warn("peer results rejected", { ...fields, reasons: [...new Set(acks.filter((a) => a.outcome === "rejected").map((a) => a.reason))].slice(0, 5) });
+    else if (granted < batch.results.length) this.log.info("peer results over quota", fields);
     else this.log.debug("peer results received", fields);
     this.warnSkew(peer, skew, now);
     return acks;

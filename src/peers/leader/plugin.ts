@@ -5,11 +5,12 @@
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
 import { readJsonObject } from "../../api/body.ts";
-import { ApiError, methodNotAllowed, validationError } from "../../api/errors.ts";
+import { ApiError, methodNotAllowed, rateLimited, validationError } from "../../api/errors.ts";
 import { stateFor } from "../../api/request-state.ts";
 import { errorResponse, jsonResponse } from "../../api/respond.ts";
 import type { AppContext } from "../../context.ts";
 import { toIso } from "../../lib/dates.ts";
+import { retryAfterSeconds } from "../../lib/fixed-window.ts";
 import { listPeers, recordPeerContact } from "../../store/peers.ts";
 import type { PeerRow } from "../../store/tables.ts";
 import { VERSION } from "../../version.ts";
@@ -18,6 +19,7 @@ import { authenticatePeer, authenticatePeersReader } from "./auth.ts";
 import type { MonitorChangeLog } from "./change-log.ts";
 import { readFeed } from "./feed.ts";
 import type { IngestBatch, ResultIngest } from "./ingest.ts";
+import type { PeerResultQuota } from "./quota.ts";
 import { newDetails } from "../../domain/details.ts";
 
 /** last_seen_at from hello and feed polls is written at most this often per peer */
@@ -26,6 +28,7 @@ const TOUCH_EVERY_MS = 5000;
 export interface PeerLeaderParts {
   changes: MonitorChangeLog;
   ingest: ResultIngest;
+  quota: PeerResultQuota;
   /** true once the server is stopping: long-polls answer at once */
   draining: () => boolean;
 }
@@ -92,13 +95,23 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
 
   const results: Handler = async (request) => {
     const peer = await authenticatePeer(ctx, request);
+    const state = stateFor(request);
+    // a peer over its quota is refused before its body is read
+    state.rateLimit = await parts.quota.check(peer, ctx.clock.now());
+    if (!state.rateLimit.allowed) throw rateLimited(retryAfterSeconds(state.rateLimit, ctx.clock.now()));
     const body = await readJsonObject(request, MAX_RESULTS_BODY_BYTES);
     if (!Value.Check(ResultsBatchSchema, body)) {
       const details: Record<string, string[]> = newDetails();
       for (const e of Value.Errors(ResultsBatchSchema, body)) (details[e.path.replace(/^\//, "") || "body"] ??= []).push(e.message);
       throw validationError(details);
     }
-    const acks = await parts.ingest.ingest(peer, body as IngestBatch);
+    const batch = body as IngestBatch;
+    const now = ctx.clock.now();
+    const { granted, verdict } = await parts.quota.take(peer, batch.results.length, now);
+    state.rateLimit = verdict;
+    // another batch of this peer used the rest meanwhile: this one is refused whole
+    if (granted === 0 && batch.results.length > 0) throw rateLimited(retryAfterSeconds(verdict, now));
+    const acks = await parts.ingest.ingest(peer, batch, granted);
     return { results: acks, server_time: ctx.clock.now() };
   };
 

@@ -4,6 +4,7 @@ import { monitorsOfAccounts } from "../../store/peer-feed.ts";
 import { MonitorChangeLog } from "./change-log.ts";
 import { ResultIngest } from "./ingest.ts";
 import { peerLeaderPlugin } from "./plugin.ts";
+import { PeerResultQuota } from "./quota.ts";
 
 /**
  * The leader's peer service: the /peer/v1 endpoints, and the change log the definitions feed reads,
@@ -23,7 +24,7 @@ export function startPeerLeaderService(ctx: AppContext): Service {
   const ingest = new ResultIngest(ctx, ctx.log.child("peers"));
   return {
     name: "peers",
-    plugin: peerLeaderPlugin(ctx, { changes, ingest, draining: () => draining }),
+    plugin: peerLeaderPlugin(ctx, { changes, ingest, quota: new PeerResultQuota(ctx), draining: () => draining }),
     drain() {
       // held long-polls would otherwise keep the server's graceful stop waiting
       draining = true;

@@ -6,7 +6,13 @@ import { PEER_PREFIX, type FeedResponse, type HelloResponse, type ResultItem, ty
  * refused, timeout, reset); otherwise the leader answered with this status and error code.
  */
 export class LeaderError extends Error {
-  constructor(message: string, readonly status: number | null, readonly code: string | null) {
+  constructor(
+    message: string,
+    readonly status: number | null,
+    readonly code: string | null,
+    /** how long the leader asked us to wait (Retry-After), when it said */
+    readonly retryAfterMs: number | null = null,
+  ) {
     super(message);
   }
 
@@ -61,7 +67,9 @@ export class LeaderClient {
       throw new LeaderError(`the leader answered ${res.status} without a JSON body (is --leader the leader's base URL?)`, res.status, null);
     }
     if (!res.ok || json?.data === undefined) {
-      throw new LeaderError(`the leader answered ${res.status}: ${json?.error?.message ?? "no data"}`, res.status, json?.error?.code ?? null);
+      const retryAfter = Number(res.headers.get("retry-after") ?? NaN);
+      const retryAfterMs = Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter * 1000 : null;
+      throw new LeaderError(`the leader answered ${res.status}: ${json?.error?.message ?? "no data"}`, res.status, json?.error?.code ?? null, retryAfterMs);
     }
     return json.data;
   }

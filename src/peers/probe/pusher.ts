@@ -7,12 +7,16 @@ import type { LinkState } from "./link-state.ts";
 
 export const PUSH_BACKOFF_MIN_MS = 250;
 export const PUSH_BACKOFF_MAX_MS = 5000;
+/** The longest a Retry-After from the leader is honoured (its quota windows last a minute). */
+const MAX_RETRY_AFTER_MS = 60_000;
 
 /**
  * Sends spooled results to the leader, oldest first, in batches, as soon as there are any; backs off
  * exponentially (to 5 s) while the leader is unreachable. A row leaves the spool only when the
  * leader's answer names it with a final outcome, so a lost answer means a re-send, which the leader
- * recognises by result_uid: each result is stored exactly once.
+ * recognises by result_uid: each result is stored exactly once. When the leader says this probe
+ * is over its quota (429, or `retry` for what did not fit a batch), the results stay spooled and
+ * are sent again after the Retry-After it gave.
  */
 export class ResultPusher {
   private wake: (() => void) | null = null;
@@ -21,6 +25,8 @@ export class ResultPusher {
   private finishBy: number | null = null;
   private loop: Promise<void> | null = null;
   private inFlight: AbortController | null = null;
+  /** true while the leader refuses batches for this probe's quota: logged once per episode */
+  private limited = false;
   queueLength = 0;
 
   constructor(
@@ -85,9 +91,23 @@ export class ResultPusher {
         const rejected = final.filter((a) => a.outcome === "rejected");
         if (rejected.length) this.log.warn("results refused by the leader", { count: rejected.length, reasons: [...new Set(rejected.map((a) => a.reason))].slice(0, 5) });
         this.log.debug("results delivered", { sent: batch.length, final: delivered, queue_length: this.queueLength });
+        if (this.limited && delivered > 0) {
+          this.limited = false;
+          this.log.info("the leader accepts this probe's results again", { queue_length: this.queueLength });
+        }
       } catch (err) {
         const e = err instanceof LeaderError ? err : new LeaderError(String(err), null, null);
         if (this.stopping && (this.finishBy === null || Date.now() >= this.finishBy)) return;
+        if (e.status === 429) {
+          // the leader is up and says this probe sent its minute's worth: wait as asked, lose nothing
+          this.link.contact({ queue_length: this.queueLength });
+          if (!this.limited) this.log.warn("the leader limits this probe's results; waiting", { retry_after_ms: e.retryAfterMs, queue_length: this.queueLength });
+          this.limited = true;
+          if (this.stopping) return;
+          backoff = 0;
+          await this.sleep(Math.min(MAX_RETRY_AFTER_MS, e.retryAfterMs ?? PUSH_BACKOFF_MAX_MS));
+          continue;
+        }
         this.link.failed(e, { queue_length: this.queueLength });
         if (this.stopping) return; // shutting down: the spool keeps the rest for the next start
       } finally {
