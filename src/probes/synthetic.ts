@@ -14,7 +14,7 @@ import { credentialHeaderNames, maskHeaders, maskText, secretsOf } from "./reque
 import { checkResponse, partialBody } from "./response-checks.ts";
 import { extract, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
-import { type Probe } from "./types.ts";
+import type { Probe, ProbeContext } from "./types.ts";
 
 /** Bytes of response body kept in the trace under `truncated`. */
 export const TRACE_BODY_LIMIT = 1024;
@@ -45,7 +45,27 @@ function stepUrl(step: SyntheticStep, vars: Vars, m: ProbeMonitor): URL {
   }
 }
 
+/** Extracted values shorter than this stay readable in the trace: ids and counts, not credentials. */
+export const MIN_HIDDEN_VALUE = 8;
+
+/**
+ * Values a scenario extracted (a session token, a CSRF token) are as sensitive as the monitor's own
+ * secrets once extracted: the trace and the message hide them everywhere, the response body they
+ * were read from included, not only in the later header that carries them.
+ */
+function hideExtracted(result: CheckResult, vars: Vars): CheckResult {
+  const values = [...new Set(Object.values(vars))].filter((v) => v.length >= MIN_HIDDEN_VALUE).sort((a, b) => b.length - a.length);
+  if (values.length === 0) return result;
+  const trace = result.synthetic_trace_json === null ? null : JSON.parse(maskText(JSON.stringify(result.synthetic_trace_json), values));
+  return { ...result, synthetic_trace_json: trace, error_message: result.error_message === null ? null : maskText(result.error_message, values) };
+}
+
 export const syntheticProbe: Probe = async (m, ctx) => {
+  const vars: Vars = {};
+  return hideExtracted(await runScenario(m, ctx, vars), vars);
+};
+
+async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Promise<CheckResult> {
   const checkedAt = ctx.now();
   const secrets = secretsOf(m);
   const sensitive = credentialHeaderNames(m);
@@ -55,7 +75,6 @@ export const syntheticProbe: Probe = async (m, ctx) => {
   if (steps.length === 0) return failed(checkedAt, "synthetic_step_failed", "the scenario has no steps", observed);
   const deadline = startDeadline(m.timeout_ms, ctx.signal);
   const started = performance.now();
-  const vars: Vars = {};
   try {
     for (let i = 0; i < steps.length; i++) {
       const step = steps[i];
@@ -121,4 +140,4 @@ export const syntheticProbe: Probe = async (m, ctx) => {
   } finally {
     deadline.dispose();
   }
-};
+}

@@ -49,7 +49,8 @@ describe("synthetic", () => {
     expect(steps.map((s) => [s.name, s.status, s.error])).toEqual([["login", 200, null], ["profile", 200, null], ["order", 200, null]]);
     expect(steps[0].request).toMatchObject({ method: "POST", url: `${t.url}/login` });
     expect(steps[1].request.url).toBe(`${t.url}/profile/42?ref=ref-77`);
-    expect(steps[1].request.headers["X-Session"]).toBe("session-for-ann");
+    // an extracted value of credential length is hidden wherever it appears; short ids stay readable
+    expect(steps[1].request.headers["X-Session"]).toBe("***");
     expect(steps[0].assertions).toEqual([{ path: "user.id", op: "equals", value: "42", passed: true, actual: "42" }]);
     expect(steps.every((s) => s.latency_ms >= 1 && s.body === undefined)).toBe(true);
   });
@@ -62,6 +63,15 @@ describe("synthetic", () => {
     expect(t.requests.filter((q) => q.path.startsWith("/orders")).at(-1)?.headers.authorization).toBe(`Bearer ${BEARER}`);
     expect(steps[2].body).toContain("token was ***");
     expect(JSON.stringify(r)).not.toContain(BEARER);
+  });
+
+  test("an extracted token is hidden everywhere in the trace, the response body it came from included", async () => {
+    const r = await syntheticProbe(scenario(happy, { synthetic_trace_body_detail: "full" }), context());
+    expect(r.status).toBe("up");
+    expect(JSON.stringify(r)).not.toContain("session-for-ann");
+    const steps = traceOf(r);
+    expect(steps[0].body).toContain('"token":"***"');
+    expect(steps[1].request.url).toBe(`${t.url}/profile/42?ref=ref-77`);
   });
 
   test("the first failing step ends the run, names the step and keeps its code", async () => {
