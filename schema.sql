@@ -150,7 +150,12 @@ CREATE TABLE checks (
   ssl_not_after         INTEGER,
   dns_answer            TEXT,    -- JSON array
   synthetic_trace_json  TEXT,    -- JSON object
-  result_uid            TEXT     -- set on results delivered by probe peers; the leader ignores a repeat
+  result_uid            TEXT,    -- set on results delivered by probe peers; the leader ignores a repeat
+  -- the connection's moments in ms from the request's start (README, Checks): null when not measured
+  dns_ms                INTEGER,
+  connect_ms            INTEGER,
+  tls_ms                INTEGER,
+  ttfb_ms               INTEGER
 );
 CREATE INDEX checks_monitor_time ON checks(monitor_id, checked_at);
 CREATE UNIQUE INDEX checks_result_uid ON checks(result_uid) WHERE result_uid IS NOT NULL;

@@ -28,6 +28,18 @@ export const CheckAttributesSchema = Type.Object({
   dns_answer: Type.Union([Type.Array(Type.String()), Type.Null()]),
   synthetic_trace_json: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: "per-step trace of a synthetic check" }),
   region: Type.String({ description: "region that ran the check" }),
+  timings: Type.Union(
+    [
+      Type.Object({
+        dns_ms: nullable(Type.Integer({ description: "host name resolved; null for an IP target" })),
+        connect_ms: nullable(Type.Integer({ description: "TCP connected" })),
+        tls_ms: nullable(Type.Integer({ description: "TLS established; null without TLS" })),
+        ttfb_ms: nullable(Type.Integer({ description: "first byte of the answer" })),
+      }),
+      Type.Null(),
+    ],
+    { description: "extension: when each moment of the connection came, in ms from the start of the request (of its last hop after redirects); null when the check measured none (ping, dns, heartbeat, or a check from before this was recorded)" },
+  ),
 });
 
 export const CheckListQuery = Type.Object({
@@ -62,6 +74,7 @@ export function checkAttributes(r: CheckRow) {
     dns_answer: parseJson(r.dns_answer) as string[] | null,
     synthetic_trace_json: parseJson(r.synthetic_trace_json),
     region: r.region,
+    timings: r.dns_ms === null && r.connect_ms === null && r.tls_ms === null && r.ttfb_ms === null ? null : { dns_ms: r.dns_ms, connect_ms: r.connect_ms, tls_ms: r.tls_ms, ttfb_ms: r.ttfb_ms },
   };
 }
 

@@ -38,6 +38,20 @@ export const CHECK_ERROR_CODES = [
 ] as const;
 export type CheckErrorCode = (typeof CHECK_ERROR_CODES)[number];
 
+/**
+ * When each moment of the connection came, in ms from the start of the request (of its last hop,
+ * after redirects): name resolved, TCP connected, TLS established, first byte of the answer. null
+ * for a step that did not happen (an IP target needs no resolution; plain http has no TLS).
+ */
+export interface CheckTimings {
+  dns_ms: number | null;
+  connect_ms: number | null;
+  tls_ms: number | null;
+  ttfb_ms: number | null;
+}
+
+export const TIMING_NAMES = ["dns_ms", "connect_ms", "tls_ms", "ttfb_ms"] as const satisfies readonly (keyof CheckTimings)[];
+
 export interface CheckResult {
   status: CheckStatus;
   /** epoch ms when the check started */
@@ -52,6 +66,8 @@ export interface CheckResult {
   ssl_not_after: number | null;
   dns_answer: string[] | null;
   synthetic_trace_json: unknown | null;
+  /** the connection's own moments, so a slow answer can be told from a slow check queue */
+  timings: CheckTimings | null;
 }
 
 export function emptyResult(checkedAt: number): CheckResult {
@@ -67,6 +83,7 @@ export function emptyResult(checkedAt: number): CheckResult {
     ssl_not_after: null,
     dns_answer: null,
     synthetic_trace_json: null,
+    timings: null,
   };
 }
 

@@ -59,3 +59,8 @@ export function raceDeadline<T>(work: Promise<T>, deadline: Deadline, what: stri
 export function elapsedMs(startedAt: number): number {
   return Math.max(1, Math.ceil(performance.now() - startedAt));
 }
+
+/** Whole ms since `startedAt` (performance.now()), for timings: 0 allowed, unlike elapsedMs. */
+export function sinceMs(startedAt: number): number {
+  return Math.max(0, Math.round(performance.now() - startedAt));
+}

@@ -14,6 +14,7 @@ import zlib from "node:zlib";
 import type { Readable } from "node:stream";
 import type { TLSSocket } from "node:tls";
 import { ProbeFailure } from "../domain/check-failure.ts";
+import type { CheckTimings } from "../domain/check-result.ts";
 import type { Deadline } from "./deadline.ts";
 import { certFailure, certErrorCode, toProbeFailure } from "./net-errors.ts";
 import { guardSocket, resolveHost } from "./resolve-host.ts";
@@ -48,13 +49,6 @@ export interface HttpExchangeOptions {
   enough?: (chunk: Buffer) => boolean;
 }
 
-/** Milliseconds from the start of the exchange's last hop; null when the step did not happen (an IP target, plain http). */
-export interface ConnectionTimings {
-  dns_ms: number | null;
-  connect_ms: number | null;
-  tls_ms: number | null;
-  ttfb_ms: number | null;
-}
 
 export interface HttpResponseData {
   status: number;
@@ -70,7 +64,7 @@ export interface HttpResponseData {
   finalUrl: URL;
   resolvedIp: string;
   sslNotAfter: number | null;
-  timings: ConnectionTimings;
+  timings: CheckTimings;
 }
 
 /** URL without user info, for messages (user info may carry a password). */
@@ -104,7 +98,7 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
   if (url.protocol !== "http:" && url.protocol !== "https:") throw new ProbeFailure("http_error", `unsupported URL scheme ${url.protocol}`);
   const hopStarted = performance.now();
   const since = () => Math.max(0, Math.round(performance.now() - hopStarted));
-  const timings: ConnectionTimings = { dns_ms: null, connect_ms: null, tls_ms: null, ttfb_ms: null };
+  const timings: CheckTimings = { dns_ms: null, connect_ms: null, tls_ms: null, ttfb_ms: null };
   const target = await resolveHost(url.hostname, deadline, opts.blockPrivate);
   if (target.ip !== target.host) timings.dns_ms = since();
   const isHttps = url.protocol === "https:";

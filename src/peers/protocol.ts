@@ -8,7 +8,7 @@
  *   GET  /peer/v1/peers                    → every peer with its last contact, lag, skew and queue
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { CHECK_ERROR_CODES, CHECK_STATUSES, type CheckResult } from "../domain/check-result.ts";
+import { CHECK_ERROR_CODES, CHECK_STATUSES, TIMING_NAMES, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
 import { MAX_STEPS } from "../domain/synthetic-schema.ts";
 
@@ -87,6 +87,13 @@ export const ResultItemSchema = Type.Object(
     dns_answer: Type.Union([Type.Array(Type.String({ maxLength: MAX_DNS_RECORD }), { maxItems: MAX_DNS_RECORDS }), Type.Null()]),
     // an object (a probe's trace is one) of any size: one over MAX_TRACE_BYTES is cut, not refused
     synthetic_trace_json: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
+    // optional: probes of an earlier version send none
+    timings: Type.Optional(
+      Type.Union([
+        Type.Object(Object.fromEntries(TIMING_NAMES.map((n) => [n, nullable(Type.Number({ minimum: 0, maximum: 3_600_000 }))])), { additionalProperties: false }),
+        Type.Null(),
+      ]),
+    ),
   },
   { additionalProperties: false },
 );
@@ -167,5 +174,5 @@ export function toResultItem(uid: string, monitorId: number, r: CheckResult): Re
 
 export function fromResultItem(i: ResultItem): CheckResult {
   const { result_uid: _u, monitor_id: _m, ...r } = i;
-  return { ...r, synthetic_trace_json: r.synthetic_trace_json ?? null } as CheckResult;
+  return { ...r, synthetic_trace_json: r.synthetic_trace_json ?? null, timings: (r.timings as CheckResult["timings"] | undefined) ?? null } as CheckResult;
 }

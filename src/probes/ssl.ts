@@ -4,9 +4,9 @@
  * notAfter is recorded even for an untrusted or expired certificate; we then judge it ourselves.
  */
 import tls, { type TLSSocket } from "node:tls";
-import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
+import { emptyResult, failed, type CheckResult, type CheckTimings } from "../domain/check-result.ts";
 import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
-import { elapsedMs, startDeadline } from "../net/deadline.ts";
+import { elapsedMs, sinceMs, startDeadline } from "../net/deadline.ts";
 import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
 import { guardSocket, resolveHost, splitHostPort } from "../net/resolve-host.ts";
 import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
@@ -24,7 +24,8 @@ export function sslEndpoint(target: string, portField: number | null): { host: s
   return { host, port: port ?? 443 };
 }
 
-function handshake(ip: string, port: number, host: string, extraCa: string | undefined, blockPrivate: boolean, signal: AbortSignal, onAbort: () => Error): Promise<TLSSocket> {
+/** `onConnect` is told when TCP is up, for the connection's timings. */
+function handshake(ip: string, port: number, host: string, extraCa: string | undefined, blockPrivate: boolean, signal: AbortSignal, onAbort: () => Error, onConnect: () => void): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: ip, port, servername: sniFor(host), ca: trustedCas(extraCa), rejectUnauthorized: false });
     guardSocket(socket, host, blockPrivate);
@@ -39,7 +40,10 @@ function handshake(ip: string, port: number, host: string, extraCa: string | und
       resolve(socket);
     });
     let tcpUp = false;
-    socket.once("connect", () => (tcpUp = true));
+    socket.once("connect", () => {
+      tcpUp = true;
+      onConnect();
+    });
     socket.once("error", (err: Error & { code?: string }) => {
       signal.removeEventListener("abort", abort);
       socket.destroy();
@@ -69,11 +73,15 @@ export const sslProbe: Probe = async (m, ctx) => {
       throw new ProbeFailure("tls_error", `target ${JSON.stringify(m.target)} is not host[:port] or an https URL`);
     }
     endpoint = `${host.includes(":") ? `[${host}]` : host}:${port}`;
+    const begun = performance.now();
     const target = await resolveHost(host, deadline, ctx.blockPrivateTargets);
     observed.resolved_ip = target.ip;
+    const timings: CheckTimings = { dns_ms: target.ip === target.host ? null : sinceMs(begun), connect_ms: null, tls_ms: null, ttfb_ms: null };
     const started = performance.now();
-    const socket = await handshake(target.ip, port, target.host, ctx.extraCa, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`during the TLS handshake with ${endpoint}`));
+    const socket = await handshake(target.ip, port, target.host, ctx.extraCa, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`during the TLS handshake with ${endpoint}`), () => (timings.connect_ms = sinceMs(begun)));
     const latency = elapsedMs(started);
+    timings.tls_ms = sinceMs(begun);
+    observed.timings = timings;
     const notAfter = certNotAfter(socket.getPeerCertificate());
     const authError = socket.authorized ? null : String(socket.authorizationError ?? "UNABLE_TO_VERIFY_LEAF_SIGNATURE");
     const identity = identityError(socket, target.host);

@@ -5,7 +5,7 @@
 import net from "node:net";
 import { emptyResult, failed } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
-import { elapsedMs, startDeadline } from "../net/deadline.ts";
+import { elapsedMs, sinceMs, startDeadline } from "../net/deadline.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
 import { guardSocket, resolveHost, splitHostPort, type ResolvedHost } from "../net/resolve-host.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
@@ -44,14 +44,17 @@ export const tcpProbe: Probe = async (m, ctx) => {
     if (!host || port === null || !Number.isInteger(port) || port < 1 || port > 65535) {
       throw new ProbeFailure("connection_error", `target ${JSON.stringify(m.target)} needs a host and a port (1-65535)`);
     }
+    const begun = performance.now();
     const target = await resolveHost(host, deadline, ctx.blockPrivateTargets);
     resolvedIp = target.ip;
+    const dnsMs = target.ip === target.host ? null : sinceMs(begun);
     const started = performance.now();
     const socket = await connectTcp(target, port, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`));
     const latency = elapsedMs(started);
     socket.destroy();
     const slow = latencyReason(latency, m.api_max_latency_ms);
-    return { ...emptyResult(checkedAt), latency_ms: latency, resolved_ip: target.ip, status: slow ? "degraded" : "up", degraded_reason: slow };
+    const timings = { dns_ms: dnsMs, connect_ms: sinceMs(begun), tls_ms: null, ttfb_ms: null };
+    return { ...emptyResult(checkedAt), latency_ms: latency, resolved_ip: target.ip, timings, status: slow ? "degraded" : "up", degraded_reason: slow };
   } catch (err) {
     const f = toProbeFailure(err, endpoint);
     return failed(checkedAt, f.code, f.message, { resolved_ip: resolvedIp, ...f.extra });

@@ -15,8 +15,8 @@
  */
 import type { CheckRow } from "./tables.ts";
 
-/** What a block holds of a check: the row without result_uid (used only to refuse repeats of fresh results). */
-export type PackedCheck = Omit<CheckRow, "result_uid">;
+/** What a block holds of a check: the row without result_uid (used only to refuse repeats of fresh results) and the timings (check-blocks.ts). */
+export type PackedCheck = Omit<CheckRow, "result_uid" | "dns_ms" | "connect_ms" | "tls_ms" | "ttfb_ms">;
 
 /** The columns stored as runs, in format order. Changing it changes the format: add a version byte first. */
 const RUN_COLUMNS = [

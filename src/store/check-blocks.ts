@@ -29,7 +29,11 @@ export const spanMs = (s: BlockSpan): number => (s === "d" ? DAY_MS : HOUR_MS);
 export const blockEnd = (b: { block_start: number; span: BlockSpan }): number => b.block_start + spanMs(b.span);
 export const blockCount = (b: BlockMeta): number => b.up_count + b.degraded_count + b.down_count;
 
-/** The checks columns a block keeps: all but result_uid. */
+/**
+ * The checks columns a block keeps: all but result_uid and the connection timings. Timings vary with
+ * every check, so packed they would about double a block's size (README, Storage); they are for
+ * looking into recent checks, and a packed check reads back with none.
+ */
 export const PACKED_COLUMNS = [
   "id", "monitor_id", "region", "status", "checked_at", "latency_ms", "http_code", "error_code", "error_message", "degraded_reason", "resolved_ip", "ssl_not_after", "dns_answer", "synthetic_trace_json",
 ] as const;

@@ -25,7 +25,8 @@ function matches(c: PackedCheck, f: CheckFilter): boolean {
   );
 }
 
-const asRow = (c: PackedCheck): CheckRow => ({ ...c, result_uid: null });
+// late table rows pass through here too and keep their timings; unpacked checks have none
+const asRow = (c: PackedCheck): CheckRow => ({ dns_ms: null, connect_ms: null, tls_ms: null, ttfb_ms: null, ...c, result_uid: null });
 
 /** A run of checks, newest first, whose size is known before its checks are read. */
 interface Chunk {

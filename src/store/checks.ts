@@ -1,6 +1,13 @@
-import type { CheckResult } from "../domain/check-result.ts";
+import type { CheckResult, CheckTimings } from "../domain/check-result.ts";
 import { packedCheckExists, packedUntil } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
+
+const whole = (v: number | null | undefined) => (typeof v === "number" && Number.isFinite(v) ? Math.max(0, Math.round(v)) : null);
+
+/** A result's timings as the check row's columns (whole ms, never negative). */
+export function timingColumns(t: CheckTimings | null | undefined) {
+  return { dns_ms: whole(t?.dns_ms), connect_ms: whole(t?.connect_ms), tls_ms: whole(t?.tls_ms), ttfb_ms: whole(t?.ttfb_ms) };
+}
 
 /** Writes one check row; returns its id. JSON-valued fields are stored as text. */
 export async function insertCheck(db: Db, monitorId: number, region: string, r: CheckResult, resultUid: string | null = null): Promise<number> {
@@ -21,6 +28,7 @@ export async function insertCheck(db: Db, monitorId: number, region: string, r: 
       dns_answer: r.dns_answer === null ? null : JSON.stringify(r.dns_answer),
       synthetic_trace_json: r.synthetic_trace_json === null ? null : JSON.stringify(r.synthetic_trace_json),
       result_uid: resultUid,
+      ...timingColumns(r.timings),
     })
     .returning("id")
     .executeTakeFirstOrThrow();

@@ -132,6 +132,10 @@ export interface ChecksTable {
   dns_answer: string | null;
   synthetic_trace_json: string | null;
   result_uid: string | null;
+  dns_ms: Generated<number | null>;
+  connect_ms: Generated<number | null>;
+  tls_ms: Generated<number | null>;
+  ttfb_ms: Generated<number | null>;
 }
 
 /** Packed checks (store/check-block-codec.ts); the counts say what `data` holds without unpacking it. */

@@ -66,6 +66,7 @@ export function result(status: CheckResult["status"], over: Partial<CheckResult>
     ssl_not_after: null,
     dns_answer: null,
     synthetic_trace_json: null,
+    timings: null,
     ...over,
   };
 }

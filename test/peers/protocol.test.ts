@@ -178,7 +178,7 @@ describe("results", () => {
 
   test("one outcome per result: stored, duplicate, dropped, rejected; the check records the peer's region", async () => {
     const now = Date.now();
-    const good = resultItem(euMon, "down", now - 5000, { latency_ms: 37, error_message: "boom" });
+    const good = resultItem(euMon, "down", now - 5000, { latency_ms: 37, error_message: "boom", timings: { dns_ms: null, connect_ms: 3, tls_ms: null, ttfb_ms: 30 } });
     const items = [
       good,
       { ...good }, // the same result_uid again in the same batch
@@ -187,11 +187,12 @@ describe("results", () => {
       resultItem(euMon, "up", now + 61_000), // more than 60 s ahead of the leader's clock
       { ...resultItem(euMon, "up", now), status: "sideways" },
       { ...resultItem(euMon, "up", now), extra_field: 1 },
+      resultItem(euMon, "up", now, { timings: { connect_ms: -1 } }),
     ];
     const res = await peerCall(s.url, eu.token, "POST", "/results", batch(items, { queue_length: 42, sent_at: Date.now() + 3000 }));
     expect(res.status).toBe(200);
     const acks = res.json.data.results;
-    expect(acks.map((a: { outcome: string }) => a.outcome)).toEqual(["stored", "duplicate", "dropped", "dropped", "rejected", "rejected", "rejected"]);
+    expect(acks.map((a: { outcome: string }) => a.outcome)).toEqual(["stored", "duplicate", "dropped", "dropped", "rejected", "rejected", "rejected", "rejected"]);
     expect(acks.map((a: { result_uid: string }) => a.result_uid)).toEqual(items.map((i) => i.result_uid));
     expect(acks[2].reason).toBe("region_excluded");
     expect(acks[3].reason).toBe("deleted");
@@ -203,6 +204,8 @@ describe("results", () => {
     expect(checks.json.pagination.total).toBe(1);
     const c = checks.json.data[0].attributes;
     expect(c).toMatchObject({ region: "eu", status: "down", latency_ms: 37, http_code: 503, error_code: "http_error", error_message: "boom", checked_at: new Date(good.checked_at).toISOString() });
+    // a probe's connection timings arrive with its result; one without them (an older probe) has none
+    expect(c.timings).toEqual({ dns_ms: null, connect_ms: 3, tls_ms: null, ttfb_ms: 30 });
 
     // the whole batch again (an answer lost on the way): nothing is stored twice
     const again = await peerCall(s.url, eu.token, "POST", "/results", batch(items));

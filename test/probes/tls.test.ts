@@ -156,3 +156,27 @@ describe("ssl probe", () => {
     expect(await ssl("no-such-host.invalid")).toMatchObject({ status: "down", error_code: "dns_error" });
   });
 });
+
+describe("connection timings", () => {
+  test("an https check by name records when the name resolved, TCP connected, TLS was up and the first byte came, in that order", async () => {
+    const r = await https(`https://localhost:${valid.port}/`);
+    expect(r.status).toBe("up");
+    const t = r.timings!;
+    for (const v of [t.dns_ms, t.connect_ms, t.tls_ms, t.ttfb_ms]) expect(Number.isInteger(v)).toBe(true);
+    expect(t.dns_ms!).toBeLessThanOrEqual(t.connect_ms!);
+    expect(t.connect_ms!).toBeLessThanOrEqual(t.tls_ms!);
+    expect(t.tls_ms!).toBeLessThanOrEqual(t.ttfb_ms!);
+    expect(t.ttfb_ms!).toBeLessThanOrEqual(r.latency_ms!);
+  });
+
+  test("an IP target has no DNS step; plain http has no TLS step; ssl and tcp checks record theirs", async () => {
+    const byIp = await https(`${valid.url}/`);
+    expect(byIp.timings).toMatchObject({ dns_ms: null, tls_ms: expect.any(Number) });
+    const plainHttp = await PROBES.http(monitor({ monitor_type: "http", target: `${plain.url}/` }), context());
+    expect(plainHttp.timings).toMatchObject({ dns_ms: null, connect_ms: expect.any(Number), tls_ms: null, ttfb_ms: expect.any(Number) });
+    const handshake = await ssl(`localhost:${valid.port}`);
+    expect(handshake.timings).toMatchObject({ dns_ms: expect.any(Number), connect_ms: expect.any(Number), tls_ms: expect.any(Number), ttfb_ms: null });
+    const tcp = await PROBES.tcp(monitor({ monitor_type: "tcp", target: `localhost:${silentTcp.port}` }), context());
+    expect(tcp.timings).toMatchObject({ dns_ms: expect.any(Number), connect_ms: expect.any(Number), tls_ms: null, ttfb_ms: null });
+  });
+});

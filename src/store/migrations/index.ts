@@ -7,6 +7,7 @@ import m013 from "./013-ping-journal-file.sql" with { type: "text" };
 import m014 from "./014-account-private-targets.sql" with { type: "text" };
 import m015 from "./015-peer-accounts.sql" with { type: "text" };
 import m019 from "./019-follow-redirects.sql" with { type: "text" };
+import m021 from "./021-check-timings.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -24,6 +25,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 15, name: "peer-accounts", sql: m015 },
   // 16-18 are held by parallel work (storage, HTTP edge cases, hardening) and land beside this
   { version: 19, name: "follow-redirects", sql: m019 },
+  // 20 is held by parallel work (metrics)
+  { version: 21, name: "check-timings", sql: m021 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
