@@ -1,4 +1,5 @@
 import type { Logger } from "../lib/logger.ts";
+import { IncompleteBodyError } from "../lib/read-limited.ts";
 import { logStorageFailure, STORAGE_MESSAGES, storageFailure } from "../lib/storage-errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RequestState } from "./request-state.ts";
@@ -34,9 +35,9 @@ export function jsonResponse(state: RequestState, status: number, body: Record<s
 
 /**
  * Turns anything thrown into the documented error body. A full disk is 507 insufficient_storage and
- * an I/O error of the store 503 storage_unavailable (logged once a minute, not per request). Other
- * unexpected errors are logged with the request id and answered as 500 internal_error without a
- * stack trace or message.
+ * an I/O error of the store 503 storage_unavailable (logged once a minute, not per request). A body
+ * the client stopped sending is a 400, logged as such. Other unexpected errors are logged with the
+ * request id and answered as 500 internal_error without a stack trace or message.
  */
 export function errorResponse(state: RequestState, err: unknown, log: Logger, method: string, path: string): Response {
   if (err instanceof ApiError) {
@@ -50,6 +51,12 @@ export function errorResponse(state: RequestState, err: unknown, log: Logger, me
     const { status, code, message } = STORAGE_MESSAGES[storage];
     return jsonResponse(state, status, { error: { code, message } }, { "retry-after": "5" });
   }
-  log.error("unexpected failure", { request_id: state.requestId, method, path, error: err instanceof Error ? err.stack ?? err.message : String(err) });
+  if (err instanceof IncompleteBodyError) {
+    // the client went away mid-body: nothing failed here, and no one will read this answer
+    log.info("request body cut short: the client closed the connection", { request_id: state.requestId, method, path, status: 400 });
+    return jsonResponse(state, 400, { error: { code: "invalid_json", message: err.message } });
+  }
+  // a DOMException's stack is an empty string: fall back to its name and message
+  log.error("unexpected failure", { request_id: state.requestId, method, path, error: (err instanceof Error && err.stack) || String(err) });
   return jsonResponse(state, 500, { error: { code: "internal_error", message: "an unexpected error occurred; the request id identifies it in the server log" } });
 }

@@ -1,7 +1,18 @@
 /**
+ * The body stopped before its end: the client closed the connection (or broke the framing) while
+ * sending it. Nobody is left to read an answer; what matters is that the log says so.
+ */
+export class IncompleteBodyError extends Error {
+  constructor(cause: unknown) {
+    super("the connection closed before the whole body arrived", { cause });
+    this.name = "IncompleteBodyError";
+  }
+}
+
+/**
  * Reads a request body up to `limit` bytes. Returns its bytes, or null when it goes past the limit:
  * the count is kept while streaming, so a chunked body or a lying Content-Length cannot make the
- * server buffer more than `limit`.
+ * server buffer more than `limit`. Throws IncompleteBodyError when the body cannot be read to its end.
  */
 export async function readLimited(request: Request, limit: number): Promise<Uint8Array | null> {
   if (!request.body) return new Uint8Array(0);
@@ -9,7 +20,9 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = await reader.read().catch((err: unknown) => {
+      throw new IncompleteBodyError(err);
+    });
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
