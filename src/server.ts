@@ -49,8 +49,13 @@ export interface RunningServer {
 /** Starts listening. `stop` stops accepting and waits for in-flight requests (up to `graceMs`). */
 export function listen(ctx: AppContext, app: ReturnType<typeof buildHttpApp>): RunningServer {
   // idleTimeout bounds how long a request may take to arrive and be answered (slow bodies, stalled
-  // clients); Bun itself closes a connection whose request headers are not complete within ~10 s
-  app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: ctx.config.idleTimeoutSec, maxRequestBodySize: 2 * 1024 * 1024 });
+  // clients); Bun itself closes a connection whose request headers are not complete within ~10 s.
+  // Bun's own body limit is off: over it Bun answers by itself, a bare 413 without our JSON error
+  // body, and closes on a client still sending, which then reads a reset instead of the answer. The
+  // limits are ours, per endpoint, counted by the code that reads a body (lib/read-limited.ts), which
+  // answers 413 as soon as a body is over; the rest of the body is then read and dropped until the
+  // client is done or the idle timeout closes the connection (README "Security", Limits).
+  app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: ctx.config.idleTimeoutSec, maxRequestBodySize: Infinity });
   const server = app.server!;
   const host = ctx.config.host === "0.0.0.0" || ctx.config.host === "::" ? "127.0.0.1" : ctx.config.host;
   return {

@@ -32,6 +32,8 @@ export const methodNotAllowed = (allow: string[]) =>
 export const unsupportedMediaType = () =>
   new ApiError(415, "unsupported_media_type", "send the body as JSON with 'Content-Type: application/json'");
 export const invalidJson = (why: string) => new ApiError(400, "invalid_json", why);
+// No `Connection: close` on a 413: Bun closes the socket as soon as such an answer is written, and a
+// client still sending its body then reads a reset instead of the answer (README "Security", Limits).
 export const payloadTooLarge = (limit: number) => new ApiError(413, "payload_too_large", `the body is larger than ${limit} bytes`);
 export const validationError = (details: ValidationDetails) =>
   new ApiError(422, "validation_error", "the request has invalid attributes: " + Object.keys(details).join(", "), details);

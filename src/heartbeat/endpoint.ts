@@ -122,7 +122,10 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
       return ok(state, method, outcome.result === "rejected" ? JSON.stringify({ result: "rejected", reason: outcome.reason }) : PLAIN_ANSWERS[outcome.result]);
     } catch (err) {
       if (err instanceof ApiError && (err.status === 404 || err.status === 429)) ctx.metrics.pings.inc({ result: err.status === 404 ? "not_found" : "rate_limited" });
-      return errorResponse(state, err, log, request.method, redactToken(new URL(request.url).pathname));
+      const path = redactToken(new URL(request.url).pathname);
+      // 404 and 429 are counted in the metrics; a wrong method or an oversized body is a sender to fix
+      if (err instanceof ApiError && (err.status === 405 || err.status === 413)) log.info("ping refused", { request_id: state.requestId, method: request.method, path, status: err.status, code: err.code });
+      return errorResponse(state, err, log, request.method, path);
     }
   }
 

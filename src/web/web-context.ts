@@ -2,6 +2,7 @@ import { csrfMatches, resumeSession } from "../auth/sessions.ts";
 import type { AppContext } from "../context.ts";
 import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.ts";
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
+import { readLimited } from "../lib/read-limited.ts";
 import { safeEqual } from "../lib/tokens.ts";
 import type { SessionRecord } from "../store/sessions.ts";
 import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
@@ -85,7 +86,7 @@ export async function readForm(request: Request, limit = 256 * 1024): Promise<UR
   if (!type.startsWith("application/x-www-form-urlencoded")) return null;
   const declared = Number(request.headers.get("content-length") ?? "0");
   if (declared > limit) return null;
-  const text = await request.text();
-  if (text.length > limit) return null;
-  return new URLSearchParams(text);
+  const bytes = await readLimited(request, limit);
+  if (bytes === null) return null;
+  return new URLSearchParams(new TextDecoder().decode(bytes));
 }
