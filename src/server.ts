@@ -1,11 +1,12 @@
 import { Elysia } from "elysia";
 import { docsPlugin } from "./api/docs.ts";
-import { ApiError, notFound } from "./api/errors.ts";
+import { ApiError, methodNotAllowed, notFound } from "./api/errors.ts";
 import { healthPlugin } from "./api/health.ts";
 import { apiPipeline } from "./api/pipeline.ts";
 import { stateFor } from "./api/request-state.ts";
 import { errorResponse } from "./api/respond.ts";
 import type { RouteDef } from "./api/route.ts";
+import { RouteTable } from "./api/route-table.ts";
 import { apiRoutes } from "./api/routes.ts";
 import type { AppContext } from "./context.ts";
 import type { Service } from "./services.ts";
@@ -25,12 +26,17 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   const log = ctx.log.child("http");
   // the services' hot paths go to Bun.serve's router, which dispatches them before Elysia
   const routes = Object.assign({}, ...(parts.services ?? []).map((s) => s.routes ?? {}));
+  // every route with its methods, built once all plugins are in; routes taking any method ("ALL")
+  // answer a wrong one themselves
+  let served: RouteTable<ServedRoute> | null = null;
   const app = new Elysia({ serve: { routes } })
     .onError(({ request, code, error, path }) => {
       const state = stateFor(request);
       let err: unknown = error;
-      if (code === "NOT_FOUND") err = notFound("endpoint");
-      else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
+      if (code === "NOT_FOUND") {
+        served ??= new RouteTable(servedRoutes(app).filter((r) => r.method !== "ALL"));
+        err = wrongMethodOrNotFound(served, request.method, path);
+      } else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
       return errorResponse(state, err, log, request.method, path);
     })
     .use(apiPipeline(ctx, parts.routes ?? apiRoutes))
@@ -40,9 +46,28 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   return app;
 }
 
+export type ServedRoute = { method: string; path: string };
+
+function servedRoutes(app: { routes: readonly ServedRoute[] }): ServedRoute[] {
+  return app.routes.map((r) => ({ method: r.method, path: r.path }));
+}
+
+/**
+ * A known path asked with another method is a 405 listing the ones it takes (HEAD wherever GET
+ * is: the GET route answers it); any other path is a 404 (README "API behaviour").
+ */
+function wrongMethodOrNotFound(table: RouteTable<ServedRoute>, method: string, path: string): ApiError {
+  const { route, allow } = table.match(method, path);
+  if (route || allow.length === 0) return notFound("endpoint");
+  if (allow.includes("GET") && !allow.includes("HEAD")) allow.splice(allow.indexOf("GET") + 1, 0, "HEAD");
+  return methodNotAllowed(allow);
+}
+
 export interface RunningServer {
   port: number;
   url: string;
+  /** every route the server answers, for tests built from the route list */
+  routes: ServedRoute[];
   stop(): Promise<void>;
 }
 
@@ -61,6 +86,7 @@ export function listen(ctx: AppContext, app: ReturnType<typeof buildHttpApp>): R
   return {
     port: server.port!,
     url: `http://${host.includes(":") ? `[${host}]` : host}:${server.port}`,
+    routes: servedRoutes(app),
     async stop() {
       await server.stop(false);
     },

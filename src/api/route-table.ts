@@ -1,18 +1,23 @@
 import type { RouteDef } from "./route.ts";
 
-interface CompiledRoute {
-  def: RouteDef;
+/** What a table needs of a route: the API's RouteDef, or any route the server answers. */
+type Routed = { method: string; path: string };
+
+interface CompiledRoute<R extends Routed> {
+  def: R;
   pattern: RegExp;
   names: string[];
 }
 
 /**
  * Matches a path to the API's routes before the body is read, so the pipeline can answer 404/405
- * and check scope in the documented order (authentication, plan, rate limit, scope, handler).
+ * and check scope in the documented order (authentication, plan, rate limit, scope, handler). The
+ * server keeps one of every route it serves, to tell a wrong method on a known path (405) from an
+ * unknown path (404).
  */
-export class RouteTable {
-  private readonly routes: CompiledRoute[];
-  constructor(defs: RouteDef[]) {
+export class RouteTable<R extends Routed = RouteDef> {
+  private readonly routes: CompiledRoute<R>[];
+  constructor(defs: readonly R[]) {
     this.routes = defs.map((def) => {
       const names: string[] = [];
       const source = def.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/:(\w+)/g, (_, n: string) => {
@@ -24,7 +29,7 @@ export class RouteTable {
   }
 
   /** `route` when method and path match; `allow` lists the methods of a path matched by another method. */
-  match(method: string, path: string): { route?: RouteDef; params: Record<string, string>; allow: string[] } {
+  match(method: string, path: string): { route?: R; params: Record<string, string>; allow: string[] } {
     const allow: string[] = [];
     for (const r of this.routes) {
       const m = r.pattern.exec(path);

@@ -6,7 +6,7 @@ import { buildContext, loadSecretBox, type AppContext } from "../context.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { createLogger, type LogSink } from "../lib/logger.ts";
 import { buildProbeHttpApp } from "../peers/probe/http.ts";
-import { buildHttpApp, listen } from "../server.ts";
+import { buildHttpApp, listen, type RunningServer } from "../server.ts";
 import { startServices } from "../services.ts";
 import { statSync } from "node:fs";
 import { makePrivateDir } from "../lib/private-files.ts";
@@ -30,6 +30,8 @@ export interface Instance {
   ctx: AppContext;
   url: string;
   port: number;
+  /** every route the server answers, for tests built from the route list */
+  routes: RunningServer["routes"];
   shutdown(): Promise<void>;
 }
 
@@ -82,7 +84,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
       releaseLock();
       log.info("stopped");
     })());
-  return { ctx, url: server.url, port: server.port, shutdown };
+  return { ctx, url: server.url, port: server.port, routes: server.routes, shutdown };
 }
 
 export async function serveCommand(args: string[], io: CliIo): Promise<number> {
