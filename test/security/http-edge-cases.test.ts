@@ -23,7 +23,7 @@ beforeAll(async () => {
   s = await startTestServer(["--idle-timeout", String(IDLE_SEC)]);
   const job = await s.api("POST", "/api/v1/monitors", { name: "job", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 1000 });
   pingToken = job.json.data.attributes.heartbeat_token;
-  peerToken = (await issuePeerToken(s.ctx.db, { region: "eu", label: "edge", now: Date.now() })).token;
+  peerToken = (await issuePeerToken(s.ctx.db, { region: "eu", label: "edge", accounts: "all", now: Date.now() })).token;
   await addUser(s, "edge");
   web = await signedInClient(s, "edge");
 });
