@@ -262,7 +262,8 @@ describe("notification channels", () => {
     const created = await c.post("/channels", { channel_type: "webhook", name: "hook", url: `${target.url}/hook`, secret: "signing-key-123", is_enabled: "true" });
     expect(created.res.headers.get("location")).toBe("/channels?msg=created");
     const ch = (await s.api("GET", "/api/v1/notification-channels")).json.data.find((x: any) => x.attributes.name === "hook");
-    expect(ch.attributes.url).toBe(`${target.url}/hook`);
+    // the path of a webhook URL may hold its credential: shown masked, kept as stored
+    expect(ch.attributes.url).toBe(`${target.url}/***`);
     const before = target.requests.filter((r) => r.path === "/hook").length;
     const tested = await c.post(`/channels/${ch.id}/test`, {});
     expect(tested.text).toContain("Test sent to hook (answer 200).");
@@ -270,6 +271,12 @@ describe("notification channels", () => {
     const edit = await c.get(`/channels/${ch.id}/edit`);
     expect(edit.text).toContain("stored; leave empty to keep it");
     expect(edit.text).not.toContain("signing-key-123");
+    expect(edit.text).toContain("shown without its path and query; leave it as is to keep the stored URL");
+    // saving the form as shown keeps the stored URL: the next test still reaches /hook
+    const saved = await c.post(`/channels/${ch.id}`, { name: "hook", url: `${target.url}/***`, is_enabled: "true" });
+    expect(saved.res.headers.get("location")).toBe("/channels?msg=saved");
+    await c.post(`/channels/${ch.id}/test`, {});
+    expect(target.requests.filter((r) => r.path === "/hook").length).toBe(before + 2);
     expect((await c.post(`/channels/${ch.id}/delete`, {})).res.headers.get("location")).toBe("/channels?msg=deleted");
     expect((await s.api("GET", `/api/v1/notification-channels/${ch.id}`)).status).toBe(404);
   });
