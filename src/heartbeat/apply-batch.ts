@@ -28,6 +28,8 @@ export interface PingRequest {
   body: string | null;
   /** why the job failed (/fail, /<exit-code>) */
   failReason: string | null;
+  /** the exit code of /<0-255>, null for the other forms: an exit code is its own verdict */
+  exitCode: number | null;
 }
 
 export type PingOutcome = { result: "accepted" | "ignored" } | { result: "rejected"; reason: string } | { result: "not_found" };
@@ -192,7 +194,7 @@ export async function applyBatch(
       result.outcomes.push({ result: "accepted" });
       continue;
     }
-    const verdict = evaluatePingPayload(r.heartbeat_payload_policy, r.heartbeat_payload_status_key, ping.body);
+    const verdict = evaluatePingPayload(r.heartbeat_payload_policy, r.heartbeat_payload_status_key, ping.body, ping.exitCode);
     if (!verdict.valid) {
       record({ ...base, result: "rejected", reason: verdict.reason });
       result.outcomes.push({ result: "rejected", reason: verdict.reason });

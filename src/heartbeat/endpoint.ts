@@ -116,7 +116,7 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
         if (bytes.byteLength > 0) text = new TextDecoder().decode(bytes);
       }
       const failReason = parsed.kind !== "fail" ? null : parsed.exitCode !== null ? `exit code ${parsed.exitCode}` : failText(text);
-      const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body: text, failReason });
+      const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body: text, failReason, exitCode: parsed.exitCode });
       if (outcome.result === "not_found") throw tokenNotFound();
       if (debug) log.debug("ping", { monitor_id: monitorId, kind: parsed.kind, result: outcome.result, source_ip: sourceIp, request_id: state.requestId });
       return ok(state, method, outcome.result === "rejected" ? JSON.stringify({ result: "rejected", reason: outcome.reason }) : PLAIN_ANSWERS[outcome.result]);

@@ -71,7 +71,7 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
     const row = update?.row ?? cache.get(id);
     if (
       row === undefined || row.heartbeat_token !== ping.token || row.last_status !== "up" || row.is_paused || row.monitor_type !== "heartbeat" ||
-      !evaluatePingPayload(row.heartbeat_payload_policy, row.heartbeat_payload_status_key, ping.body).valid
+      !evaluatePingPayload(row.heartbeat_payload_policy, row.heartbeat_payload_status_key, ping.body, ping.exitCode).valid
     ) {
       elsewhere.add(id);
       rest.push(i);

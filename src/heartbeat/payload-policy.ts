@@ -14,8 +14,13 @@ export type PingVerdict = { valid: true } | { valid: false; reason: string };
 
 const VALID: PingVerdict = { valid: true };
 
-export function evaluatePingPayload(policy: string, statusKey: string | null, body: string | null): PingVerdict {
-  if (policy !== "status_ok") return VALID;
+/**
+ * An exit-code ping (/0) carries its own verdict under every policy, so the `/start` … `/$?` recipe
+ * works whatever the monitor's policy (README, Heartbeat monitors): the body of such a ping is
+ * usually a log, not the JSON the policy reads.
+ */
+export function evaluatePingPayload(policy: string, statusKey: string | null, body: string | null, exitCode: number | null = null): PingVerdict {
+  if (policy !== "status_ok" || exitCode === 0) return VALID;
   const key = statusKey && statusKey.trim() !== "" ? statusKey.trim() : DEFAULT_STATUS_KEY;
   if (body === null || body.trim() === "") return { valid: false, reason: `no body: policy status_ok expects JSON like {"${key}":"ok"}` };
   let doc: unknown;

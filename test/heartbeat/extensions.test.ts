@@ -80,9 +80,14 @@ describe("/start, /fail and exit codes", () => {
     expect(kinds).toEqual(["ping:", "fail:exit code 3", "fail:exit code 255", "ping:"]);
   });
 
-  test("/0 under status_ok is still subject to the policy; /fail is not", async () => {
+  test("under status_ok an exit code is its own verdict: /0 with no body, or a log, is accepted; a plain ping still needs the JSON", async () => {
     const m = await createHeartbeat(server, { periodSec: 60, policy: "status_ok" });
-    expect((await ping(server.url, m.token, { suffix: "/0" })).json.result).toBe("rejected");
+    // the README's `/start` … `/$?` recipe: curl -f must not exit 0 for a ping that will not count
+    expect((await ping(server.url, m.token, { suffix: "/start" })).json.result).toBe("accepted");
+    expect((await ping(server.url, m.token, { suffix: "/0" })).json.result).toBe("accepted");
+    expect((await ping(server.url, m.token, { suffix: "/0", body: "backup finished\n12 files" })).json.result).toBe("accepted");
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("up");
+    expect((await ping(server.url, m.token)).json.result).toBe("rejected");
     expect((await ping(server.url, m.token, { suffix: "/fail" })).json.result).toBe("accepted");
     expect((await monitorRow(server.ctx, m.id)).last_status).toBe("down");
   });
