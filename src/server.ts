@@ -2,6 +2,7 @@ import { Elysia } from "elysia";
 import { docsPlugin } from "./api/docs.ts";
 import { ApiError, methodNotAllowed, notFound } from "./api/errors.ts";
 import { healthPlugin } from "./api/health.ts";
+import { openApiDocument } from "./api/openapi.ts";
 import { apiPipeline } from "./api/pipeline.ts";
 import { stateFor } from "./api/request-state.ts";
 import { errorResponse } from "./api/respond.ts";
@@ -26,6 +27,8 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   const log = ctx.log.child("http");
   // the services' hot paths go to Bun.serve's router, which dispatches them before Elysia
   const routes = Object.assign({}, ...(parts.services ?? []).map((s) => s.routes ?? {}));
+  const apiRoutesServed = parts.routes ?? apiRoutes;
+  const { baseUrl, heartbeatUrl, metricsPublic } = ctx.config;
   // every route with its methods, built once all plugins are in; routes taking any method ("ALL")
   // answer a wrong one themselves
   let served: RouteTable<ServedRoute> | null = null;
@@ -39,8 +42,8 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
       } else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
       return errorResponse(state, err, log, request.method, path);
     })
-    .use(apiPipeline(ctx, parts.routes ?? apiRoutes))
-    .use(docsPlugin(VERSION))
+    .use(apiPipeline(ctx, apiRoutesServed))
+    .use(docsPlugin(openApiDocument(apiRoutesServed, { version: VERSION, baseUrl, heartbeatUrl, metricsPublic })))
     .use(healthPlugin(ctx, () => parts.services ?? []));
   for (const p of parts.plugins ?? []) app.use(p);
   return app;

@@ -15,7 +15,7 @@ import { admitApiToken, bearerToken } from "./token-gate.ts";
 export function healthPlugin(ctx: AppContext, services: () => Service[]) {
   const log = ctx.log.child("api");
   return new Elysia({ name: "health" })
-    .get("/healthz", () => Response.json({ status: "ok" }), { detail: { hide: true } })
+    .get("/healthz", () => Response.json({ status: "ok" }))
     .get("/readyz", async () => {
       const problems: string[] = [];
       try {
@@ -29,7 +29,7 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
       }
       for (const s of services()) if (s.ready && !s.ready()) problems.push(`${s.name} not ready`);
       return Response.json({ status: problems.length ? "not_ready" : "ready", problems }, { status: problems.length ? 503 : 200 });
-    }, { detail: { hide: true } })
+    })
     .get("/metrics", async ({ request }) => {
       const body = async () => ctx.metrics.registry.metrics();
       if (ctx.config.metricsPublic) return new Response(await body(), { headers: { "content-type": ctx.metrics.registry.contentType } });
@@ -43,5 +43,5 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
         return errorResponse(state, err, log, request.method, "/metrics");
       }
       return new Response(await body(), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
-    }, { detail: { hide: true } });
+    });
 }

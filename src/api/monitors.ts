@@ -13,7 +13,7 @@ import { privateTargetDetails } from "./private-targets.ts";
 import { existingMonitor, monitorAttributes } from "./monitor-mapper.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
-import { enumOf, listResponse, MetaSchema, PageQuery, singleResponse } from "./schemas.ts";
+import { deletedResponse, enumOf, listResponse, PageQuery, singleResponse } from "./schemas.ts";
 
 const BASE = "/api/v1/monitors";
 const TAG = "Monitors";
@@ -23,11 +23,6 @@ export const MonitorListQuery = Type.Object({
   status: enumOf(MONITOR_STATES, { description: "only monitors in this aggregate state" }),
   type: enumOf(MONITOR_TYPES, { description: "only monitors of this type" }),
   q: Type.String({ maxLength: 200, description: "case-insensitive substring of the name or the target" }),
-});
-
-const DeletedResponse = Type.Object({
-  data: Type.Object({ id: Type.String(), type: Type.Literal("monitor"), attributes: Type.Object({ deleted: Type.Literal(true) }) }),
-  meta: MetaSchema,
 });
 
 /** Heartbeat ping tokens: 24 random bytes, base64url (192 bits, URL-safe; decisions.md asks ≥ 128). */
@@ -157,7 +152,7 @@ export const monitorRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Delete a monitor with its checks, incidents and events",
     tag: TAG,
-    response: DeletedResponse,
+    response: deletedResponse("monitor"),
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
       const id = pathId(req.params, "monitor");

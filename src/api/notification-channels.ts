@@ -13,7 +13,7 @@ import { channelPrivateTargetDetails } from "./private-targets.ts";
 import { channelAttributes } from "./notification-channel-mapper.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
-import { listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
 /** decisions.md "Notification channels (extension)": same envelopes, validation and tenancy as monitors. */
 const BASE = "/api/v1/notification-channels";
@@ -21,11 +21,6 @@ const TAG = "Notification channels";
 const TYPE = "notification_channel";
 const Attributes = channelAttributesSchema(false);
 const WriteBody = writeBody(TYPE, channelAttributesSchema(true));
-
-const DeletedResponse = Type.Object({
-  data: Type.Object({ id: Type.String(), type: Type.Literal(TYPE), attributes: Type.Object({ deleted: Type.Literal(true) }) }),
-  meta: MetaSchema,
-});
 
 const TestResponse = Type.Object({
   data: Type.Object({
@@ -136,7 +131,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Delete a notification channel, its monitor links and its queued alerts",
     tag: TAG,
-    response: DeletedResponse,
+    response: deletedResponse(TYPE),
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
       const id = pathId(req.params, "notification channel");

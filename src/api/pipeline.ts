@@ -10,7 +10,9 @@ import { RouteTable } from "./route-table.ts";
 import { admitApiToken, bearerToken } from "./token-gate.ts";
 
 export const API_PREFIX = "/api/v1";
-const PUBLIC_API_PATHS = new Set([`${API_PREFIX}/openapi.json`]);
+/** the OpenAPI document (api/openapi.ts), served without a token */
+export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
+const PUBLIC_API_PATHS = new Set([OPENAPI_PATH]);
 
 /**
  * The /api/v1 pipeline as an Elysia plugin. Authentication, plan, rate limit, route match and scope
@@ -85,38 +87,8 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
           return response;
         }
       },
-      { parse: "none", detail: operationDoc(def) } as never,
+      { parse: "none" } as never,
     );
   }
   return app;
-}
-
-/** The OpenAPI operation for a route, built from the same TypeBox schemas the handlers validate with. */
-function operationDoc(def: RouteDef): Record<string, unknown> {
-  const parameters: unknown[] = [];
-  for (const m of def.path.matchAll(/:(\w+)/g)) parameters.push({ name: m[1], in: "path", required: true, schema: { type: "string" } });
-  const q = def.query as { properties?: Record<string, { description?: string }> } | undefined;
-  for (const [name, schema] of Object.entries(q?.properties ?? {})) {
-    parameters.push({ name, in: "query", required: false, schema, description: schema.description });
-  }
-  const status = String(def.successStatus ?? 200);
-  const doc: Record<string, unknown> = {
-    summary: def.summary,
-    tags: [def.tag],
-    security: [{ bearerAuth: [] }],
-    description: `Requires scope \`${def.scope}\`.`,
-    parameters,
-    responses: {
-      [status]: { description: "success", content: def.response ? { "application/json": { schema: def.response } } : undefined },
-      "401": { $ref: "#/components/responses/Unauthorized" },
-      "403": { $ref: "#/components/responses/Forbidden" },
-      "429": { $ref: "#/components/responses/RateLimited" },
-    },
-  };
-  if (def.body) {
-    doc.requestBody = { required: true, content: { "application/json": { schema: def.body, example: def.example } } };
-    (doc.responses as Record<string, unknown>)["422"] = { $ref: "#/components/responses/ValidationError" };
-  }
-  if (def.path.includes(":id")) (doc.responses as Record<string, unknown>)["404"] = { $ref: "#/components/responses/NotFound" };
-  return doc;
 }

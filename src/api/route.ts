@@ -32,7 +32,8 @@ export type Handler = (req: ApiRequest, ctx: AppContext) => Promise<ApiResponse>
 
 /**
  * One API endpoint: the single source for routing, scope, validation schemas and the OpenAPI
- * operation. Resource files export arrays of these; api/app.ts registers them.
+ * operation. Resource files export arrays of these; api/routes.ts lists them, and the pipeline
+ * (api/pipeline.ts) and the OpenAPI document (api/openapi.ts) are built from that list.
  */
 export interface RouteDef {
   method: HttpVerb;
@@ -46,7 +47,7 @@ export interface RouteDef {
   /** JSON Schema (TypeBox) of the body; its presence makes the route parse a JSON body */
   body?: TSchema;
   /** JSON Schema (TypeBox) of the success response body */
-  response?: TSchema;
+  response: TSchema;
   successStatus?: number;
   /** an example request body for docs */
   example?: unknown;

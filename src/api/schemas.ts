@@ -1,4 +1,4 @@
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type TProperties, type TSchema } from "@sinclair/typebox";
 import type { ResourceType } from "./envelope.ts";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "./query.ts";
 
@@ -6,10 +6,28 @@ import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "./query.ts";
  * TypeBox shapes shared by every resource's OpenAPI description: envelopes (api-v1.md "Response
  * envelopes"), pagination and the paging query parameters (decisions.md "Resources").
  */
-export const MetaSchema = Type.Object({
-  request_id: Type.String(),
-  rate_limit: Type.Optional(Type.Object({ limit: Type.Integer(), remaining: Type.Integer(), reset: Type.Integer({ description: "epoch seconds" }) })),
-});
+const RequestId = Type.String({ description: "the X-Request-Id header's value" });
+const RateLimitSchema = Type.Object(
+  { limit: Type.Integer(), remaining: Type.Integer(), reset: Type.Integer({ description: "epoch seconds" }) },
+  { description: "the account's rate-limit window, as in the X-RateLimit-* headers" },
+);
+
+/** `meta` of a request whose token is known: every success, and most errors. */
+export const MetaSchema = Type.Object({ request_id: RequestId, rate_limit: RateLimitSchema });
+
+/**
+ * The error body (README "API behaviour"): `code` is one of `codes`, `details` (attribute →
+ * messages) comes with validation errors only. `rateLimit` says whether meta.rate_limit is there:
+ * always once the token is known, never before (401) or outside the API (the ping endpoint), and
+ * "sometimes" where one status covers both (403: the plan is checked before the window is counted).
+ */
+export function errorBodySchema(codes: readonly string[], opts: { details?: boolean; rateLimit: "always" | "sometimes" | "never" }): TSchema {
+  const details = Type.Object({}, { additionalProperties: Type.Array(Type.String()), description: "attribute or query parameter → messages" });
+  const rateLimit: TProperties = { always: { rate_limit: RateLimitSchema }, sometimes: { rate_limit: Type.Optional(RateLimitSchema) }, never: {} }[opts.rateLimit];
+  const error: TProperties = { code: enumOf(codes), message: Type.String({ description: "for people; may change" }) };
+  if (opts.details) error.details = details;
+  return Type.Object({ error: Type.Object(error), meta: Type.Object({ request_id: RequestId, ...rateLimit }) });
+}
 
 export const PaginationSchema = Type.Object({
   page: Type.Integer(),
@@ -39,6 +57,10 @@ export const DateParam = (description: string) =>
   Type.String({ description: `${description}; an ISO 8601 date (2026-11-21), date-time with Z or an offset (seconds and fractions optional), or epoch seconds` });
 
 export const enumOf = (values: readonly string[], opts: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
+
+export function deletedResponse(type: ResourceType): TSchema {
+  return Type.Object({ data: Type.Object({ id: Type.String(), type: Type.Literal(type), attributes: Type.Object({ deleted: Type.Literal(true) }) }), meta: MetaSchema });
+}
 
 /** JSON:API-or-flat request body for `type` (decisions.md "Resources"). */
 export function writeBody(type: ResourceType, attributes: TSchema): TSchema {

@@ -23,7 +23,7 @@ import { notFound, validationError } from "./errors.ts";
 import { pathId, writeAttributes } from "./json-api.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
-import { listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
 const BASE = "/api/v1/status-pages";
 const TAG = "Status pages";
@@ -181,10 +181,7 @@ export const statusPageRoutes: RouteDef[] = [
     scope: "status_pages:write",
     summary: "Delete a status page",
     tag: TAG,
-    response: Type.Object({
-      data: Type.Object({ id: Type.String(), type: Type.Literal("status_page"), attributes: Type.Object({ deleted: Type.Literal(true) }) }),
-      meta: MetaSchema,
-    }),
+    response: deletedResponse("status_page"),
     async handler(req, ctx) {
       const id = pathId(req.params, "status page");
       if (!(await deleteStatusPage(ctx.db, req.caller.accountId, id))) throw notFound("status page");

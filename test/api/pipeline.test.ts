@@ -1,3 +1,4 @@
+import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { DetailsCollector } from "../../src/api/errors.ts";
 import type { RouteDef } from "../../src/api/route.ts";
@@ -12,10 +13,11 @@ import { makeAccount, tempDir } from "../helpers/server.ts";
 
 // The pipeline is tested with routes made for it, so each row of decisions.md "HTTP behaviour"
 // is reached on purpose; the resource tests exercise the same pipeline through the real routes.
+const ANY = Type.Object({});
 const testRoutes: RouteDef[] = [
-  { method: "GET", path: "/api/v1/things", scope: "monitors:read", summary: "list", tag: "test", handler: () => ({ body: { data: [] } }) },
+  { method: "GET", path: "/api/v1/things", scope: "monitors:read", summary: "list", tag: "test", response: ANY, handler: () => ({ body: { data: [] } }) },
   {
-    method: "POST", path: "/api/v1/things", scope: "monitors:write", summary: "create", tag: "test", body: {} as never, successStatus: 201,
+    method: "POST", path: "/api/v1/things", scope: "monitors:write", summary: "create", tag: "test", response: ANY, body: {} as never, successStatus: 201,
     handler: (req) => {
       const errors = new DetailsCollector();
       if (typeof req.body!.name !== "string") errors.add("name", "is required");
@@ -23,9 +25,9 @@ const testRoutes: RouteDef[] = [
       return { body: { data: { id: "1", type: "monitor", attributes: req.body } } };
     },
   },
-  { method: "DELETE", path: "/api/v1/things/:id", scope: "monitors:write", summary: "delete", tag: "test", handler: (req) => ({ body: { data: { id: req.params.id } } }) },
-  { method: "GET", path: "/api/v1/pages", scope: "status_pages:read", summary: "pages", tag: "test", handler: () => ({ body: { data: [] } }) },
-  { method: "GET", path: "/api/v1/boom", scope: "monitors:read", summary: "boom", tag: "test", handler: () => { throw new Error("secret internals /etc/passwd"); } },
+  { method: "DELETE", path: "/api/v1/things/:id", scope: "monitors:write", summary: "delete", tag: "test", response: ANY, handler: (req) => ({ body: { data: { id: req.params.id } } }) },
+  { method: "GET", path: "/api/v1/pages", scope: "status_pages:read", summary: "pages", tag: "test", response: ANY, handler: () => ({ body: { data: [] } }) },
+  { method: "GET", path: "/api/v1/boom", scope: "monitors:read", summary: "boom", tag: "test", response: ANY, handler: () => { throw new Error("secret internals /etc/passwd"); } },
 ];
 
 let ctx: AppContext;
