@@ -1,12 +1,19 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import SwaggerParser from "@apidevtools/swagger-parser";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { apiRoutes } from "../../src/api/routes.ts";
-import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { ROOT } from "../helpers/process.ts";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 
-// The OpenAPI document is public and generated from the same TypeBox schemas the handlers use.
+// The OpenAPI document is public and generated from the same TypeBox schemas the handlers use. Its
+// answers are compared with the live server's in openapi-contract.test.ts.
 let s: TestServer;
 let doc: any;
+const BASE_URL = "https://vigil.acme.test";
+const HEARTBEAT_URL = "https://ping.acme.test";
 beforeAll(async () => {
-  s = await startTestServer();
+  s = await startTestServer(["--base-url", BASE_URL, "--heartbeat-url", HEARTBEAT_URL]);
   const res = await s.api("GET", "/api/v1/openapi.json", undefined, { token: null });
   expect(res.status).toBe(200);
   doc = res.json;
@@ -22,6 +29,55 @@ const DOCUMENTED = [
   "get /api/v1/status-pages", "post /api/v1/status-pages", "get /api/v1/status-pages/{id}", "patch /api/v1/status-pages/{id}", "delete /api/v1/status-pages/{id}",
   "post /api/v1/monitors/{id}/heartbeat-token/rotate", "get /api/v1/monitors/{id}/events",
 ];
+
+test("swagger-parser accepts the live document as OpenAPI 3.1", async () => {
+  expect(doc.openapi).toBe("3.1.0");
+  // validate() dereferences the document it is given in place
+  const problems = await SwaggerParser.validate(structuredClone(doc)).then(
+    () => [],
+    (err: { message: string }) => err.message.split("\n").slice(0, 20),
+  );
+  expect(problems).toEqual([]);
+});
+
+test("redocly lint, with the recommended rules as errors (redocly.yaml), finds nothing", async () => {
+  const file = join(tempDir(), "openapi.json");
+  writeFileSync(file, JSON.stringify(doc));
+  const proc = Bun.spawn([process.execPath, join(ROOT, "node_modules/@redocly/cli/bin/cli.js"), "lint", "--format=json", "--config", join(ROOT, "redocly.yaml"), file], {
+    cwd: ROOT,
+    // no telemetry and no check for a newer version: tests stay on loopback
+    env: { ...process.env, REDOCLY_TELEMETRY: "off", REDOCLY_SUPPRESS_UPDATE_NOTICE: "true" },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+  const report = JSON.parse(out || "{}") as { totals?: unknown; problems?: { ruleId: string; message: string; location: { pointer: string }[] }[] };
+  if (!report.problems) throw new Error(`redocly printed no report (exit ${code}): ${err.slice(-2000)}`);
+  expect(report.problems.map((p) => `${p.ruleId} at ${p.location[0]?.pointer}: ${p.message}`)).toEqual([]);
+  expect(code).toBe(0);
+}, 60_000);
+
+test("servers, licence and the headers of every answer are documented", () => {
+  expect(doc.servers).toEqual([{ url: BASE_URL, description: expect.any(String) }]);
+  expect(doc.paths["/h/{token}"].servers).toEqual([{ url: HEARTBEAT_URL, description: expect.any(String) }]);
+  expect(doc.info.license.name).toBeString();
+  expect(Object.keys(doc.components.headers).sort()).toEqual(["Allow", "Retry-After", "WWW-Authenticate", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "X-Request-Id"]);
+  const error = doc.components.responses.RateLimited;
+  expect(Object.keys(error.headers)).toEqual(["X-Request-Id", "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"]);
+  expect(error.content["application/json"].schema.required).toEqual(["error", "meta"]);
+  expect(error.content["application/json"].schema.properties.meta.required).toEqual(["request_id", "rate_limit"]);
+  expect(doc.components.responses.ValidationError.content["application/json"].schema.properties.error.required).toEqual(["code", "message", "details"]);
+});
+
+test("each operation lists the statuses it can answer", () => {
+  const statuses = (path: string, method: string) => Object.keys(doc.paths[path][method].responses).join(" ");
+  expect(statuses("/api/v1/monitors", "get")).toBe("200 401 403 405 422 429 500 503 507");
+  expect(statuses("/api/v1/monitors", "post")).toBe("201 400 401 403 405 413 415 422 429 500 503 507");
+  expect(statuses("/api/v1/monitors/{id}", "patch")).toBe("200 400 401 403 404 405 413 415 422 429 500 503 507");
+  expect(statuses("/api/v1/monitors/{id}", "delete")).toBe("200 401 403 404 405 429 500 503 507");
+  expect(statuses("/h/{token}", "post")).toBe("200 404 405 413 429 500 503 507");
+  expect(statuses("/metrics", "get")).toBe("200 401 403 429 500 503");
+});
 
 test("every documented endpoint, and every registered route, is in the document", () => {
   const ops = Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([p, methods]) => Object.keys(methods).map((m) => `${m} ${p}`));
