@@ -50,7 +50,7 @@ export interface AppContext {
   metrics: Metrics;
   /**
    * The per-account API rate limit windows (account id → one-minute window): one for every
-   * endpoint an API token opens, /api/v1, /metrics and /peer/v1/peers (api/token-gate.ts)
+   * endpoint an API token opens, /api/v1, /metrics and /peer/v1/peers (auth/token-gate.ts)
    */
   apiRateLimits: FixedWindowLimiter<number>;
   /** set while the heartbeat service runs */

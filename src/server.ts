@@ -1,16 +1,16 @@
 import { Elysia } from "elysia";
 import { docsPlugin } from "./api/docs.ts";
-import { ApiError, methodNotAllowed, notFound } from "./api/errors.ts";
+import { ApiError, methodNotAllowed, notFound } from "./http/errors.ts";
 import { healthPlugin } from "./api/health.ts";
 import { openApiDocument } from "./api/openapi.ts";
 import { apiPipeline } from "./api/pipeline.ts";
-import { stateFor } from "./api/request-state.ts";
-import { errorResponse } from "./api/respond.ts";
+import { stateFor } from "./http/request-state.ts";
+import { errorResponse } from "./http/respond.ts";
 import type { RouteDef } from "./api/route.ts";
-import { RouteTable } from "./api/route-table.ts";
+import { RouteTable } from "./http/route-table.ts";
 import { apiRoutes } from "./api/routes.ts";
 import type { AppContext } from "./context.ts";
-import type { Service } from "./services.ts";
+import type { Service } from "./lib/service.ts";
 import { VERSION } from "./version.ts";
 
 export interface ServerParts {
@@ -66,6 +66,17 @@ function wrongMethodOrNotFound(table: RouteTable<ServedRoute>, method: string, p
   return methodNotAllowed(allow);
 }
 
+/**
+ * A probe's whole HTTP surface: /healthz and /readyz (and /metrics with --metrics-public). No API,
+ * no dashboard, no heartbeat endpoint: those are the leader's.
+ */
+export function buildProbeHttpApp(ctx: AppContext, services: () => Service[]) {
+  const log = ctx.log.child("http");
+  return new Elysia()
+    .onError(({ request, code, error, path }) => errorResponse(stateFor(request), code === "NOT_FOUND" ? new ApiError(404, "not_found", "this is a probe: it serves only /healthz and /readyz") : error, log, request.method, path))
+    .use(healthPlugin(ctx, services));
+}
+
 export interface RunningServer {
   port: number;
   url: string;
@@ -80,7 +91,7 @@ export function listen(ctx: AppContext, app: ReturnType<typeof buildHttpApp>): R
   // clients); Bun itself closes a connection whose request headers are not complete within ~10 s.
   // Bun's own body limit is off: over it Bun answers by itself, a bare 413 without our JSON error
   // body, and closes on a client still sending, which then reads a reset instead of the answer. The
-  // limits are ours, per endpoint, counted by the code that reads a body (lib/read-limited.ts), which
+  // limits are ours, per endpoint, counted by the code that reads a body (http/read-limited.ts), which
   // answers 413 as soon as a body is over; the rest of the body is then read and dropped until the
   // client is done or the idle timeout closes the connection (README "Security", Limits).
   app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: ctx.config.idleTimeoutSec, maxRequestBodySize: Infinity });

@@ -1,4 +1,4 @@
-import type { Elysia } from "elysia";
+import type { Service } from "./lib/service.ts";
 import type { AppContext } from "./context.ts";
 import { startCheckpointer } from "./store/checkpointer.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
@@ -10,24 +10,9 @@ import { maintenanceService, startSchedulerService } from "./scheduler/service.t
 import { startWebService } from "./web/service.ts";
 
 /**
- * The long-running parts of a process besides the HTTP server: each starts here and is stopped in
- * reverse order on shutdown. Scheduler, heartbeat timers, alert dispatcher and peer links register
- * themselves in this one place so `serve` and the tests start the same set.
+ * The long-running parts of a process besides the HTTP server start here, in one place, so `serve`
+ * and the tests start the same set; they are stopped in reverse order on shutdown.
  */
-export interface Service {
-  name: string;
-  /** routes the service serves (heartbeat endpoint, peer protocol, web UI) */
-  plugin?: Elysia<any, any, any, any, any, any, any>;
-  /** hot paths given to Bun.serve's own router ahead of Elysia (the ping endpoint), path → handler */
-  routes?: Record<string, (request: Request & { params: Record<string, string> }, server: { requestIP(r: Request): { address: string } | null }) => Response | Promise<Response>>;
-  /** false while the service cannot do its job (reported by /readyz) */
-  ready?(): boolean;
-  /** the server is about to stop accepting: end long-held requests (peer long-polls) now */
-  drain?(): void;
-  /** stop taking new work, finish in-flight work within `deadlineMs`, flush */
-  stop(deadlineMs: number): Promise<void>;
-}
-
 export async function startServices(ctx: AppContext): Promise<Service[]> {
   const services: Service[] = [];
   // WAL checkpoints on a worker, off the event loop; stopped after the write queue's last flush

@@ -5,7 +5,7 @@ import { listChecks } from "../store/check-queries.ts";
 import { findMonitor } from "../store/monitors.ts";
 import type { CheckRow } from "../store/tables.ts";
 import { list, resource } from "./envelope.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../http/errors.ts";
 import { pathId } from "./json-api.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";

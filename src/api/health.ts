@@ -1,10 +1,10 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
-import type { Service } from "../services.ts";
-import { insufficientScope, unauthorized } from "./errors.ts";
-import { stateFor } from "./request-state.ts";
-import { errorResponse, standardHeaders } from "./respond.ts";
-import { admitApiToken, bearerToken } from "./token-gate.ts";
+import type { Service } from "../lib/service.ts";
+import { insufficientScope, unauthorized } from "../http/errors.ts";
+import { stateFor } from "../http/request-state.ts";
+import { errorResponse, standardHeaders } from "../http/respond.ts";
+import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
 
 /**
  * /healthz: the process answers (liveness). /readyz: the store takes a write and every service

@@ -3,7 +3,7 @@ import { toIso } from "../lib/dates.ts";
 import { findIncident, listIncidents } from "../store/incident-queries.ts";
 import type { IncidentRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
-import { notFound } from "./errors.ts";
+import { notFound } from "../http/errors.ts";
 import { pathId } from "./json-api.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";

@@ -1,5 +1,5 @@
 import type { ResourceType } from "./envelope.ts";
-import { notFound, validationError } from "./errors.ts";
+import { notFound, validationError } from "../http/errors.ts";
 
 /**
  * Writes take a flat object or `{ "data": { "type": ..., "attributes": {...} } }` (decisions.md

@@ -7,7 +7,7 @@ import { randomToken } from "../lib/tokens.ts";
 import { channelIdsByMonitor, deleteMonitor, findMonitor, insertMonitor, listMonitors, ownedChannelIds, rotateHeartbeatToken, updateMonitor } from "../store/monitors.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
-import { notFound, validationError } from "./errors.ts";
+import { notFound, validationError } from "../http/errors.ts";
 import { pathId, writeAttributes } from "./json-api.ts";
 import { privateTargetDetails } from "./private-targets.ts";
 import { existingMonitor, monitorAttributes } from "./monitor-mapper.ts";

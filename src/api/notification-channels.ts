@@ -7,7 +7,7 @@ import { isMaskOf } from "../domain/url-mask.ts";
 import { channelSettings, deleteChannel, findChannel, insertChannel, listChannels, storedSecretNames, updateChannel } from "../store/notification-channels.ts";
 import type { NotificationChannelRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
-import { notFound, validationError } from "./errors.ts";
+import { notFound, validationError } from "../http/errors.ts";
 import { pathId, writeAttributes } from "./json-api.ts";
 import { channelPrivateTargetDetails } from "./private-targets.ts";
 import { channelAttributes } from "./notification-channel-mapper.ts";

@@ -1,13 +1,13 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
 import type { Scope } from "../domain/scopes.ts";
-import { readJsonObject } from "./body.ts";
-import { insufficientScope, methodNotAllowed, notFound, unauthorized } from "./errors.ts";
-import { stateFor, type RequestState } from "./request-state.ts";
-import { errorResponse, jsonResponse } from "./respond.ts";
+import { readJsonObject } from "../http/json-body.ts";
+import { insufficientScope, methodNotAllowed, notFound, unauthorized } from "../http/errors.ts";
+import { stateFor, type RequestState } from "../http/request-state.ts";
+import { errorResponse, jsonResponse } from "../http/respond.ts";
 import type { RouteDef } from "./route.ts";
-import { RouteTable } from "./route-table.ts";
-import { admitApiToken, bearerToken } from "./token-gate.ts";
+import { RouteTable } from "../http/route-table.ts";
+import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
 
 export const API_PREFIX = "/api/v1";
 /** the OpenAPI document (api/openapi.ts), served without a token */

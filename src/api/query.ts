@@ -1,5 +1,5 @@
 import { parseDateParam } from "../lib/dates.ts";
-import { DetailsCollector } from "./errors.ts";
+import { DetailsCollector } from "../http/errors.ts";
 
 export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;

@@ -1,15 +1,10 @@
 import type { TSchema } from "@sinclair/typebox";
 import type { AppContext } from "../context.ts";
-import type { Plan, Scope } from "../domain/scopes.ts";
+import type { Scope } from "../domain/scopes.ts";
+import type { Caller } from "../http/request-state.ts";
 
 export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
 
-export interface Caller {
-  accountId: number;
-  plan: Plan;
-  tokenId: number;
-  scopes: ReadonlySet<Scope>;
-}
 
 export interface ApiRequest {
   params: Record<string, string>;

@@ -19,7 +19,7 @@ import {
 } from "../store/status-pages.ts";
 import type { StatusPageRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
-import { notFound, validationError } from "./errors.ts";
+import { notFound, validationError } from "../http/errors.ts";
 import { pathId, writeAttributes } from "./json-api.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";

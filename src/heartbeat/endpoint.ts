@@ -8,14 +8,15 @@
  * API's error body.
  */
 import { Elysia } from "elysia";
-import { ApiError, methodNotAllowed, notFound, payloadTooLarge, rateLimited } from "../api/errors.ts";
-import { freshState, stateFor, type RequestState } from "../api/request-state.ts";
-import { errorResponse, standardHeaders } from "../api/respond.ts";
+import { ApiError, methodNotAllowed, notFound, payloadTooLarge, rateLimited } from "../http/errors.ts";
+import { freshState, stateFor, type RequestState } from "../http/request-state.ts";
+import { errorResponse, standardHeaders } from "../http/respond.ts";
 import type { AppContext } from "../context.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
 import { clientAddress, normalizeIp, trustedSet } from "./source-ip.ts";
-import { readLimited } from "../lib/read-limited.ts";
+import { readLimited } from "../http/read-limited.ts";
+import type { NativeRoute } from "../lib/service.ts";
 
 export const PING_BODY_LIMIT = 64 * 1024;
 const METHODS = ["GET", "HEAD", "POST"];
@@ -45,8 +46,6 @@ function parseAction(action: string | null): Action | null {
 
 const tokenNotFound = () => new ApiError(404, "not_found", "no heartbeat monitor has this token (a rotated token stops working at once)");
 
-/** A route given to Bun.serve's own router, dispatched before Elysia sees the request. */
-export type NativeRoute = (request: Request & { params: Record<string, string> }, server: { requestIP(r: Request): { address: string } | null }) => Response | Promise<Response>;
 
 /**
  * The ping endpoint twice over: as native Bun.serve routes (what the server listens with) and as an
@@ -62,10 +61,6 @@ export function heartbeatEndpoint(ctx: AppContext, intake: PingIntake): { plugin
   const native = (withAction: boolean): NativeRoute => (request, server) =>
     handle(request, freshState(request), server.requestIP(request)?.address ?? null, request.params.token!, withAction ? request.params.action! : null);
   return { plugin: pluginFor(handle), routes: { "/h/:token": native(false), "/h/:token/:action": native(true) } };
-}
-
-export function heartbeatPlugin(ctx: AppContext, intake: PingIntake) {
-  return pluginFor(pingHandler(ctx, intake));
 }
 
 type Handle = (request: Request, state: RequestState, socketIp: string | null, token: string, action: string | null) => Promise<Response>;

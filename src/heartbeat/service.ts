@@ -14,7 +14,7 @@
  * Then the fold worker takes over the folding.
  */
 import type { AppContext } from "../context.ts";
-import type { Service } from "../services.ts";
+import type { Service } from "../lib/service.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
 import { openPingJournal, readJournalBatches, readSqliteJournal, removeSqliteJournal } from "../store/ping-journal-file.ts";
 import { legacyJournal, preparePingFold, storedEntry, watermarks, type StoredEntry } from "../store/ping-journal.ts";

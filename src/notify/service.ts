@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.ts";
-import type { Service } from "../services.ts";
+import type { Service } from "../lib/service.ts";
 import { AlertDispatcher, type DispatcherOptions } from "./dispatcher.ts";
 
 /** The alert dispatcher as a Service: started with the leader, stopped after the producers of alerts. */

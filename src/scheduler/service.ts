@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { AppContext } from "../context.ts";
-import type { Service } from "../services.ts";
+import type { Service } from "../lib/service.ts";
 import { dbMonitorSource, type MonitorSource } from "./db-source.ts";
 import { startMaintenance } from "./maintenance.ts";
 import { Scheduler, type ResultSink, type SchedulerOptions } from "./scheduler.ts";

@@ -1,6 +1,6 @@
-import { ApiError } from "../api/errors.ts";
+import { ApiError } from "../http/errors.ts";
 import type { ApiResponse, HttpVerb } from "../api/route.ts";
-import { RouteTable } from "../api/route-table.ts";
+import { RouteTable } from "../http/route-table.ts";
 import { apiRoutes } from "../api/routes.ts";
 import type { AppContext } from "../context.ts";
 import { PLANS, SCOPES } from "../domain/scopes.ts";

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
-import type { Service } from "../services.ts";
+import type { Service } from "../lib/service.ts";
 import { deleteExpiredSessions } from "../store/sessions.ts";
 import { assetResponse } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";

@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import Ajv2020, { type ValidateFunction } from "ajv/dist/2020.js";
 import addFormats from "ajv-formats";
-import { MAX_BODY_BYTES } from "../../src/api/body.ts";
+import { MAX_BODY_BYTES } from "../../src/http/json-body.ts";
 import type { RouteDef } from "../../src/api/route.ts";
 import { apiRoutes } from "../../src/api/routes.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { DetailsCollector } from "../../src/api/errors.ts";
+import { DetailsCollector } from "../../src/http/errors.ts";
 import type { RouteDef } from "../../src/api/route.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { buildContext, loadSecretBox, type AppContext } from "../../src/context.ts";

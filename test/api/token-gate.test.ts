@@ -4,7 +4,7 @@
  * of them (README "Errors" and "Rate limits").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { bearerToken } from "../../src/api/token-gate.ts";
+import { bearerToken } from "../../src/auth/token-gate.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { makePeer } from "../peers/helpers.ts";
 

@@ -12,7 +12,8 @@ import { buildContext, loadSecretBox, type AppContext } from "../../src/context.
 import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { buildHttpApp, listen, type RunningServer } from "../../src/server.ts";
-import { startServices, type Service } from "../../src/services.ts";
+import type { Service } from "../../src/lib/service.ts";
+import { startServices } from "../../src/services.ts";
 import { openStore } from "../../src/store/database.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";

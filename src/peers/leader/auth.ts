@@ -1,7 +1,7 @@
 import { verifyPeerToken } from "../../auth/peer-tokens.ts";
-import { ApiError, insufficientScope, unauthorized } from "../../api/errors.ts";
-import { stateFor } from "../../api/request-state.ts";
-import { admitApiToken, bearerToken } from "../../api/token-gate.ts";
+import { ApiError, insufficientScope, unauthorized } from "../../http/errors.ts";
+import { stateFor } from "../../http/request-state.ts";
+import { admitApiToken, bearerToken } from "../../auth/token-gate.ts";
 import type { AppContext } from "../../context.ts";
 import type { PeerRow } from "../../store/tables.ts";
 import { loadPeer, type Peer } from "./peer-scope.ts";

@@ -4,10 +4,10 @@
  */
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
-import { readJsonObject } from "../../api/body.ts";
-import { ApiError, methodNotAllowed, rateLimited, validationError } from "../../api/errors.ts";
-import { stateFor } from "../../api/request-state.ts";
-import { errorResponse, jsonResponse } from "../../api/respond.ts";
+import { readJsonObject } from "../../http/json-body.ts";
+import { ApiError, methodNotAllowed, rateLimited, validationError } from "../../http/errors.ts";
+import { stateFor } from "../../http/request-state.ts";
+import { errorResponse, jsonResponse } from "../../http/respond.ts";
 import type { AppContext } from "../../context.ts";
 import { toIso } from "../../lib/dates.ts";
 import { retryAfterSeconds } from "../../lib/fixed-window.ts";

@@ -1,5 +1,5 @@
 import type { AppContext } from "../../context.ts";
-import type { Service } from "../../services.ts";
+import type { Service } from "../../lib/service.ts";
 import { monitorsOfAccounts } from "../../store/peer-feed.ts";
 import { MonitorChangeLog } from "./change-log.ts";
 import { ResultIngest } from "./ingest.ts";

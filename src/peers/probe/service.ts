@@ -4,7 +4,7 @@
  * probe's own spool, from which the pusher delivers them. No API, no accounts, no incidents here.
  */
 import type { AppContext } from "../../context.ts";
-import type { Service } from "../../services.ts";
+import type { Service } from "../../lib/service.ts";
 import { startSchedulerService } from "../../scheduler/service.ts";
 import { spoolLength } from "../../store/spool.ts";
 import { ProbeDefinitions } from "./definitions.ts";

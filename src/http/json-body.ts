@@ -1,5 +1,5 @@
 import { invalidJson, payloadTooLarge, unsupportedMediaType } from "./errors.ts";
-import { readLimited } from "../lib/read-limited.ts";
+import { readLimited } from "./read-limited.ts";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 /** deepest nesting of arrays and objects a JSON body may have */

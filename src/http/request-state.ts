@@ -1,5 +1,13 @@
+import type { Plan, Scope } from "../domain/scopes.ts";
 import type { WindowVerdict } from "../lib/fixed-window.ts";
-import type { Caller, RouteDef } from "./route.ts";
+
+/** Who an API token says the caller is: its account, plan and scopes. */
+export interface Caller {
+  accountId: number;
+  plan: Plan;
+  tokenId: number;
+  scopes: ReadonlySet<Scope>;
+}
 
 /** What the pipeline learned about one request before its handler runs. */
 export interface RequestState {
@@ -7,7 +15,8 @@ export interface RequestState {
   startedAt: number;
   caller?: Caller;
   rateLimit?: WindowVerdict;
-  route?: RouteDef;
+  /** the route the request matched (its path pattern names it in metrics) */
+  route?: { path: string };
   params?: Record<string, string>;
 }
 

@@ -1,7 +1,5 @@
-import type { RouteDef } from "./route.ts";
-
 /** What a table needs of a route: the API's RouteDef, or any route the server answers. */
-type Routed = { method: string; path: string };
+export type Routed = { method: string; path: string };
 
 interface CompiledRoute<R extends Routed> {
   def: R;
@@ -15,7 +13,7 @@ interface CompiledRoute<R extends Routed> {
  * server keeps one of every route it serves, to tell a wrong method on a known path (405) from an
  * unknown path (404).
  */
-export class RouteTable<R extends Routed = RouteDef> {
+export class RouteTable<R extends Routed> {
   private readonly routes: CompiledRoute<R>[];
   constructor(defs: readonly R[]) {
     this.routes = defs.map((def) => {

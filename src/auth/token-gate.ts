@@ -1,9 +1,9 @@
-import { verifyApiToken } from "../auth/api-tokens.ts";
+import { verifyApiToken } from "./api-tokens.ts";
 import type { AppContext } from "../context.ts";
 import { retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { TokenWithAccount } from "../store/api-tokens.ts";
-import { ApiError, invalidToken, planFeatureDisabled, rateLimited } from "./errors.ts";
-import type { RequestState } from "./request-state.ts";
+import { ApiError, invalidToken, planFeatureDisabled, rateLimited } from "../http/errors.ts";
+import type { RequestState } from "../http/request-state.ts";
 
 /** `Bearer <token>`: the scheme is case-insensitive (RFC 9110 section 11.1), as `bearer` or `BEARER`. */
 const BEARER = /^bearer +([A-Za-z0-9._~+/=-]+)$/i;

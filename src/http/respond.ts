@@ -1,5 +1,5 @@
 import type { Logger } from "../lib/logger.ts";
-import { IncompleteBodyError } from "../lib/read-limited.ts";
+import { IncompleteBodyError } from "./read-limited.ts";
 import { logStorageFailure, STORAGE_MESSAGES, storageFailure } from "../lib/storage-errors.ts";
 import { ApiError } from "./errors.ts";
 import type { RequestState } from "./request-state.ts";
