@@ -8,7 +8,3 @@ export type Details = Record<string, string[]>;
 export function newDetails(): Details {
   return Object.create(null) as Details;
 }
-
-export function addDetail(details: Details, attr: string, message: string): void {
-  (details[attr] ??= []).push(message);
-}

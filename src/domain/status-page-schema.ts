@@ -11,7 +11,6 @@ import { isHostname } from "./monitor-targets.ts";
 import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
 import { newDetails } from "./details.ts";
 
-export const PUBLIC_THEMES = ["light", "dark"] as const;
 /** At least 16 characters (README "Status pages"); tokens set before this rule keep working. */
 export const ACCESS_TOKEN_MIN = 16;
 export const ACCESS_TOKEN_PATTERN = `^[A-Za-z0-9._~-]{${ACCESS_TOKEN_MIN},128}$`;

@@ -6,8 +6,6 @@
  */
 import { getJsonPath, MISSING } from "../domain/json-path.ts";
 
-export const PAYLOAD_POLICIES = ["none", "status_ok"] as const;
-export type PayloadPolicy = (typeof PAYLOAD_POLICIES)[number];
 export const DEFAULT_STATUS_KEY = "status";
 
 export type PingVerdict = { valid: true } | { valid: false; reason: string };

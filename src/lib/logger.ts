@@ -37,4 +37,3 @@ export function createLogger(level: LogLevel = "info", component = "vigil", sink
 }
 
 /** A logger that drops everything, for tests and CLI commands that print their own output. */
-export const silentLogger: Logger = createLogger("silent");

@@ -225,10 +225,6 @@ export async function abandonAlert(db: Db, alertId: number, reason: string): Pro
   await db.updateTable("alerts").set({ status: "failed", last_error: reason }).where("id", "=", alertId).where("status", "=", "sending").execute();
 }
 
-export async function findAlert(db: Db, id: number): Promise<AlertRow | undefined> {
-  return db.selectFrom("alerts").selectAll().where("id", "=", id).executeTakeFirst();
-}
-
 export async function listAttempts(db: Db, alertId: number) {
   return db.selectFrom("alert_attempts").selectAll().where("alert_id", "=", alertId).orderBy("id").execute();
 }

@@ -27,10 +27,3 @@ export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void
     .execute();
 }
 
-/**
- * Forgets every region's view of a monitor, so its state restarts from nothing (decisions.md
- * "Monitor state": on resume the state restarts at `unknown`).
- */
-export async function resetRegionStates(db: Db, monitorId: number): Promise<void> {
-  await db.deleteFrom("monitor_region_states").where("monitor_id", "=", monitorId).execute();
-}

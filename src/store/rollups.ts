@@ -20,10 +20,6 @@ export async function setWatermark(db: Db, key: string, at: number): Promise<voi
     .execute();
 }
 
-export async function listMonitorIds(db: Db): Promise<number[]> {
-  return (await db.selectFrom("monitors").select("id").orderBy("id").execute()).map((r) => r.id);
-}
-
 /**
  * Ids of the monitors with raw checks (rows or packed) in [from, to), or (with `g`) with rollups of granularity `g`
  * there: one statement, one index probe per monitor inside SQLite. Maintenance works only on
@@ -78,18 +74,6 @@ export async function rollupMonitorRange(db: Db, monitorId: number, g: Granulari
 
 export interface RollupRow extends BucketSummary {
   bucket_start: number;
-}
-
-export async function listRollups(db: Db, monitorId: number, g: Granularity, from: number, to: number): Promise<RollupRow[]> {
-  return db
-    .selectFrom("check_rollups")
-    .select(["bucket_start", "up_count", "degraded_count", "down_count", "latency_count", "latency_sum", "latency_min", "latency_max", "latency_p50", "latency_p95", "latency_p99"])
-    .where("monitor_id", "=", monitorId)
-    .where("granularity", "=", g)
-    .where("bucket_start", ">=", from)
-    .where("bucket_start", "<", to)
-    .orderBy("bucket_start")
-    .execute();
 }
 
 /** Deletes up to `limit` check rows of one monitor older than `before`; returns how many (packed ones: prunePackedChecks). */

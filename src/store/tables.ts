@@ -329,7 +329,6 @@ export type MonitorRow = Selectable<MonitorsTable>;
 export type NewMonitorRow = Insertable<MonitorsTable>;
 export type MonitorRowUpdate = Updateable<MonitorsTable>;
 export type CheckRow = Selectable<ChecksTable>;
-export type NewCheckRow = Insertable<ChecksTable>;
 export type IncidentRow = Selectable<IncidentsTable>;
 export type MonitorEventRow = Selectable<MonitorEventsTable>;
 export type StatusPageRow = Selectable<StatusPagesTable>;

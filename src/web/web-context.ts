@@ -11,7 +11,6 @@ import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cook
 export const LOGIN_LIMIT = 10;
 export const LOGIN_WINDOW_MS = 5 * 60_000;
 
-export type RequestIp = (r: Request) => string | null;
 
 /**
  * What every web route needs besides the AppContext: who is signed in, where the request came
