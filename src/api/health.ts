@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
+import { putKv } from "../store/kv.ts";
 import type { Service } from "../lib/service.ts";
 import { insufficientScope, unauthorized } from "../http/errors.ts";
 import { stateFor } from "../http/request-state.ts";
@@ -19,11 +20,7 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
     .get("/readyz", async () => {
       const problems: string[] = [];
       try {
-        await ctx.db
-          .insertInto("kv")
-          .values({ key: "readyz", value: String(ctx.clock.now()) })
-          .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(ctx.clock.now()) }))
-          .execute();
+        await putKv(ctx.db, "readyz", String(ctx.clock.now()));
       } catch (e) {
         problems.push(`store not writable: ${(e as Error).message}`);
       }

@@ -8,6 +8,7 @@ import { errorResponse, jsonResponse } from "../http/respond.ts";
 import type { RouteDef } from "./route.ts";
 import { RouteTable } from "../http/route-table.ts";
 import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
+import { touchApiToken } from "../store/api-tokens.ts";
 
 export const API_PREFIX = "/api/v1";
 /** the OpenAPI document (api/openapi.ts), served without a token */
@@ -48,7 +49,7 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   function rememberUse(tokenId: number, now: number) {
     if (now - (touched.get(tokenId) ?? 0) < 60_000) return;
     touched.set(tokenId, now);
-    ctx.db.updateTable("api_tokens").set({ last_used_at: now }).where("id", "=", tokenId).execute().catch(() => {});
+    touchApiToken(ctx.db, tokenId, now).catch(() => {});
   }
 
   const app = new Elysia({ name: "api" }).onRequest(async ({ request }) => {

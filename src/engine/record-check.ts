@@ -7,6 +7,7 @@ import { PACK_GRACE_MS } from "./retention.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import { getRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
+import { markMonitorChecked } from "../store/monitors.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { monitorRegions } from "./probe-monitor.ts";
@@ -75,11 +76,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   }
 
   const lastCheckedAt = Math.max(monitor.last_checked_at ?? 0, result.checked_at);
-  await trx
-    .updateTable("monitors")
-    .set(result.ssl_not_after !== null ? { last_checked_at: lastCheckedAt, ssl_expiry_last_not_after: result.ssl_not_after } : { last_checked_at: lastCheckedAt })
-    .where("id", "=", monitorId)
-    .execute();
+  await markMonitorChecked(trx, monitorId, lastCheckedAt, result.ssl_not_after);
 
   // while an incident is open every failed check, from any region, counts into it
   const open = await findOpenIncident(trx, monitorId);

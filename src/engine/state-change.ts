@@ -3,6 +3,7 @@ import type { MonitorState } from "../domain/monitor.ts";
 import type { Db } from "../store/database.ts";
 import { findOpenIncident, insertIncident, resolveIncidentRow } from "../store/incidents.ts";
 import { insertMonitorEvent } from "../store/monitor-events.ts";
+import { setMonitorState } from "../store/monitors.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { raiseAlert, type AlertEvent } from "./alerts.ts";
 
@@ -44,13 +45,7 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
 
   // A conditional update makes a concurrent flip of the same monitor lose cleanly instead of
   // writing a second transition from a state that no longer holds.
-  const updated = await db
-    .updateTable("monitors")
-    .set({ last_status: c.to, state_changed_at: c.at })
-    .where("id", "=", c.monitor.id)
-    .where("last_status", "=", from)
-    .executeTakeFirst();
-  if (Number(updated.numUpdatedRows) === 0) return none;
+  if (!(await setMonitorState(db, c.monitor.id, from, c.to, c.at))) return none;
   await insertMonitorEvent(db, { monitorId: c.monitor.id, kind: "transition", at: c.at, fromState: from, toState: c.to, reason: c.errorMessage });
 
   const maintenance = c.monitor.is_in_maintenance === 1;

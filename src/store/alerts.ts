@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "./database.ts";
+import { putKvOnce } from "./kv.ts";
 import type { AlertRow } from "./tables.ts";
 
 /**
@@ -49,9 +50,7 @@ const SALT_KEY = "alert_delivery_salt";
  * stable across retries and restarts but do not collide with another instance's.
  */
 export async function deliverySalt(db: Db): Promise<string> {
-  await db.insertInto("kv").values({ key: SALT_KEY, value: randomBytes(16).toString("hex") }).onConflict((oc) => oc.column("key").doNothing()).execute();
-  const row = await db.selectFrom("kv").select("value").where("key", "=", SALT_KEY).executeTakeFirstOrThrow();
-  return row.value;
+  return putKvOnce(db, SALT_KEY, randomBytes(16).toString("hex"));
 }
 
 /** A UUID-shaped id determined by the salt, the transition and the channel. */

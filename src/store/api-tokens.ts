@@ -50,3 +50,8 @@ export async function revokeApiToken(db: Db, id: number, now: number, accountId?
   const r = await q.executeTakeFirst();
   return Number(r.numUpdatedRows) > 0;
 }
+
+/** When the token was last used, for people reading `token list`. */
+export async function touchApiToken(db: Db, id: number, at: number): Promise<void> {
+  await db.updateTable("api_tokens").set({ last_used_at: at }).where("id", "=", id).execute();
+}

@@ -184,3 +184,21 @@ export async function rotateHeartbeatToken(db: Db, accountId: number, id: number
     return row;
   });
 }
+
+/**
+ * Moves a monitor's aggregate state from `from` to `to`; false when it no longer was `from` (a
+ * concurrent flip won), so a transition is never written from a state that does not hold.
+ */
+export async function setMonitorState(db: Db, id: number, from: string, to: string, at: number): Promise<boolean> {
+  const r = await db.updateTable("monitors").set({ last_status: to, state_changed_at: at }).where("id", "=", id).where("last_status", "=", from).executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
+}
+
+/** A check of the monitor was recorded: when its latest check ran, and the certificate it saw. */
+export async function markMonitorChecked(db: Db, id: number, lastCheckedAt: number, sslNotAfter: number | null): Promise<void> {
+  await db
+    .updateTable("monitors")
+    .set(sslNotAfter !== null ? { last_checked_at: lastCheckedAt, ssl_expiry_last_not_after: sslNotAfter } : { last_checked_at: lastCheckedAt })
+    .where("id", "=", id)
+    .execute();
+}

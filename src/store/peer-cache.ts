@@ -1,4 +1,5 @@
 import type { Db } from "./database.ts";
+import { deleteKv, deleteKvPrefix, getKv, listKv, putKv } from "./kv.ts";
 
 /**
  * Probe side: the monitor definitions last pulled from the leader, kept in the probe's own `kv`
@@ -15,10 +16,9 @@ export interface CachedDefinition {
 }
 
 export async function loadCachedDefinitions(db: Db): Promise<{ cursor: string | null; definitions: CachedDefinition[] }> {
-  const rows = await db.selectFrom("kv").selectAll().where("key", "like", `${DEF_PREFIX}%`).execute();
-  const cursor = await db.selectFrom("kv").select("value").where("key", "=", CURSOR_KEY).executeTakeFirst();
+  const rows = await listKv(db, DEF_PREFIX);
   return {
-    cursor: cursor?.value ?? null,
+    cursor: await getKv(db, CURSOR_KEY),
     definitions: rows.map((r) => ({ id: Number(r.key.slice(DEF_PREFIX.length)), sealed: r.value })).filter((d) => Number.isInteger(d.id)),
   };
 }
@@ -26,11 +26,8 @@ export async function loadCachedDefinitions(db: Db): Promise<{ cursor: string | 
 /** Applies one feed answer to the cache in one transaction: `replaceAll` drops everything first. */
 export async function saveFeedChanges(db: Db, c: { replaceAll: boolean; put: CachedDefinition[]; remove: number[]; cursor: string }): Promise<void> {
   await db.transaction().execute(async (trx) => {
-    if (c.replaceAll) await trx.deleteFrom("kv").where("key", "like", `${DEF_PREFIX}%`).execute();
-    const removeKeys = c.remove.map((id) => DEF_PREFIX + id);
-    for (let i = 0; i < removeKeys.length; i += 500) await trx.deleteFrom("kv").where("key", "in", removeKeys.slice(i, i + 500)).execute();
-    for (const d of [...c.put.map((p) => ({ key: DEF_PREFIX + p.id, value: p.sealed })), { key: CURSOR_KEY, value: c.cursor }]) {
-      await trx.insertInto("kv").values(d).onConflict((oc) => oc.column("key").doUpdateSet({ value: d.value })).execute();
-    }
+    if (c.replaceAll) await deleteKvPrefix(trx, DEF_PREFIX);
+    await deleteKv(trx, c.remove.map((id) => DEF_PREFIX + id));
+    for (const d of [...c.put.map((p) => ({ key: DEF_PREFIX + p.id, value: p.sealed })), { key: CURSOR_KEY, value: c.cursor }]) await putKv(trx, d.key, d.value);
   });
 }

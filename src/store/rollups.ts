@@ -1,6 +1,7 @@
 import { bucketSize, bucketStart, splitRange, summarize, uptimeOf, type BucketSummary, type Granularity, type Uptime, type UptimeCounts } from "../domain/uptime.ts";
 import { checkSamples, monitorsWithPackedChecks } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
+import { getKv, putKv } from "./kv.ts";
 import { monitorIdsWhere } from "./monitor-ids.ts";
 
 /** kv keys: every bucket before this time has been rolled up (epoch ms, as text). */
@@ -8,16 +9,12 @@ export const HOURLY_WATERMARK = "rollups.hourly_until";
 export const DAILY_WATERMARK = "rollups.daily_until";
 
 export async function getWatermark(db: Db, key: string): Promise<number | null> {
-  const row = await db.selectFrom("kv").select("value").where("key", "=", key).executeTakeFirst();
-  return row ? Number(row.value) : null;
+  const value = await getKv(db, key);
+  return value === null ? null : Number(value);
 }
 
 export async function setWatermark(db: Db, key: string, at: number): Promise<void> {
-  await db
-    .insertInto("kv")
-    .values({ key, value: String(at) })
-    .onConflict((oc) => oc.column("key").doUpdateSet({ value: String(at) }))
-    .execute();
+  await putKv(db, key, String(at));
 }
 
 /**
