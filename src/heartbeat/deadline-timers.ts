@@ -1,28 +1,29 @@
 /**
- * Every heartbeat monitor's next deadline in one min-heap, driven by a single setTimeout armed for
- * the earliest. Ten thousand monitors cost ten thousand heap entries, not ten thousand timers, and
- * nothing is polled: the process sleeps until the next transition is due.
+ * Every heartbeat monitor's next deadline in one min-heap (lib/min-heap.ts, the scheduler's), driven
+ * by a single setTimeout armed for the earliest. Ten thousand monitors cost ten thousand heap
+ * entries, not ten thousand timers, and nothing is polled: the process sleeps until the next
+ * transition is due.
  *
- * `current` holds each monitor's live deadline; the heap holds, for each, at least one entry no
- * later than it. Moving a deadline later (what every ping does) only updates `current`: when the
- * old, earlier entry surfaces it is re-queued at the live time. Only a new or earlier deadline
- * pushes. Entries no longer needed are dropped when they surface (or by a rebuild when they pile
- * up). Before, every ping pushed an entry and the pushes, pops and rebuilds were ~5% of the ping
- * path's CPU (heartbeat bench profile: siftDown, set).
+ * Each monitor has one heap entry whose key is no later than its live deadline. Moving a deadline
+ * later (what every ping does) only updates the live time: when the entry surfaces it is re-keyed to
+ * it. Only a new or earlier deadline touches the heap. Before, every ping pushed an entry and the
+ * pushes, pops and rebuilds were ~5% of the ping path's CPU (heartbeat bench profile: siftDown, set).
  */
 import type { Clock } from "../lib/clock.ts";
+import { MinHeap, type HeapItem } from "../lib/min-heap.ts";
 
-interface Entry {
+interface Deadline extends HeapItem {
   id: number;
-  at: number;
+  /** the monitor's deadline now; `key` (its place in the heap) is never later than it */
+  live: number;
 }
 
 /** setTimeout cannot wait longer than 2^31-1 ms; far deadlines (a yearly cron) re-arm on the way. */
 const MAX_DELAY_MS = 6 * 60 * 60 * 1000;
 
 export class DeadlineTimers {
-  private heap: Entry[] = [];
-  private current = new Map<number, number>();
+  private readonly heap = new MinHeap<Deadline>();
+  private readonly deadlines = new Map<number, Deadline>();
   private timer: ReturnType<typeof setTimeout> | null = null;
   private armedFor = Infinity;
   private stopped = false;
@@ -34,26 +35,30 @@ export class DeadlineTimers {
 
   /** Sets (or with null, clears) a monitor's deadline. A deadline in the past fires at once. */
   set(id: number, at: number | null): void {
+    const d = this.deadlines.get(id);
     if (at === null) {
-      this.current.delete(id);
+      if (!d) return;
+      this.heap.remove(d);
+      this.deadlines.delete(id);
+    } else if (!d) {
+      const fresh: Deadline = { id, live: at, key: at, heapIndex: -1 };
+      this.deadlines.set(id, fresh);
+      this.heap.push(fresh);
     } else {
-      const was = this.current.get(id);
-      if (was === at) return;
-      this.current.set(id, at);
-      // a later deadline is covered by the entry that held the earlier one
-      if (was !== undefined && was < at) return;
-      this.push({ id, at });
+      if (d.live === at) return;
+      d.live = at;
+      // a later deadline is covered by the entry's current place; an earlier one moves it up
+      if (at < d.key) this.heap.update(d, at);
     }
-    if (this.heap.length > 2 * this.current.size + 1024) this.rebuild();
     this.arm();
   }
 
   get(id: number): number | null {
-    return this.current.get(id) ?? null;
+    return this.deadlines.get(id)?.live ?? null;
   }
 
   get size(): number {
-    return this.current.size;
+    return this.deadlines.size;
   }
 
   stop(): void {
@@ -62,20 +67,28 @@ export class DeadlineTimers {
     this.timer = null;
   }
 
+  /** The earliest live deadline on top: entries whose deadline moved later are re-keyed first. */
+  private top(): Deadline | undefined {
+    for (;;) {
+      const top = this.heap.peek();
+      if (!top || top.key === top.live) return top;
+      this.heap.update(top, top.live);
+    }
+  }
+
   private arm(): void {
     if (this.stopped) return;
-    this.dropStale();
-    const top = this.heap[0];
+    const top = this.top();
     if (!top) {
       if (this.timer) clearTimeout(this.timer);
       this.timer = null;
       this.armedFor = Infinity;
       return;
     }
-    if (this.timer && this.armedFor === top.at) return;
+    if (this.timer && this.armedFor === top.key) return;
     if (this.timer) clearTimeout(this.timer);
-    const delay = Math.min(MAX_DELAY_MS, Math.max(0, top.at - this.clock.now()));
-    this.armedFor = top.at;
+    const delay = Math.min(MAX_DELAY_MS, Math.max(0, top.key - this.clock.now()));
+    this.armedFor = top.key;
     this.timer = setTimeout(() => this.fire(), delay);
   }
 
@@ -84,66 +97,12 @@ export class DeadlineTimers {
     this.armedFor = Infinity;
     const now = this.clock.now();
     const due: number[] = [];
-    for (;;) {
-      this.dropStale();
-      const top = this.heap[0];
-      if (!top || top.at > now) break;
-      this.pop();
-      this.current.delete(top.id);
+    for (let top = this.top(); top && top.key <= now; top = this.top()) {
+      this.heap.pop();
+      this.deadlines.delete(top.id);
       due.push(top.id);
     }
     this.arm();
     if (due.length > 0) this.onDue(due);
-  }
-
-  /** Leaves a live entry on top: drops entries of cleared or earlier-moved deadlines, re-queues moved-later ones. */
-  private dropStale(): void {
-    while (this.heap.length > 0) {
-      const top = this.heap[0]!;
-      const live = this.current.get(top.id);
-      if (live === top.at) return;
-      this.pop();
-      // live > top.at: moved later, and this was its covering entry. (live < top.at: an earlier
-      // entry of the same monitor exists, pushed when the deadline moved earlier; this one is stale.)
-      if (live !== undefined && live > top.at) this.push({ id: top.id, at: live });
-    }
-  }
-
-  private rebuild(): void {
-    this.heap = [...this.current].map(([id, at]) => ({ id, at }));
-    for (let i = (this.heap.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
-  }
-
-  private push(e: Entry): void {
-    const h = this.heap;
-    h.push(e);
-    let i = h.length - 1;
-    while (i > 0) {
-      const p = (i - 1) >> 1;
-      if (h[p]!.at <= h[i]!.at) break;
-      [h[p], h[i]] = [h[i]!, h[p]!];
-      i = p;
-    }
-  }
-
-  private pop(): void {
-    const h = this.heap;
-    const last = h.pop()!;
-    if (h.length === 0) return;
-    h[0] = last;
-    this.siftDown(0);
-  }
-
-  private siftDown(i: number): void {
-    const h = this.heap;
-    for (;;) {
-      const l = 2 * i + 1, r = l + 1;
-      let m = i;
-      if (l < h.length && h[l]!.at < h[m]!.at) m = l;
-      if (r < h.length && h[r]!.at < h[m]!.at) m = r;
-      if (m === i) return;
-      [h[m], h[i]] = [h[i]!, h[m]!];
-      i = m;
-    }
   }
 }

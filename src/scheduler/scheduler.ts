@@ -7,7 +7,7 @@ import type { Logger } from "../lib/logger.ts";
 import type { Metrics } from "../lib/metrics.ts";
 import type { MonitorSource, SchedulableMonitor } from "./db-source.ts";
 import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
-import { MinHeap, type HeapItem } from "./min-heap.ts";
+import { MinHeap, type HeapItem } from "../lib/min-heap.ts";
 import { NextRunWriter } from "./next-run-writer.ts";
 import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
 import { effectiveIntervalMs, joinPhase, MAX_RECHECK_DELAY_MS, nextRegularRun, phaseOffset, recheckDelay } from "./timing.ts";

@@ -73,7 +73,7 @@ describe("DeadlineTimers", () => {
     const timers = new DeadlineTimers(systemClock, (ids) => fired.push(...ids.map((id) => ({ id, at: Date.now() }))));
     const t0 = Date.now();
     for (let i = 1; i <= 100; i++) timers.set(1, t0 + 30 + i); // later and later: no new heap entries
-    expect((timers as unknown as { heap: unknown[] }).heap.length).toBe(1);
+    expect((timers as unknown as { heap: { size: number } }).heap.size).toBe(1);
     timers.set(1, t0 + 40); // earlier than the live time
     timers.set(1, t0 + 150); // and later again
     timers.set(2, t0 + 100);
@@ -81,7 +81,7 @@ describe("DeadlineTimers", () => {
     expect(await waitFor(() => fired.length >= 2, { timeoutMs: 3000 })).toBe(true);
     expect(fired.map((f) => f.id)).toEqual([2, 1]);
     // nothing left that could fire again: stale and duplicate entries were dropped
-    expect((timers as unknown as { heap: unknown[] }).heap.length).toBe(0);
+    expect((timers as unknown as { heap: { size: number } }).heap.size).toBe(0);
     // fired no earlier than its live deadline, although its first entries were due long before
     expect(fired[1]!.at).toBeGreaterThanOrEqual(t0 + 150);
     expect(timers.size).toBe(0);
@@ -94,7 +94,8 @@ describe("DeadlineTimers", () => {
     const far = Date.now() + 3_600_000;
     for (let i = 0; i < 50_000; i++) timers.set(i % 10, far + i);
     expect(timers.size).toBe(10);
-    expect((timers as unknown as { heap: unknown[] }).heap.length).toBeLessThan(2 * 10 + 1024 + 1);
+    // one entry per monitor, however often its deadline moved
+    expect((timers as unknown as { heap: { size: number } }).heap.size).toBe(10);
     timers.set(7, Date.now());
     expect(await waitFor(() => fired.length === 1)).toBe(true);
     expect(fired).toEqual([7]);

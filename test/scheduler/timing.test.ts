@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { LatenessHistogram } from "../../src/scheduler/lateness.ts";
-import { MinHeap, type HeapItem } from "../../src/scheduler/min-heap.ts";
+import { MinHeap, type HeapItem } from "../../src/lib/min-heap.ts";
 import { joinPhase, nextRegularRun, phaseOffset, recheckDelay, slotAtOrAfter } from "../../src/scheduler/timing.ts";
 
 describe("timing", () => {
