@@ -1,5 +1,5 @@
 import { expect } from "bun:test";
-import type { TestServer } from "../helpers/server.ts";
+import { waitFor, type TestServer } from "../helpers/server.ts";
 
 /**
  * Monitors for API tests. Targets are loopback addresses, and monitors are created paused unless a
@@ -43,3 +43,13 @@ export function expectListEnvelope(json: any, pagination: { page: number; per_pa
 }
 
 export const ISO_MS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/** Resumes a paused monitor until its first check is stored, pauses it again, and returns that check's attributes. */
+export async function checkOnce(s: TestServer, id: number | string, token?: string) {
+  const opts = token ? { token } : {};
+  expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: false }, opts)).status).toBe(200);
+  const check = await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}/checks`, undefined, opts)).json.data[0]);
+  expect(check).toBeTruthy();
+  await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: true }, opts);
+  return check.attributes;
+}

@@ -9,9 +9,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { updateAccount } from "../../src/store/accounts.ts";
-import { httpAttrs } from "../api/fixtures.ts";
+import { checkOnce, createMonitor } from "../api/fixtures.ts";
 import { canCreateNetns, startPublicHost, type PublicHost } from "../helpers/netns.ts";
-import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { startDnsTarget, startHttpTarget, startTcpTarget, type DnsTarget, type HttpTarget, type TcpTarget } from "../helpers/targets.ts";
 
 const SECRET_PAGE = "internal admin page: the loopback service's secrets";
@@ -42,19 +42,8 @@ async function blockPrivate(on: boolean) {
   await s.ctx.privateTargets.reload();
 }
 
-async function create(attrs: Record<string, unknown>): Promise<string> {
-  const r = await s.api("POST", "/api/v1/monitors", { interval_sec: 60, timeout_ms: 3000, is_paused: true, ...attrs });
-  expect(r.status).toBe(201);
-  return r.json.data.id;
-}
-
-async function firstCheck(id: string) {
-  expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: false })).status).toBe(200);
-  const check = await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}/checks`)).json.data[0]);
-  expect(check).toBeTruthy();
-  await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: true });
-  return check.attributes;
-}
+const create = async (attrs: Record<string, unknown>) => String(await createMonitor(s, { interval_sec: 60, timeout_ms: 3000, is_paused: true, ...attrs }));
+const firstCheck = (id: string) => checkOnce(s, id);
 
 describe("checks", () => {
   const mapped = () => [

@@ -4,7 +4,8 @@
  * scenario read it back from a target that echoes requests and carry it elsewhere in pieces.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { checkOnce, createMonitor } from "../api/fixtures.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 
 const TOKEN = "s3cr3t-bearer-token-4f9a7c";
@@ -38,19 +39,8 @@ const bearer = (over: Record<string, unknown> = {}) => ({
   ...over,
 });
 
-async function create(attrs: Record<string, unknown>): Promise<string> {
-  const r = await s.api("POST", "/api/v1/monitors", attrs);
-  expect(r.status).toBe(201);
-  return r.json.data.id;
-}
-
-async function firstCheck(id: string) {
-  expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: false })).status).toBe(200);
-  const check = await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}/checks`)).json.data[0]);
-  expect(check).toBeTruthy();
-  await s.api("PATCH", `/api/v1/monitors/${id}`, { is_paused: true });
-  return check.attributes;
-}
+const create = async (attrs: Record<string, unknown>) => String(await createMonitor(s, attrs));
+const firstCheck = (id: string) => checkOnce(s, id);
 
 const sawSecret = (t: HttpTarget, secret: string) => t.requests.some((r) => JSON.stringify(r).includes(secret) || JSON.stringify(r).includes(secret.slice(0, 6)));
 
