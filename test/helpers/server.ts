@@ -37,6 +37,30 @@ export interface ApiResult {
 }
 
 /**
+ * Requests against `baseUrl` with `Bearer defaultToken` unless `opts.token` says otherwise (null: no
+ * token); a body that is not a string is sent as JSON.
+ */
+export function apiClient(baseUrl: string, defaultToken: string | null): TestServer["api"] {
+  return async (method, path, body, opts = {}) => {
+    const headers: Record<string, string> = { ...opts.headers };
+    const tok = opts.token === undefined ? defaultToken : opts.token;
+    if (tok) headers.authorization = `Bearer ${tok}`;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      payload = typeof body === "string" ? body : JSON.stringify(body);
+      headers["content-type"] ??= "application/json";
+    }
+    const res = await fetch(baseUrl + path, { method, headers, body: payload });
+    const text = await res.text();
+    let json: unknown = undefined;
+    try {
+      json = text ? JSON.parse(text) : undefined;
+    } catch {}
+    return { status: res.status, headers: res.headers, text, json };
+  };
+}
+
+/**
  * Starts a real Vigil instance in this process, on 127.0.0.1 and a free port, with a fresh data
  * directory. `args` are extra `serve` flags.
  */
@@ -50,23 +74,7 @@ export async function startTestServer(args: string[] = [], overrides: InstanceOv
   );
   const token = (await Bun.file(join(dataDir, "bootstrap-token")).text()).trim();
   const url = instance.url;
-  const api: TestServer["api"] = async (method, path, body, opts = {}) => {
-    const headers: Record<string, string> = { ...opts.headers };
-    const tok = opts.token === undefined ? token : opts.token;
-    if (tok) headers.authorization = `Bearer ${tok}`;
-    let payload: string | undefined;
-    if (body !== undefined) {
-      payload = typeof body === "string" ? body : JSON.stringify(body);
-      headers["content-type"] ??= "application/json";
-    }
-    const res = await fetch(url + path, { method, headers, body: payload });
-    const text = await res.text();
-    let json: unknown = undefined;
-    try {
-      json = text ? JSON.parse(text) : undefined;
-    } catch {}
-    return { status: res.status, headers: res.headers, text, json };
-  };
+  const api = apiClient(url, token);
   return {
     url,
     port: instance.port,
