@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 
@@ -69,7 +70,7 @@ describe("pagination", () => {
     expect(res.json.pagination).toEqual({ page: 1, per_page: 25, total: 0, total_pages: 0 });
   });
 
-  test.each([
+  scenarios(() => s, ([
     ["per_page=0", "per_page"],
     ["per_page=-1", "per_page"],
     ["per_page=1.5", "per_page"],
@@ -77,12 +78,7 @@ describe("pagination", () => {
     ["page=0", "page"],
     ["status=sleeping", "status"],
     ["type=smtp", "type"],
-  ])("?%s is a 422 on that parameter", async (qs, key) => {
-    const res = await get(`/api/v1/monitors?${qs}`);
-    expect(res.status).toBe(422);
-    expect(res.json.error.code).toBe("validation_error");
-    expect(Object.keys(res.json.error.details)).toEqual([key]);
-  });
+  ] as const).map(([qs, key]): Scenario => ({ name: `?${qs} is a 422 on that parameter`, method: "GET", path: `/api/v1/monitors?${qs}`, token: () => acct.token, status: 422, code: "validation_error", details: [key] })));
 });
 
 describe("filters", () => {
