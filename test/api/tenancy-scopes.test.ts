@@ -4,6 +4,7 @@ import { SCOPES } from "../../src/domain/scopes.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { insertIncident } from "../../src/store/incidents.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
+import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 
@@ -86,12 +87,10 @@ describe("each endpoint requires its scope (403 insufficient_scope naming it)", 
     }
   });
 
-  test.each(apiRoutes.map((r) => [r.method, r.path, r.scope] as const))("%s %s needs %s", async (method, path, scope) => {
-    const res = await s.api(method, path.replace(":id", "1"), method === "POST" || method === "PATCH" ? {} : undefined, { token: tokens.get(scope)! });
-    expect(res.status).toBe(403);
-    expect(res.json.error.code).toBe("insufficient_scope");
-    expect(res.json.error.message).toContain(scope);
-  });
+  scenarios(() => s, apiRoutes.map(({ method, path, scope }): Scenario => ({
+    name: `${method} ${path} needs ${scope}`, method, path: path.replace(":id", "1"), body: method === "POST" || method === "PATCH" ? {} : undefined, token: () => tokens.get(scope)!,
+    status: 403, code: "insufficient_scope", contains: { error: { message: expect.stringContaining(scope) } },
+  })));
 
   test("the documented scope of each endpoint (api-v1.md \"Authentication\" and the extensions)", () => {
     const table = Object.fromEntries(apiRoutes.map((r) => [`${r.method} ${r.path}`, r.scope]));

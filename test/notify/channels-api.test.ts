@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHmac } from "node:crypto";
 import { issueApiToken } from "../../src/auth/api-tokens.ts";
-import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { scenarios } from "../helpers/scenarios.ts";
+import { makeAccount, startTestServer, type ApiResult, type TestServer } from "../helpers/server.ts";
 import { startReceiver, type Receiver } from "./helpers.ts";
 import { PRIVATE_REPLY } from "../../src/notify/http-post.ts";
 
@@ -120,30 +121,27 @@ describe("notification channels API", () => {
     for (const secret of SECRETS) expect(JSON.stringify(raw)).not.toContain(secret);
   });
 
-  test("validation: 422 details per attribute; unknown and other-type attributes refused; channel_type fixed", async () => {
-    const bad = await create({ channel_type: "webhook", url: "ftp://x", secret: 5, smtp_host: "x", color: "red", is_enabled: "yes" });
-    expect(bad.status).toBe(422);
-    expect(bad.json.error.code).toBe("validation_error");
-    expect(Object.keys(bad.json.error.details).sort()).toEqual(["color", "is_enabled", "name", "secret", "smtp_host", "url"]);
-    expect(bad.json.error.details.smtp_host[0]).toContain("does not apply to webhook channels");
-
-    expect((await create({ name: "x" })).json.error.details.channel_type).toEqual(["is required: one of webhook, slack, discord, teams, telegram, ntfy, gotify, pushover, email"]);
-    expect((await create({ name: "x", channel_type: "pager" })).json.error.details.channel_type).toBeDefined();
-    const tg = await create({ name: "tg", channel_type: "telegram" });
-    expect(Object.keys(tg.json.error.details).sort()).toEqual(["telegram_bot_token", "telegram_chat_id"]);
-    const mail = await create({ name: "m", channel_type: "email", email_to: "not-an-address", smtp_host: "h", smtp_from: "v@example.com", smtp_port: 70000, smtp_security: "ssl" });
-    expect(Object.keys(mail.json.error.details).sort()).toEqual(["email_to", "smtp_port", "smtp_security"]);
-
-    const ok = await create({ name: "g", channel_type: "gotify", url: "https://g.example.com", gotify_token: "tok-1" });
-    const id = ok.json.data.id;
-    const change = await s.api("PATCH", `${BASE}/${id}`, { channel_type: "webhook" });
-    expect(change.status).toBe(422);
-    expect(change.json.error.details.channel_type[0]).toContain("cannot be changed");
-    const drop = await s.api("PATCH", `${BASE}/${id}`, { gotify_token: null });
-    expect(drop.status).toBe(422);
-    expect(drop.json.error.details.gotify_token).toBeDefined();
-    expect((await s.api("PATCH", `${BASE}/${id}`, { url: "nope" })).status).toBe(422);
-    expect((await s.api("PATCH", `${BASE}/${id}`, "[1]")).status).toBe(400);
+  describe("validation: 422 details per attribute; unknown and other-type attributes refused; channel_type fixed", () => {
+    let gotify = "";
+    beforeAll(async () => void (gotify = (await create({ name: "g", channel_type: "gotify", url: "https://g.example.com", gotify_token: "tok-1" })).json.data.id));
+    const firstDetail = (key: string, fragment: string) => (res: ApiResult) => expect(res.json.error.details[key][0]).toContain(fragment);
+    scenarios(() => s, [
+      {
+        name: "every bad attribute is named", method: "POST", path: BASE, body: { channel_type: "webhook", url: "ftp://x", secret: 5, smtp_host: "x", color: "red", is_enabled: "yes" },
+        status: 422, code: "validation_error", details: ["color", "is_enabled", "name", "secret", "smtp_host", "url"], check: firstDetail("smtp_host", "does not apply to webhook channels"),
+      },
+      { name: "channel_type missing", method: "POST", path: BASE, body: { name: "x" }, status: 422, contains: { error: { details: { channel_type: ["is required: one of webhook, slack, discord, teams, telegram, ntfy, gotify, pushover, email"] } } } },
+      { name: "channel_type unknown", method: "POST", path: BASE, body: { name: "x", channel_type: "pager" }, status: 422, contains: { error: { details: { channel_type: expect.anything() } } } },
+      { name: "telegram without chat and token", method: "POST", path: BASE, body: { name: "tg", channel_type: "telegram" }, status: 422, details: ["telegram_bot_token", "telegram_chat_id"] },
+      {
+        name: "email with a bad address, port and security", method: "POST", path: BASE, body: { name: "m", channel_type: "email", email_to: "not-an-address", smtp_host: "h", smtp_from: "v@example.com", smtp_port: 70000, smtp_security: "ssl" },
+        status: 422, details: ["email_to", "smtp_port", "smtp_security"],
+      },
+      { name: "PATCH: channel_type cannot change", method: "PATCH", path: () => `${BASE}/${gotify}`, body: { channel_type: "webhook" }, status: 422, check: firstDetail("channel_type", "cannot be changed") },
+      { name: "PATCH: a required secret cannot be dropped", method: "PATCH", path: () => `${BASE}/${gotify}`, body: { gotify_token: null }, status: 422, contains: { error: { details: { gotify_token: expect.anything() } } } },
+      { name: "PATCH: a bad URL", method: "PATCH", path: () => `${BASE}/${gotify}`, body: { url: "nope" }, status: 422 },
+      { name: "PATCH: a body that is not an object", method: "PATCH", path: () => `${BASE}/${gotify}`, body: "[1]", status: 400 },
+    ]);
   });
 
   test("pagination by id ascending with page/per_page and totals", async () => {
