@@ -6,11 +6,12 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from "smtp-server";
-import type { AlertPayload } from "../../src/engine/alerts.ts";
-import { deliverOnce } from "../../src/notify/deliver.ts";
-import type { ChannelConfig } from "../../src/store/notification-channels.ts";
-import { makeCerts, type TestCerts } from "../helpers/certs.ts";
-import { tempDir } from "../helpers/server.ts";
+import type { AlertPayload } from "../../../src/engine/alerts.ts";
+import { deliverOnce } from "../../../src/notify/deliver.ts";
+import type { ChannelConfig } from "../../../src/store/notification-channels.ts";
+import { makeCerts, type TestCerts } from "../../helpers/certs.ts";
+import { tempDir } from "../../helpers/server.ts";
+import { DOWN } from "./fixtures.ts";
 
 interface Received {
   raw: string;
@@ -55,18 +56,8 @@ async function smtp(opts: Partial<SMTPServerOptions>): Promise<{ port: number; m
   return { port: (server.server.address() as AddressInfo).port, mails };
 }
 
-const PAYLOAD: AlertPayload = {
-  event: "monitor.down",
-  occurred_at: "2026-11-21T10:00:00.000Z",
-  monitor: { id: "7", name: "Checkout API", monitor_type: "http", target: "https://shop.example.com/health" },
-  state: "down",
-  previous_state: "up",
-  incident: { id: "3", started_at: "2026-11-21T10:00:00.000Z", resolved_at: null, duration_ms: null },
-  error_code: "http_error",
-  error_message: "expected 200-299, got 503",
-  regions: [],
-  dashboard_url: "https://vigil.example.com/monitors/7",
-};
+// a single-region monitor: the mail has no Regions line
+const PAYLOAD: AlertPayload = { ...DOWN, regions: [] };
 
 function emailChannel(settings: Record<string, unknown>): ChannelConfig {
   const s: Record<string, unknown> = { email_to: "ops@example.com, oncall@example.com", smtp_host: "127.0.0.1", smtp_from: "Vigil <vigil@example.com>", smtp_security: "starttls", ...settings };
