@@ -1,4 +1,5 @@
 import { Type } from "@sinclair/typebox";
+import { EVENT_KINDS, EventAttributesSchema } from "../domain/event-schema.ts";
 import { toIso } from "../lib/dates.ts";
 import { listMonitorEvents } from "../store/event-queries.ts";
 import { findMonitor } from "../store/monitors.ts";
@@ -8,26 +9,10 @@ import { notFound } from "../http/errors.ts";
 import { pathId } from "./json-api.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
-import { enumOf, listResponse, PageQuery } from "./schemas.ts";
+import { listResponse, PageQuery } from "./schemas.ts";
+import { enumOf } from "../domain/schema-parts.ts";
 
-export const EVENT_KINDS = ["ping", "start", "fail", "transition", "token_rotated"] as const;
 const PING_KINDS = new Set(["ping", "start", "fail"]);
-
-const strOrNull = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
-
-/** Timeline item (decisions.md "Heartbeat ping endpoint" extensions); fields present depend on `kind`. */
-export const EventAttributesSchema = Type.Object({
-  monitor_id: Type.Integer(),
-  kind: enumOf(EVENT_KINDS, { description: "ping (and the heartbeat's start/fail signals), transition, token_rotated" }),
-  at: Type.String({ format: "date-time" }),
-  received_at: Type.Optional(Type.String({ format: "date-time", description: "pings: when it arrived" })),
-  result: Type.Optional(strOrNull("pings: accepted, rejected or ignored")),
-  reason: Type.Optional(strOrNull("pings: why it was rejected; transitions: what caused it")),
-  source_ip: Type.Optional(strOrNull("pings: the sender's address")),
-  duration_ms: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "pings after a start signal: the run's duration" })),
-  from: Type.Optional(Type.String({ description: "transitions: previous state" })),
-  to: Type.Optional(Type.String({ description: "transitions: new state" })),
-});
 
 export function eventAttributes(e: MonitorEventRow): Record<string, unknown> {
   const out: Record<string, unknown> = { monitor_id: e.monitor_id, kind: e.kind, at: toIso(e.at) };

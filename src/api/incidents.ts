@@ -7,27 +7,8 @@ import { notFound } from "../http/errors.ts";
 import { pathId } from "./json-api.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
-import { DateParam, enumOf, listResponse, PageQuery, singleResponse } from "./schemas.ts";
-
-const intOrNull = (description?: string) => Type.Union([Type.Integer(), Type.Null()], description ? { description } : {});
-const strOrNull = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
-
-/** Incident attributes (api-v1.md "Incident"); references are integers, times ISO 8601. */
-export const IncidentAttributesSchema = Type.Object({
-  monitor_id: Type.Integer(),
-  status: enumOf(["open", "resolved"]),
-  started_at: Type.String({ format: "date-time" }),
-  resolved_at: Type.Union([Type.String({ format: "date-time" }), Type.Null()], { description: "null while open" }),
-  duration_ms: intOrNull("whole seconds, in ms; null while open"),
-  failure_count: Type.Integer(),
-  last_error_code: strOrNull("e.g. connection_timeout, http_error"),
-  last_error_message: strOrNull(),
-  last_http_code: intOrNull(),
-  root_check_id: intOrNull("the check that opened it; see GET /api/v1/monitors/{id}/checks"),
-  resolved_check_id: intOrNull(),
-  created_at: Type.String({ format: "date-time" }),
-  updated_at: Type.String({ format: "date-time" }),
-});
+import { DateParam, listResponse, PageQuery, singleResponse } from "./schemas.ts";
+import { IncidentAttributesSchema } from "../domain/incident-schema.ts";
 
 export const IncidentListQuery = Type.Object({
   ...PageQuery,

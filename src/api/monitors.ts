@@ -13,7 +13,8 @@ import { privateTargetDetails } from "./private-targets.ts";
 import { existingMonitor, monitorAttributes } from "./monitor-mapper.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
-import { deletedResponse, enumOf, listResponse, PageQuery, singleResponse } from "./schemas.ts";
+import { deletedResponse, listResponse, PageQuery, singleResponse } from "./schemas.ts";
+import { enumOf } from "../domain/schema-parts.ts";
 
 const BASE = "/api/v1/monitors";
 const TAG = "Monitors";

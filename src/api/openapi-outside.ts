@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import { headers, RATE_LIMIT_HEADERS, responsesOf } from "./openapi-responses.ts";
-import { enumOf } from "./schemas.ts";
+import { enumOf } from "../domain/schema-parts.ts";
 
 /**
  * The endpoints outside /api/v1 that a client of the API calls: the heartbeat ping URL (README

@@ -1,5 +1,6 @@
 import { Type, type TProperties, type TSchema } from "@sinclair/typebox";
 import type { ResourceType } from "./envelope.ts";
+import { enumOf } from "../domain/schema-parts.ts";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "./query.ts";
 
 /**
@@ -55,8 +56,6 @@ export const PageQuery = {
 
 export const DateParam = (description: string) =>
   Type.String({ description: `${description}; an ISO 8601 date (2026-11-21), date-time with Z or an offset (seconds and fractions optional), or epoch seconds` });
-
-export const enumOf = (values: readonly string[], opts: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
 
 export function deletedResponse(type: ResourceType): TSchema {
   return Type.Object({ data: Type.Object({ id: Type.String(), type: Type.Literal(type), attributes: Type.Object({ deleted: Type.Literal(true) }) }), meta: MetaSchema });

@@ -4,7 +4,8 @@
  * types it belongs to, whether it is read-only or write-only, and the message a client gets when a
  * value does not fit. The OpenAPI document, the validator and the response mapper all read it.
  */
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { enumOf, nullable } from "./schema-parts.ts";
 import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
 import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
 
@@ -14,8 +15,8 @@ export const MAX_HEARTBEAT_SEC = 31_536_000; // one year: longer windows are a c
 export const REGION_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_-]{0,62}$"; // as --region (config/load.ts)
 
 type Access = "rw" | "ro" | "wo";
-export interface MonitorField {
-  schema: TSchema;
+export interface MonitorField<S extends TSchema = TSchema> {
+  schema: S;
   /** monitor types the attribute belongs to; "all" for the common fields */
   types: "all" | readonly MonitorType[];
   access: Access;
@@ -23,8 +24,6 @@ export interface MonitorField {
   message: string;
 }
 
-const enumOf = (values: readonly string[], opts: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
-const nullable = (s: TSchema, description?: string) => Type.Union([s, Type.Null()], description ? { description } : {});
 const iso = (description: string) => Type.String({ format: "date-time", description });
 const isoOrNull = (description: string) => nullable(Type.String({ format: "date-time" }), description);
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(", ")}`;
@@ -35,9 +34,9 @@ const ACTIVE: readonly MonitorType[] = ["http", "tcp", "dns", "ssl", "ping"];
 const TLS: readonly MonitorType[] = ["http", "ssl"];
 const HEARTBEAT: readonly MonitorType[] = ["heartbeat"];
 
-const f = (schema: TSchema, types: MonitorField["types"], message: string, access: Access = "rw"): MonitorField => ({ schema, types, access, message });
-const ro = (schema: TSchema, types: MonitorField["types"] = "all"): MonitorField => ({ schema, types, access: "ro", message: "is read-only" });
-const secret = (description: string): MonitorField =>
+const f = <S extends TSchema>(schema: S, types: MonitorField["types"], message: string, access: Access = "rw"): MonitorField<S> => ({ schema, types, access, message });
+const ro = <S extends TSchema>(schema: S, types: MonitorField["types"] = "all"): MonitorField<S> => ({ schema, types, access: "ro", message: "is read-only" });
+const secret = (description: string) =>
   f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), HTTP, "must be a string of 1 to 4096 characters, or null to remove it", "wo");
 
 /** Every attribute, in the order responses list them. */
@@ -134,7 +133,22 @@ function documented(field: MonitorField, extra: Record<string, unknown> = {}): T
   return { ...field.schema, ...extra, description } as TSchema;
 }
 
-const ALWAYS = new Set(["name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at", "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids"]);
+/** Attributes every monitor's response has, whatever its type. */
+const ALWAYS_PRESENT = [
+  "name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at",
+  "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids",
+] as const satisfies readonly MonitorAttributeName[];
+const ALWAYS = new Set<string>(ALWAYS_PRESENT);
+
+type ValueOf<K extends MonitorAttributeName> = Static<(typeof MONITOR_FIELDS)[K]["schema"]>;
+
+/**
+ * A monitor as responses show it (MonitorAttributesSchema's type): the common attributes always,
+ * the others when they belong to its type, the write-only secrets never.
+ */
+export type MonitorAttributes = { [K in (typeof ALWAYS_PRESENT)[number]]: ValueOf<K> } & {
+  [K in Exclude<MonitorAttributeName, (typeof ALWAYS_PRESENT)[number] | SecretAttribute>]?: ValueOf<K>;
+};
 
 /** Response attributes: common fields always present, the others depending on monitor_type. */
 export const MonitorAttributesSchema = Type.Object(

@@ -4,7 +4,8 @@
  * is read-only or write-only, and the message a client gets when a value does not fit. The OpenAPI
  * document, the validator and the response mapper all read it.
  */
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { enumOf, nullable } from "./schema-parts.ts";
 
 export const CHANNEL_TYPES = ["webhook", "slack", "discord", "teams", "telegram", "ntfy", "gotify", "pushover", "email"] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
@@ -13,8 +14,8 @@ export const SMTP_SECURITY = ["none", "starttls", "tls"] as const;
 export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
 
 type Access = "rw" | "ro" | "wo";
-export interface ChannelField {
-  schema: TSchema;
+export interface ChannelField<S extends TSchema = TSchema> {
+  schema: S;
   /** channel types the attribute belongs to; "all" for the common fields */
   types: "all" | readonly ChannelType[];
   access: Access;
@@ -24,8 +25,6 @@ export interface ChannelField {
   message: string;
 }
 
-const enumOf = (values: readonly string[], opts: Record<string, unknown> = {}) => Type.Union(values.map((v) => Type.Literal(v)), opts);
-const nullable = (s: TSchema, description?: string) => Type.Union([s, Type.Null()], description ? { description } : {});
 const oneOf = (values: readonly string[]) => `must be one of ${values.join(", ")}`;
 const BOOL = "must be true or false";
 const TEXT = (max: number) => `must be a string of 1 to ${max} characters`;
@@ -35,13 +34,14 @@ const URL_REQUIRED: readonly ChannelType[] = ["webhook", "slack", "discord", "te
 const URL_TYPES: readonly ChannelType[] = [...URL_REQUIRED, "telegram", "pushover"];
 const EMAIL: readonly ChannelType[] = ["email"];
 
-const f = (schema: TSchema, types: ChannelField["types"], message: string, extra: Partial<ChannelField> = {}): ChannelField => ({ schema, types, access: "rw", message, ...extra });
-const ro = (schema: TSchema): ChannelField => ({ schema, types: "all", access: "ro", message: "is read-only" });
-const secret = (types: readonly ChannelType[], description: string, requiredFor?: readonly ChannelType[]): ChannelField =>
+const f = <S extends TSchema, T extends ChannelField["types"]>(schema: S, types: T, message: string, extra: Partial<ChannelField> = {}) =>
+  ({ schema, types, access: "rw", message, ...extra }) as ChannelField<S> & { types: T };
+const ro = <S extends TSchema>(schema: S) => ({ schema, types: "all", access: "ro", message: "is read-only" }) as ChannelField<S> & { types: "all" };
+const secret = (types: readonly ChannelType[], description: string, requiredFor?: readonly ChannelType[]) =>
   f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), types, "must be a string of 1 to 4096 characters, or null to remove it", {
     access: "wo",
     requiredFor,
-  });
+  }) as ChannelField & { access: "wo" };
 
 /** Every attribute, in the order responses list them. */
 export const CHANNEL_FIELDS = {
@@ -79,6 +79,15 @@ export type ChannelAttributeName = keyof typeof CHANNEL_FIELDS;
 export const CHANNEL_ATTRIBUTE_NAMES = Object.keys(CHANNEL_FIELDS) as ChannelAttributeName[];
 export const READ_ONLY_CHANNEL_ATTRIBUTES: readonly string[] = ["id", "created_at", "updated_at"];
 export const CHANNEL_SECRET_ATTRIBUTES = CHANNEL_ATTRIBUTE_NAMES.filter((n) => CHANNEL_FIELDS[n].access === "wo");
+type FieldOf<K extends ChannelAttributeName> = (typeof CHANNEL_FIELDS)[K];
+type SecretName = { [K in ChannelAttributeName]: FieldOf<K> extends { access: "wo" } ? K : never }[ChannelAttributeName];
+type CommonName = { [K in ChannelAttributeName]: FieldOf<K> extends { types: "all" } ? K : never }[ChannelAttributeName];
+
+/**
+ * A channel as responses show it: the common attributes always, its type's settings, the
+ * write-only secrets never (`url` masked to its scheme and host).
+ */
+export type ChannelAttributes = { [K in CommonName]: Static<FieldOf<K>["schema"]> } & { [K in Exclude<ChannelAttributeName, CommonName | SecretName>]?: Static<FieldOf<K>["schema"]> };
 /** Settings kept in config_json: per-type, readable, not secret. */
 export const CHANNEL_SETTING_ATTRIBUTES = CHANNEL_ATTRIBUTE_NAMES.filter((n) => CHANNEL_FIELDS[n].types !== "all" && CHANNEL_FIELDS[n].access === "rw");
 

@@ -4,26 +4,26 @@
  * writes. Uniqueness (slug, custom_domain) and ownership (monitor_ids) need the store; the API
  * checks them.
  */
-import { Type, type TSchema } from "@sinclair/typebox";
+import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { isIP } from "node:net";
 import { isHostname } from "./monitor-targets.ts";
 import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
 import { newDetails } from "./details.ts";
+import { nullable } from "./schema-parts.ts";
 
 /** At least 16 characters (README "Status pages"); tokens set before this rule keep working. */
 export const ACCESS_TOKEN_MIN = 16;
 export const ACCESS_TOKEN_PATTERN = `^[A-Za-z0-9._~-]{${ACCESS_TOKEN_MIN},128}$`;
 
-const nullable = (s: TSchema, description?: string) => Type.Union([s, Type.Null()], description ? { description } : {});
 const BOOL = "must be true or false";
 
-interface PageField {
-  schema: TSchema;
+interface PageField<S extends TSchema = TSchema> {
+  schema: S;
   message: string;
 }
 
-export const STATUS_PAGE_FIELDS: Record<string, PageField> = {
+export const STATUS_PAGE_FIELDS = {
   name: { schema: Type.String({ minLength: 1, maxLength: 200 }), message: "must be a string of 1 to 200 characters" },
   slug: {
     schema: Type.String({ pattern: SLUG_PATTERN, maxLength: SLUG_MAX, description: "unique across the instance; generated from name on POST when omitted" }),
@@ -47,7 +47,12 @@ export const STATUS_PAGE_FIELDS: Record<string, PageField> = {
     schema: Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 500, uniqueItems: true, description: "this account's monitors shown on the page, in this order" }),
     message: "must be a list of distinct monitor ids (positive integers), at most 500",
   },
-};
+} satisfies Record<string, PageField>;
+
+export type StatusPageAttributeName = keyof typeof STATUS_PAGE_FIELDS;
+
+/** A status page as responses show it (StatusPageAttributesSchema's type). */
+export type StatusPageAttributes = { [K in StatusPageAttributeName]: Static<(typeof STATUS_PAGE_FIELDS)[K]["schema"]> } & { created_at: string; updated_at: string };
 
 export const STATUS_PAGE_READ_ONLY = ["id", "created_at", "updated_at"];
 
@@ -96,7 +101,7 @@ const looksLikeIp = (d: string) => isIP(d) !== 0 || /^(\d+|0x[0-9a-f]*)$/i.test(
 
 function domainProblem(v: string, rules: StatusPageRules): string | null {
   const d = normalDomain(v);
-  if (!isHostname(d) || !d.includes(".") || looksLikeIp(d) || d.includes("_")) return STATUS_PAGE_FIELDS.custom_domain!.message;
+  if (!isHostname(d) || !d.includes(".") || looksLikeIp(d) || d.includes("_")) return STATUS_PAGE_FIELDS.custom_domain.message;
   if (isInstanceHost(d, rules.ownHostNames)) return "is a host name of this Vigil instance itself (or localhost); use a host name that serves this page alone, such as status.example.com";
   return null;
 }
@@ -108,7 +113,7 @@ export function validateStatusPageWrite(input: Record<string, unknown>, rules: S
   const changes: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
     if (STATUS_PAGE_READ_ONLY.includes(key)) continue;
-    const field = Object.hasOwn(STATUS_PAGE_FIELDS, key) ? STATUS_PAGE_FIELDS[key] : undefined; // not inherited names such as toString
+    const field: PageField | undefined = Object.hasOwn(STATUS_PAGE_FIELDS, key) ? STATUS_PAGE_FIELDS[key as StatusPageAttributeName] : undefined; // not inherited names such as toString
     if (!field) {
       add(key, "is not a status page attribute; see the status page fields in /api/v1/openapi.json");
       continue;

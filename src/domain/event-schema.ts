@@ -1,0 +1,23 @@
+import { Type, type Static } from "@sinclair/typebox";
+import { enumOf } from "./schema-parts.ts";
+
+/** Kinds of a monitor's timeline events. */
+export const EVENT_KINDS = ["ping", "start", "fail", "transition", "token_rotated"] as const;
+
+const strOrNull = (description?: string) => Type.Union([Type.String(), Type.Null()], description ? { description } : {});
+
+/** An item of a monitor's timeline (docs/api.md "Heartbeat token and timeline"); which fields it has depends on `kind`. */
+export const EventAttributesSchema = Type.Object({
+  monitor_id: Type.Integer(),
+  kind: enumOf(EVENT_KINDS, { description: "ping (and the heartbeat's start/fail signals), transition, token_rotated" }),
+  at: Type.String({ format: "date-time" }),
+  received_at: Type.Optional(Type.String({ format: "date-time", description: "pings: when it arrived" })),
+  result: Type.Optional(strOrNull("pings: accepted, rejected or ignored")),
+  reason: Type.Optional(strOrNull("pings: why it was rejected; transitions: what caused it")),
+  source_ip: Type.Optional(strOrNull("pings: the sender's address")),
+  duration_ms: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "pings after a start signal: the run's duration" })),
+  from: Type.Optional(Type.String({ description: "transitions: previous state" })),
+  to: Type.Optional(Type.String({ description: "transitions: new state" })),
+});
+
+export type EventAttributes = Static<typeof EventAttributesSchema>;

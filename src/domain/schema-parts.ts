@@ -1,0 +1,17 @@
+import { Type, type TNull, type TSchema, type TUnion, type TUnsafe } from "@sinclair/typebox";
+
+/**
+ * Pieces the attribute catalogues build their TypeBox schemas from, typed so that `Static<>` of a
+ * catalogue's schema is the attribute's real type (a union of its literals, `| null` when nullable):
+ * a view reading an attribute that was renamed or retyped is a type error.
+ */
+
+/** One of `values`: a union of string literals in the JSON Schema, the values' union in TypeScript. */
+export function enumOf<const T extends readonly string[]>(values: T, opts: Record<string, unknown> = {}): TUnsafe<T[number]> {
+  return Type.Union(values.map((v) => Type.Literal(v)), opts) as unknown as TUnsafe<T[number]>;
+}
+
+/** `schema` or null. */
+export function nullable<S extends TSchema>(schema: S, description?: string): TUnion<[S, TNull]> {
+  return Type.Union([schema, Type.Null()], description ? { description } : {});
+}
