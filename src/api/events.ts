@@ -6,7 +6,7 @@ import { findMonitor } from "../store/monitors.ts";
 import type { MonitorEventRow } from "../store/tables.ts";
 import { list, resource } from "./envelope.ts";
 import { notFound } from "../http/errors.ts";
-import { pathId } from "./json-api.ts";
+import { pathId } from "../http/path-id.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
 import { listResponse, PageQuery } from "./schemas.ts";

@@ -4,7 +4,7 @@ import { findIncident, listIncidents } from "../store/incident-queries.ts";
 import type { IncidentRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
 import { notFound } from "../http/errors.ts";
-import { pathId } from "./json-api.ts";
+import { pathId } from "../http/path-id.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
 import { DateParam, listResponse, PageQuery, singleResponse } from "./schemas.ts";

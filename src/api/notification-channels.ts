@@ -8,8 +8,9 @@ import { channelSettings, deleteChannel, findChannel, insertChannel, listChannel
 import type { NotificationChannelRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
 import { notFound, validationError } from "../http/errors.ts";
-import { pathId, writeAttributes } from "./json-api.ts";
-import { channelPrivateTargetDetails } from "./private-targets.ts";
+import { pathId } from "../http/path-id.ts";
+import { attributesOf } from "../services/write-input.ts";
+import { channelPrivateTargetDetails } from "../services/private-targets.ts";
 import { channelAttributes } from "./notification-channel-mapper.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
@@ -83,7 +84,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     example: { name: "Ops webhook", channel_type: "webhook", url: "https://hooks.example.com/vigil", secret: "a-long-random-signing-key" },
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
-      const v = validateChannelWrite(writeAttributes(req.body, TYPE));
+      const v = validateChannelWrite(attributesOf(req.body, TYPE));
       await checkPrivateReceiver(ctx, accountId, v);
       refuse(v);
       const row = await insertChannel(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now() });
@@ -114,7 +115,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
       const row = await owned(ctx, accountId, req.params);
-      const attrs = writeAttributes(req.body, TYPE, row.id);
+      const attrs = attributesOf(req.body, TYPE, row.id);
       // the masked URL a client read and sends back unchanged keeps the stored one
       if (isMaskOf(attrs.url, channelSettings(row).url)) delete attrs.url;
       const v = validateChannelWrite(attrs, { type: row.channel_type as ChannelType, secrets: storedSecretNames(row, ctx.secrets) });

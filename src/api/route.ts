@@ -2,9 +2,9 @@ import type { TSchema } from "@sinclair/typebox";
 import type { AppContext } from "../context.ts";
 import type { Scope } from "../domain/scopes.ts";
 import type { Caller } from "../http/request-state.ts";
+import type { Actor } from "../services/actor.ts";
 
 export type HttpVerb = "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
-
 
 export interface ApiRequest {
   params: Record<string, string>;
@@ -16,6 +16,9 @@ export interface ApiRequest {
   requestId: string;
   request: Request;
 }
+
+/** Whom the services act for: the token's account, and this request's id for their log lines. */
+export const actorOf = (req: ApiRequest): Actor => ({ accountId: req.caller.accountId, requestId: req.requestId });
 
 /** What a handler returns: the pipeline adds `meta` and the standard headers. */
 export interface ApiResponse {

@@ -20,7 +20,8 @@ import {
 import type { StatusPageRow } from "../store/tables.ts";
 import { list, resource, single } from "./envelope.ts";
 import { notFound, validationError } from "../http/errors.ts";
-import { pathId, writeAttributes } from "./json-api.ts";
+import { pathId } from "../http/path-id.ts";
+import { attributesOf } from "../services/write-input.ts";
 import { QueryReader } from "./query.ts";
 import type { RouteDef } from "./route.ts";
 import { deletedResponse, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
@@ -110,7 +111,7 @@ export const statusPageRoutes: RouteDef[] = [
     example: { name: "Acme Status", headline: "All systems", monitor_ids: [1, 2] },
     async handler(req, ctx) {
       const accountId = req.caller.accountId;
-      const { changes, details } = validateStatusPageWrite(writeAttributes(req.body, "status_page"), ctx.config);
+      const { changes, details } = validateStatusPageWrite(attributesOf(req.body, "status_page"), ctx.config);
       await checkReferences(ctx, accountId, changes, details);
       if (Object.keys(details).length) throw validationError(details);
       if (needsAccessToken(changes)) changes.access_token = randomToken(24);
@@ -161,7 +162,7 @@ export const statusPageRoutes: RouteDef[] = [
       const row = await findStatusPage(ctx.db, accountId, id);
       if (!row) throw notFound("status page");
       const current = statusPageAttributes(row, []);
-      const { changes, details } = validateStatusPageWrite(writeAttributes(req.body, "status_page", id), ctx.config, current);
+      const { changes, details } = validateStatusPageWrite(attributesOf(req.body, "status_page", id), ctx.config, current);
       await checkReferences(ctx, accountId, changes, details, id);
       if (Object.keys(details).length) throw validationError(details);
       if (needsAccessToken(changes, current)) changes.access_token = randomToken(24);

@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { findMonitor } from "../store/monitors.ts";
-import { monitorAttributes } from "../api/monitor-mapper.ts";
+import { monitorAttributes } from "../services/monitor-attributes.ts";
 import { resource } from "../api/envelope.ts";
 import type { WebContext } from "./web-context.ts";
 import { monitorRow } from "./views/monitor-views.ts";
@@ -53,7 +53,7 @@ export class LiveStreams {
             void (async () => {
               const row = await findMonitor(web.app.db, accountId, e.monitorId);
               if (!row) return;
-              const html = monitorRow(resource("monitor", row.id, monitorAttributes(row, []) as Record<string, unknown>)).value;
+              const html = monitorRow(resource("monitor", row.id, monitorAttributes(row, []) as unknown as Record<string, unknown>)).value;
               write(`event: state\ndata: ${JSON.stringify({ monitorId: e.monitorId, from: e.from, to: e.to, html })}\n\n`);
             })().catch((err) => web.log.warn("live event failed", { error: String(err) }));
           });

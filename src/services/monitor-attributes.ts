@@ -1,5 +1,5 @@
 import type { MonitorType } from "../domain/monitor.ts";
-import { responseAttributes, type MonitorAttributeName } from "../domain/monitor-schema.ts";
+import { responseAttributes, type MonitorAttributeName, type MonitorAttributes } from "../domain/monitor-schema.ts";
 import type { ExistingMonitor } from "../domain/monitor-validation.ts";
 import { toIso } from "../lib/dates.ts";
 import type { MonitorRow } from "../store/tables.ts";
@@ -31,20 +31,20 @@ function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[]
 
 /**
  * The one mapping from a stored monitor to its API attributes: the common fields always, the
- * others only for the types they belong to (api-v1.md "Monitor"). Write-only secrets are not in
+ * others only for the types they belong to (docs/api.md "Monitors"). Write-only secrets are not in
  * the list at all, so they cannot leak through here.
  */
-export function monitorAttributes(row: MonitorRow, channelIds: number[]): Record<string, unknown> {
+export function monitorAttributes(row: MonitorRow, channelIds: number[]): MonitorAttributes {
   const out: Record<string, unknown> = {};
   for (const name of responseAttributes(row.monitor_type as MonitorType)) out[name] = value(row, name, channelIds);
-  return out;
+  return out as MonitorAttributes;
 }
 
 /** The stored monitor in the validator's terms: its API values and which secrets it holds. */
 export function existingMonitor(row: MonitorRow, channelIds: number[]): ExistingMonitor {
   return {
     type: row.monitor_type as MonitorType,
-    values: monitorAttributes(row, channelIds),
+    values: monitorAttributes(row, channelIds) as Record<string, unknown>,
     secrets: {
       api_auth_bearer_token: row.api_auth_bearer_token_enc !== null,
       api_auth_basic_pass: row.api_auth_basic_pass_enc !== null,

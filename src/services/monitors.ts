@@ -1,0 +1,141 @@
+import type { AppContext } from "../context.ts";
+import type { MonitorType } from "../domain/monitor.ts";
+import type { MonitorAttributes, SecretAttribute } from "../domain/monitor-schema.ts";
+import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor-validation.ts";
+import { notFound, validationError } from "../http/errors.ts";
+import { randomToken } from "../lib/tokens.ts";
+import * as store from "../store/monitors.ts";
+import { uptimeFromRollups } from "../store/rollups.ts";
+import type { MonitorRow } from "../store/tables.ts";
+import type { Actor } from "./actor.ts";
+import type { Item, Listed, PageWindow } from "./items.ts";
+import { existingMonitor, monitorAttributes } from "./monitor-attributes.ts";
+import { privateTargetDetails } from "./private-targets.ts";
+import { attributesOf, type WriteInput } from "./write-input.ts";
+
+/**
+ * Monitors, for the API and the dashboard alike: validation (domain/monitor-validation.ts), the
+ * channel ownership and private-target checks, writes through the write queue, `monitor.changed`
+ * after the commit, and the log lines. Every lookup is scoped to the actor's account.
+ */
+export type MonitorItem = Item<MonitorAttributes>;
+export type MonitorFilter = store.MonitorFilter;
+
+/** Heartbeat ping tokens: 24 random bytes, base64url (192 bits, URL-safe). */
+const newHeartbeatToken = () => randomToken(24);
+
+const logOf = (ctx: AppContext) => ctx.log.child("api.monitors");
+
+async function present(ctx: AppContext, row: MonitorRow): Promise<MonitorItem> {
+  const channels = await store.channelIdsByMonitor(ctx.db, [row.id]);
+  return { id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? []) };
+}
+
+/** The row as the pings acknowledged but still in the heartbeat journal will leave it. */
+function withJournaled(ctx: AppContext, row: MonitorRow): MonitorRow {
+  const at = row.monitor_type === "heartbeat" ? ctx.pings?.lastPingAt(row.id) : undefined;
+  if (at === undefined || (row.heartbeat_last_ping_at !== null && row.heartbeat_last_ping_at >= at)) return row;
+  return { ...row, heartbeat_last_ping_at: at, last_checked_at: Math.max(row.last_checked_at ?? 0, at) };
+}
+
+async function owned(ctx: AppContext, actor: Actor, id: number, what = "monitor"): Promise<MonitorRow> {
+  const row = await store.findMonitor(ctx.db, actor.accountId, id);
+  if (!row) throw notFound(what);
+  return row;
+}
+
+/** notification_channel_ids must name this account's channels; another account's id reads as missing. */
+async function checkChannels(ctx: AppContext, accountId: number, v: MonitorWriteResult): Promise<void> {
+  const ids = v.changes.notification_channel_ids as number[] | undefined;
+  if (!ids?.length) return;
+  const owned = await store.ownedChannelIds(ctx.db, accountId, ids);
+  const missing = ids.filter((id) => !owned.has(id));
+  if (missing.length) (v.details.notification_channel_ids ??= []).push(`channel ${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not exist in this account`);
+}
+
+/** The account's private-target rule: hosts that resolve to private addresses are refused on write (private-targets.ts). */
+async function checkPrivateTargets(ctx: AppContext, accountId: number, v: MonitorWriteResult, type: MonitorType | null, before: Record<string, unknown> = {}): Promise<void> {
+  // an invalid write is refused anyway; no name is resolved for it
+  if (!type || Object.keys(v.details).length || !(await ctx.privateTargets.blocksNow(accountId))) return;
+  const found = await privateTargetDetails(type, { ...before, ...v.changes }, new Set(Object.keys(v.changes)));
+  for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
+}
+
+function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?: boolean): void {
+  // emitted after the write committed, so listeners (scheduler, heartbeat timers, peers) read the new row
+  ctx.events.emit("monitor.changed", deleted ? { monitorId, accountId, deleted } : { monitorId, accountId });
+}
+
+/** A page of the account's monitors, id ascending. */
+export async function listMonitors(ctx: AppContext, actor: Actor, filter: MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
+  const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window);
+  const channels = await store.channelIdsByMonitor(ctx.db, rows.map((r) => r.id));
+  return { items: rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? []) })), total };
+}
+
+export async function getMonitor(ctx: AppContext, actor: Actor, id: number): Promise<MonitorItem> {
+  return present(ctx, await owned(ctx, actor, id));
+}
+
+export async function createMonitor(ctx: AppContext, actor: Actor, input: WriteInput | undefined): Promise<MonitorItem> {
+  const { accountId } = actor;
+  const v = validateMonitorWrite(attributesOf(input, "monitor"));
+  await checkChannels(ctx, accountId, v);
+  await checkPrivateTargets(ctx, accountId, v, v.type);
+  if (Object.keys(v.details).length) throw validationError(v.details);
+  // monitor writes are write-queue jobs: concurrent writes share a commit (and the search index's
+  // per-transaction cost); BENCHMARKS.md has the figures
+  const heartbeatToken = v.type === "heartbeat" ? newHeartbeatToken() : null;
+  const row = await ctx.writes.run((trx) => store.insertMonitor(trx, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now(), heartbeatToken }));
+  logOf(ctx).info("monitor created", { request_id: actor.requestId, account_id: accountId, monitor_id: row.id, monitor_type: row.monitor_type });
+  changed(ctx, row.id, accountId);
+  return present(ctx, row);
+}
+
+/** Changes only the attributes given; the others keep their values. */
+export async function updateMonitor(ctx: AppContext, actor: Actor, id: number, input: WriteInput | undefined): Promise<MonitorItem> {
+  const { accountId } = actor;
+  const row = await owned(ctx, actor, id);
+  const attrs = attributesOf(input, "monitor", id);
+  const channels = await store.channelIdsByMonitor(ctx.db, [id]);
+  const existing = existingMonitor(row, channels.get(id) ?? []);
+  const v = validateMonitorWrite(attrs, existing);
+  await checkChannels(ctx, accountId, v);
+  await checkPrivateTargets(ctx, accountId, v, v.type ?? existing.type, existing.values);
+  if (Object.keys(v.details).length) throw validationError(v.details);
+  const after = await ctx.writes.run((trx) => store.updateMonitor(trx, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() }));
+  if (!after) throw notFound("monitor"); // deleted between the read and the write
+  if (Object.keys(v.changes).length) changed(ctx, id, accountId);
+  return present(ctx, after);
+}
+
+/** Deletes the monitor with its checks, incidents and events. */
+export async function deleteMonitor(ctx: AppContext, actor: Actor, id: number): Promise<void> {
+  const { accountId } = actor;
+  if (!(await ctx.writes.run((trx) => store.deleteMonitor(trx, accountId, id)))) throw notFound("monitor");
+  logOf(ctx).info("monitor deleted", { request_id: actor.requestId, account_id: accountId, monitor_id: id });
+  changed(ctx, id, accountId, true);
+}
+
+/** A new ping token for a heartbeat monitor: the old one answers 404 at once; history is kept. */
+export async function rotateHeartbeatToken(ctx: AppContext, actor: Actor, id: number): Promise<MonitorItem> {
+  const { accountId } = actor;
+  const row = await store.rotateHeartbeatToken(ctx.db, accountId, id, newHeartbeatToken(), ctx.clock.now());
+  if (!row) throw notFound("heartbeat monitor");
+  logOf(ctx).info("heartbeat token rotated", { request_id: actor.requestId, account_id: accountId, monitor_id: id });
+  changed(ctx, id, accountId);
+  return present(ctx, row);
+}
+
+/** Which write-only secrets the monitor holds (never their values): the edit form says "stored". */
+export async function storedMonitorSecrets(ctx: AppContext, actor: Actor, id: number): Promise<Record<SecretAttribute, boolean>> {
+  return existingMonitor(await owned(ctx, actor, id), []).secrets;
+}
+
+/** The monitor's uptime over each of the last `spansMs` up to now (null: no checks in the span). */
+export async function monitorUptime(ctx: AppContext, actor: Actor, id: number, spansMs: readonly number[]): Promise<(number | null)[]> {
+  await owned(ctx, actor, id);
+  const now = ctx.clock.now();
+  const found = await Promise.all(spansMs.map((span) => uptimeFromRollups(ctx.db, id, now - span, now)));
+  return found.map((u) => u.uptime);
+}
