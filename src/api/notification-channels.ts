@@ -1,22 +1,13 @@
 import { Type } from "@sinclair/typebox";
-import type { AppContext } from "../context.ts";
-import { channelAttributesSchema, type ChannelType } from "../domain/notification-channel-schema.ts";
-import { validateChannelWrite, type ChannelWriteResult } from "../domain/notification-channel-validation.ts";
-import { sendTestAlert } from "../notify/test-send.ts";
-import { isMaskOf } from "../domain/url-mask.ts";
-import { channelSettings, deleteChannel, findChannel, insertChannel, listChannels, storedSecretNames, updateChannel } from "../store/notification-channels.ts";
-import type { NotificationChannelRow } from "../store/tables.ts";
-import { list, resource, single } from "./envelope.ts";
-import { notFound, validationError } from "../http/errors.ts";
+import { channelAttributesSchema } from "../domain/notification-channel-schema.ts";
 import { pathId } from "../http/path-id.ts";
-import { attributesOf } from "../services/write-input.ts";
-import { channelPrivateTargetDetails } from "../services/private-targets.ts";
-import { channelAttributes } from "./notification-channel-mapper.ts";
+import { createChannel, deleteChannel, getChannel, listChannels, sendTestNotification, updateChannel, type ChannelItem } from "../services/notification-channels.ts";
+import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
-import type { RouteDef } from "./route.ts";
+import { actorOf, type RouteDef } from "./route.ts";
 import { deletedResponse, listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
-/** decisions.md "Notification channels (extension)": same envelopes, validation and tenancy as monitors. */
+/** Same envelopes, validation and tenancy as monitors (README "Alerts and notification channels"). */
 const BASE = "/api/v1/notification-channels";
 const TAG = "Notification channels";
 const TYPE = "notification_channel";
@@ -36,24 +27,8 @@ const TestResponse = Type.Object({
   meta: MetaSchema,
 });
 
-const present = (row: NotificationChannelRow, status = 200) => single(TYPE, row.id, channelAttributes(row), status);
-
-function refuse(v: ChannelWriteResult): void {
-  if (Object.keys(v.details).length) throw validationError(v.details);
-}
-
-/** The account's private-target rule for the receiver, at write time (private-targets.ts). */
-async function checkPrivateReceiver(ctx: AppContext, accountId: number, v: ChannelWriteResult): Promise<void> {
-  if (Object.keys(v.details).length || !(await ctx.privateTargets.blocksNow(accountId))) return;
-  const found = await channelPrivateTargetDetails(v.changes as Record<string, unknown>);
-  for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
-}
-
-async function owned(ctx: AppContext, accountId: number, params: Record<string, string>): Promise<NotificationChannelRow> {
-  const row = await findChannel(ctx.db, accountId, pathId(params, "notification channel"));
-  if (!row) throw notFound("notification channel");
-  return row;
-}
+const one = (c: ChannelItem, status?: number) => single(TYPE, c.id, c.attributes, status);
+const channelId = (params: Record<string, string>) => pathId(params, "notification channel");
 
 export const notificationChannelRoutes: RouteDef[] = [
   {
@@ -68,8 +43,8 @@ export const notificationChannelRoutes: RouteDef[] = [
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
       q.done();
-      const { rows, total } = await listChannels(ctx.db, req.caller.accountId, { limit: perPage, offset });
-      return list(rows.map((r) => resource(TYPE, r.id, channelAttributes(r))), page, perPage, total);
+      const { items, total } = await listChannels(ctx, actorOf(req), { limit: perPage, offset });
+      return list(items.map((c) => resource(TYPE, c.id, c.attributes)), page, perPage, total);
     },
   },
   {
@@ -83,13 +58,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     successStatus: 201,
     example: { name: "Ops webhook", channel_type: "webhook", url: "https://hooks.example.com/vigil", secret: "a-long-random-signing-key" },
     async handler(req, ctx) {
-      const accountId = req.caller.accountId;
-      const v = validateChannelWrite(attributesOf(req.body, TYPE));
-      await checkPrivateReceiver(ctx, accountId, v);
-      refuse(v);
-      const row = await insertChannel(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now() });
-      ctx.log.child("api.notification-channels").info("notification channel created", { request_id: req.requestId, account_id: accountId, channel_id: row.id, channel_type: row.channel_type });
-      return present(row, 201);
+      return one(await createChannel(ctx, actorOf(req), req.body), 201);
     },
   },
   {
@@ -100,7 +69,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     tag: TAG,
     response: singleResponse(TYPE, Attributes),
     async handler(req, ctx) {
-      return present(await owned(ctx, req.caller.accountId, req.params));
+      return one(await getChannel(ctx, actorOf(req), channelId(req.params)));
     },
   },
   {
@@ -113,17 +82,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     response: singleResponse(TYPE, Attributes),
     example: { is_enabled: false },
     async handler(req, ctx) {
-      const accountId = req.caller.accountId;
-      const row = await owned(ctx, accountId, req.params);
-      const attrs = attributesOf(req.body, TYPE, row.id);
-      // the masked URL a client read and sends back unchanged keeps the stored one
-      if (isMaskOf(attrs.url, channelSettings(row).url)) delete attrs.url;
-      const v = validateChannelWrite(attrs, { type: row.channel_type as ChannelType, secrets: storedSecretNames(row, ctx.secrets) });
-      await checkPrivateReceiver(ctx, accountId, v);
-      refuse(v);
-      const after = await updateChannel(ctx.db, ctx.secrets, { accountId, id: row.id, changes: v.changes, now: ctx.clock.now() });
-      if (!after) throw notFound("notification channel");
-      return present(after);
+      return one(await updateChannel(ctx, actorOf(req), channelId(req.params), req.body));
     },
   },
   {
@@ -134,10 +93,8 @@ export const notificationChannelRoutes: RouteDef[] = [
     tag: TAG,
     response: deletedResponse(TYPE),
     async handler(req, ctx) {
-      const accountId = req.caller.accountId;
-      const id = pathId(req.params, "notification channel");
-      if (!(await deleteChannel(ctx.db, accountId, id))) throw notFound("notification channel");
-      ctx.log.child("api.notification-channels").info("notification channel deleted", { request_id: req.requestId, account_id: accountId, channel_id: id });
+      const id = channelId(req.params);
+      await deleteChannel(ctx, actorOf(req), id);
       return single(TYPE, id, { deleted: true });
     },
   },
@@ -149,10 +106,9 @@ export const notificationChannelRoutes: RouteDef[] = [
     tag: TAG,
     response: TestResponse,
     async handler(req, ctx) {
-      const row = await owned(ctx, req.caller.accountId, req.params);
-      const outcome = await sendTestAlert(ctx, row);
-      ctx.log.child("api.notification-channels").info("test notification sent", { request_id: req.requestId, channel_id: row.id, ok: outcome.ok, status_code: outcome.statusCode, error: outcome.error });
-      return single(TYPE, row.id, { ok: outcome.ok, status_code: outcome.statusCode, error: outcome.error });
+      const id = channelId(req.params);
+      const outcome = await sendTestNotification(ctx, actorOf(req), id);
+      return single(TYPE, id, { ok: outcome.ok, status_code: outcome.statusCode, error: outcome.error });
     },
   },
 ];

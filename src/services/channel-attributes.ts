@@ -1,4 +1,4 @@
-import { channelResponseAttributes, CHANNEL_SETTING_ATTRIBUTES, type ChannelType } from "../domain/notification-channel-schema.ts";
+import { channelResponseAttributes, CHANNEL_SETTING_ATTRIBUTES, type ChannelAttributes, type ChannelType } from "../domain/notification-channel-schema.ts";
 import { maskedUrl } from "../domain/url-mask.ts";
 import { toIso } from "../lib/dates.ts";
 import { channelSettings } from "../store/notification-channels.ts";
@@ -9,7 +9,7 @@ import type { NotificationChannelRow } from "../store/tables.ts";
  * of its type. Write-only attributes are not in the list at all, and secrets_enc is never opened
  * here, so a secret cannot leak through a response; `url` shows its scheme and host only.
  */
-export function channelAttributes(row: NotificationChannelRow): Record<string, unknown> {
+export function channelAttributes(row: NotificationChannelRow): ChannelAttributes {
   const settings = channelSettings(row);
   const out: Record<string, unknown> = {};
   for (const name of channelResponseAttributes(row.channel_type as ChannelType)) {
@@ -19,5 +19,5 @@ export function channelAttributes(row: NotificationChannelRow): Record<string, u
     else if (name === "url") out[name] = typeof settings.url === "string" ? maskedUrl(settings.url) : null;
     else if ((CHANNEL_SETTING_ATTRIBUTES as string[]).includes(name)) out[name] = settings[name] ?? null;
   }
-  return out;
+  return out as ChannelAttributes;
 }
