@@ -1,14 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import { toIso } from "../lib/dates.ts";
-import { findIncident, listIncidents } from "../store/incident-queries.ts";
-import type { IncidentRow } from "../store/tables.ts";
-import { list, resource, single } from "./envelope.ts";
-import { notFound } from "../http/errors.ts";
-import { pathId } from "../http/path-id.ts";
-import { QueryReader } from "./query.ts";
-import type { RouteDef } from "./route.ts";
-import { DateParam, listResponse, PageQuery, singleResponse } from "./schemas.ts";
 import { IncidentAttributesSchema } from "../domain/incident-schema.ts";
+import { pathId } from "../http/path-id.ts";
+import { getIncident, listIncidents } from "../services/incidents.ts";
+import { list, resource, single } from "./envelope.ts";
+import { QueryReader } from "./query.ts";
+import { actorOf, type RouteDef } from "./route.ts";
+import { DateParam, listResponse, PageQuery, singleResponse } from "./schemas.ts";
 
 export const IncidentListQuery = Type.Object({
   ...PageQuery,
@@ -18,25 +15,7 @@ export const IncidentListQuery = Type.Object({
   to: DateParam("incidents started at or before this time"),
 });
 
-export function incidentAttributes(r: IncidentRow) {
-  return {
-    monitor_id: r.monitor_id,
-    status: r.status,
-    started_at: toIso(r.started_at),
-    resolved_at: toIso(r.resolved_at),
-    duration_ms: r.duration_ms,
-    failure_count: r.failure_count,
-    last_error_code: r.last_error_code,
-    last_error_message: r.last_error_message,
-    last_http_code: r.last_http_code,
-    root_check_id: r.root_check_id,
-    resolved_check_id: r.resolved_check_id,
-    created_at: toIso(r.created_at),
-    updated_at: toIso(r.updated_at),
-  };
-}
-
-/** Read-only in v1 (api-v1.md "Versioning"): other methods on these paths get 405 from the route table. */
+/** Read-only in v1 (docs/api.md "Incidents"): other methods on these paths get 405 from the route table. */
 export const incidentRoutes: RouteDef[] = [
   {
     method: "GET",
@@ -51,8 +30,8 @@ export const incidentRoutes: RouteDef[] = [
       const { page, perPage, offset } = q.page();
       const filter = { monitorId: q.positiveInt("monitor_id"), resolved: q.bool("resolved"), from: q.date("from"), to: q.date("to") };
       q.done();
-      const { rows, total } = await listIncidents(ctx.db, req.caller.accountId, filter, { limit: perPage, offset });
-      return list(rows.map((r) => resource("incident", r.id, incidentAttributes(r))), page, perPage, total);
+      const { items, total } = await listIncidents(ctx, actorOf(req), filter, { limit: perPage, offset });
+      return list(items.map((i) => resource("incident", i.id, i.attributes)), page, perPage, total);
     },
   },
   {
@@ -63,9 +42,8 @@ export const incidentRoutes: RouteDef[] = [
     tag: "Incidents",
     response: singleResponse("incident", IncidentAttributesSchema),
     async handler(req, ctx) {
-      const row = await findIncident(ctx.db, req.caller.accountId, pathId(req.params, "incident"));
-      if (!row) throw notFound("incident");
-      return single("incident", row.id, incidentAttributes(row));
+      const incident = await getIncident(ctx, actorOf(req), pathId(req.params, "incident"));
+      return single("incident", incident.id, incident.attributes);
     },
   },
 ];
