@@ -2,16 +2,13 @@ import { Elysia } from "elysia";
 import { toIso } from "../../lib/dates.ts";
 import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../../lib/fixed-window.ts";
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
-import { findStatusPageByDomain, findStatusPageBySlug } from "../../store/status-history.ts";
-import type { StatusPageRow } from "../../store/tables.ts";
-import { isValidSlug } from "../../domain/slug.ts";
-import { isInstanceHost } from "../../domain/status-page-schema.ts";
+import { loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
 import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
 import { html } from "../html.ts";
 import { send, redirect, type FramePolicy } from "../respond.ts";
 import type { WebContext } from "../web-context.ts";
 import { badgeSvg } from "./badge.ts";
-import { loadStatusData, statusJson } from "./status-data.ts";
+import { statusJson } from "./status-json.ts";
 import { renderStatusPage, statusMessagePage } from "./status-view.ts";
 
 /**
@@ -43,8 +40,8 @@ export const TOKEN_GUESSES_PER_IP = 10;
 export const TOKEN_GUESSES_PER_PAGE = 100;
 export const TOKEN_GUESS_WINDOW_MS = 5 * 60_000;
 
-function accessCookieValue(page: StatusPageRow): string {
-  return hashToken(`status-page-access:${page.id}:${page.access_token ?? ""}`);
+function accessCookieValue(page: PublicStatusPage): string {
+  return hashToken(`status-page-access:${page.id}:${page.accessToken ?? ""}`);
 }
 
 export class StatusPages {
@@ -54,18 +51,18 @@ export class StatusPages {
   constructor(private readonly web: WebContext) {}
 
   /** The window that refuses this IP's or this page's next guess, if one does. */
-  private guessLimit(ip: string, page: StatusPageRow, now: number): WindowVerdict | null {
+  private guessLimit(ip: string, page: PublicStatusPage, now: number): WindowVerdict | null {
     for (const v of [this.guessesByIp.peek(ip, TOKEN_GUESSES_PER_IP, now), this.guessesByPage.peek(page.id, TOKEN_GUESSES_PER_PAGE, now)]) if (!v.allowed) return v;
     return null;
   }
 
-  private tooManyGuesses(request: Request, kind: Kind, page: StatusPageRow, retryAfter: number): Response {
+  private tooManyGuesses(request: Request, kind: Kind, page: PublicStatusPage, retryAfter: number): Response {
     const headers = { "retry-after": String(retryAfter) };
     const msg = `too many wrong access tokens; try again in ${retryAfter} s`;
     if (kind === "json") return send(request, JSON.stringify({ error: { code: "rate_limited", message: msg } }), { status: 429, contentType: "application/json", headers });
     if (kind === "badge") return send(request, badgeSvg("status", "unknown"), { status: 429, contentType: "image/svg+xml", headers });
     const minutes = Math.ceil(retryAfter / 60);
-    return send(request, statusMessagePage(page.public_theme, "Too many attempts", html`<p>Too many wrong access tokens were tried for this page. Wait ${minutes} minute${minutes > 1 ? "s" : ""} and try again.</p>`), { status: 429, headers });
+    return send(request, statusMessagePage(page.theme, "Too many attempts", html`<p>Too many wrong access tokens were tried for this page. Wait ${minutes} minute${minutes > 1 ? "s" : ""} and try again.</p>`), { status: 429, headers });
   }
 
   private notFound(request: Request, kind: Kind): Response {
@@ -74,7 +71,7 @@ export class StatusPages {
     return send(request, statusMessagePage("light", "Page not found", html`<p>There is no status page here.</p>`), { status: 404, policy: "embeddable" });
   }
 
-  private refused(request: Request, kind: Kind, page: StatusPageRow, why: "private" | "token" | "bad-token", where: Where): Response {
+  private refused(request: Request, kind: Kind, page: PublicStatusPage, why: "private" | "token" | "bad-token", where: Where): Response {
     const msg = why === "private" ? "this status page is private; sign in to the dashboard to see it" : "this status page needs its access token";
     if (kind === "json") return send(request, JSON.stringify({ error: { code: "unauthorized", message: msg } }), { status: 401, contentType: "application/json" });
     if (kind === "badge") return send(request, badgeSvg("status", "unknown"), { status: 401, contentType: "image/svg+xml" });
@@ -85,19 +82,19 @@ export class StatusPages {
         : html`${why === "bad-token" ? html`<p class="overall down" role="alert">That access token is not valid for this page.</p>` : ""}
 <p>This status page is protected. Enter its access token:</p>
 <form method="get" action="${self}"><label for="token">Access token</label><br><input id="token" name="token" type="password" autocomplete="off" required> <button type="submit">View</button></form>`;
-    return send(request, statusMessagePage(page.public_theme, why === "private" ? "Private status page" : "Access token required", body), { status: 401 });
+    return send(request, statusMessagePage(page.theme, why === "private" ? "Private status page" : "Access token required", body), { status: 401 });
   }
 
   /** Resolves the page, applies the access rules, then answers with `kind`. */
-  async serve(request: Request, socketIp: string | null, page: StatusPageRow | undefined, kind: Kind, where: Where): Promise<Response> {
-    if (!page || page.is_enabled !== 1) return this.notFound(request, kind);
+  async serve(request: Request, socketIp: string | null, page: PublicStatusPage | undefined, kind: Kind, where: Where): Promise<Response> {
+    if (!page || !page.isEnabled) return this.notFound(request, kind);
     const url = new URL(request.url);
-    const session = page.is_public !== 1 || page.is_token_protected === 1 ? await this.web.session(request) : undefined;
-    const owner = session !== undefined && session.account_id === page.account_id;
-    if (page.is_public !== 1 && !owner) return session ? this.notFound(request, kind) : this.refused(request, kind, page, "private", where);
-    if (page.is_token_protected === 1 && !owner) {
+    const session = !page.isPublic || page.isTokenProtected ? await this.web.session(request) : undefined;
+    const owner = session !== undefined && session.account_id === page.accountId;
+    if (!page.isPublic && !owner) return session ? this.notFound(request, kind) : this.refused(request, kind, page, "private", where);
+    if (page.isTokenProtected && !owner) {
       const given = url.searchParams.get("token");
-      const token = page.access_token;
+      const token = page.accessToken;
       if (given !== null) {
         const ip = this.web.clientIp(request, socketIp);
         const now = this.web.app.clock.now();
@@ -124,7 +121,7 @@ export class StatusPages {
         if (!cookie || !token || !safeEqual(cookie, accessCookieValue(page))) return this.refused(request, kind, page, "token", where);
       }
     }
-    const open = page.is_public === 1 && page.is_token_protected !== 1;
+    const open = page.isPublic && !page.isTokenProtected;
     const policy: FramePolicy = open ? "embeddable" : "dashboard";
     const cache = open ? "public" : "no-store";
     const data = await loadStatusData(this.web.app, page);
@@ -139,18 +136,13 @@ export class StatusPages {
     return send(request, renderStatusPage(data, { badge: `${base}/badge.svg`, json: base ? `${base}.json` : "/status.json" }), { policy, cache });
   }
 
-  bySlug(slug: string) {
-    return isValidSlug(slug) ? findStatusPageBySlug(this.web.app.db, slug) : Promise.resolve(undefined);
+  bySlug(slug: string): Promise<PublicStatusPage | undefined> {
+    return publicPageBySlug(this.web.app, slug);
   }
 
-  /**
-   * The page whose custom_domain is this request's Host, unless the Host is one of the instance's
-   * own (a page an older build let claim one does not take the instance's `/` over).
-   */
-  async byHost(request: Request): Promise<StatusPageRow | undefined> {
-    const host = (request.headers.get("host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.$/, "");
-    if (!host || !host.includes(".") || isInstanceHost(host, this.web.app.config.ownHostNames)) return undefined;
-    return findStatusPageByDomain(this.web.app.db, host);
+  /** The page whose custom domain is this request's Host. */
+  byHost(request: Request): Promise<PublicStatusPage | undefined> {
+    return publicPageByHost(this.web.app, (request.headers.get("host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.$/, ""));
   }
 }
 

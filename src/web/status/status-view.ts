@@ -2,7 +2,7 @@ import { publicErrorWording } from "../../domain/error-wording.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { formatDuration, formatPct, isoMinute, sparkline, stateBadge, uptimeBar } from "../views/widgets.ts";
-import { BAR_DAYS, SPARK_HOURS, type StatusData, type StatusIncident } from "./status-data.ts";
+import { BAR_DAYS, SPARK_HOURS, type StatusData, type StatusIncident } from "../../services/public-status.ts";
 
 const OVERALL_TEXT: Record<StatusData["overall"], { icon: string; text: string }> = {
   up: { icon: "✔", text: "All systems operational" },
@@ -22,9 +22,8 @@ export function statusShell(title: string, theme: string, body: SafeHtml): strin
 
 /** An incident as visitors see it: the plain wording of its error code, never the check's message. */
 function incidentItem(i: StatusIncident): SafeHtml {
-  const r = i.row;
-  const cause = publicErrorWording(r.last_error_code);
-  return html`<li><strong>${i.monitorName}</strong> — ${r.status === "open" ? html`${stateBadge("down")} since ${isoMinute(r.started_at)}` : html`resolved; down from ${isoMinute(r.started_at)} for ${formatDuration(r.duration_ms)}`}${cause ? html`<br><span class="muted">${cause}</span>` : ""}</li>`;
+  const cause = publicErrorWording(i.errorCode);
+  return html`<li><strong>${i.monitorName}</strong> — ${i.status === "open" ? html`${stateBadge("down")} since ${isoMinute(i.startedAt)}` : html`resolved; down from ${isoMinute(i.startedAt)} for ${formatDuration(i.durationMs)}`}${cause ? html`<br><span class="muted">${cause}</span>` : ""}</li>`;
 }
 
 export function renderStatusPage(d: StatusData, links: { badge: string; json: string }): string {
@@ -48,7 +47,7 @@ ${d.recent.length ? html`<ul class="incidents">${d.recent.map(incidentItem)}</ul
 </main>
 <footer>Times in UTC · <a href="${links.json}">JSON</a> · <a href="${links.badge}">Badge</a> · Powered by Vigil</footer>
 </div>`;
-  return statusShell(p.name, p.public_theme, body);
+  return statusShell(p.name, p.theme, body);
 }
 
 export function statusMessagePage(theme: string, title: string, message: SafeHtml): string {

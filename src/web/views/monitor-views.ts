@@ -2,7 +2,8 @@ import type { MonitorType } from "../../domain/monitor.ts";
 import type { Resource } from "../api-bridge.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField, flash } from "./layout.ts";
-import { displayState, formatDuration, formatPct, latencyChart, stateBadge } from "./widgets.ts";
+import { displayState } from "../../domain/display-state.ts";
+import { formatDuration, formatPct, latencyChart, stateBadge } from "./widgets.ts";
 
 type A = Record<string, unknown>;
 

@@ -1,3 +1,4 @@
+import type { DaySegment } from "../../services/public-status.ts";
 import { html, raw, type SafeHtml } from "../html.ts";
 
 /**
@@ -12,12 +13,6 @@ const STATE_LABEL: Record<string, { icon: string; text: string }> = {
   paused: { icon: "❚❚", text: "Paused" },
   maintenance: { icon: "⚙", text: "Maintenance" },
 };
-
-export function displayState(m: { last_status: string; is_paused: boolean | number; is_in_maintenance?: boolean | number }): string {
-  if (m.is_paused === true || m.is_paused === 1) return "paused";
-  if ((m.is_in_maintenance === true || m.is_in_maintenance === 1) && m.last_status !== "down") return "maintenance";
-  return m.last_status in STATE_LABEL ? m.last_status : "unknown";
-}
 
 export function stateBadge(state: string): SafeHtml {
   const s = STATE_LABEL[state] ?? STATE_LABEL.unknown!;
@@ -38,11 +33,6 @@ export function barClass(ratio: number | null): string {
   if (ratio >= 0.99) return "b";
   if (ratio >= 0.95) return "c";
   return "d";
-}
-
-export interface DaySegment {
-  day: number;
-  uptime: number | null;
 }
 
 /**

@@ -1,0 +1,162 @@
+import type { AppContext } from "../context.ts";
+import { displayState, type DisplayState } from "../domain/display-state.ts";
+import { isValidSlug } from "../domain/slug.ts";
+import { isInstanceHost } from "../domain/status-page-schema.ts";
+import { bucketStart, DAY_MS, HOUR_MS, uptimeOf } from "../domain/uptime.ts";
+import { dailyCounts, findStatusPageByDomain, findStatusPageBySlug, hourlyLatency, pageIncidents, pageMonitors } from "../store/status-history.ts";
+import type { IncidentRow, StatusPageRow } from "../store/tables.ts";
+
+/**
+ * What visitors of a status page see (README "Status pages"): the page found by slug or custom
+ * domain, and its monitors' states, uptime bars, response times and incidents. Who may see a page
+ * (public, private, access token) is decided by the web layer before it asks for the data.
+ */
+export const BAR_DAYS = 90;
+export const SPARK_HOURS = 24;
+/** Resolved incidents shown: those that started in the last two weeks. */
+export const RECENT_INCIDENT_DAYS = 14;
+
+export interface PublicStatusPage {
+  id: number;
+  accountId: number;
+  name: string;
+  slug: string;
+  headline: string | null;
+  description: string | null;
+  isPublic: boolean;
+  isEnabled: boolean;
+  isTokenProtected: boolean;
+  accessToken: string | null;
+  theme: string;
+}
+
+/** One segment of an uptime bar: a UTC day and its uptime (null: no checks that day). */
+export interface DaySegment {
+  day: number;
+  uptime: number | null;
+}
+
+export interface StatusMonitor {
+  id: number;
+  name: string;
+  state: DisplayState;
+  days: DaySegment[];
+  uptime: number | null;
+  latency: (number | null)[];
+  avgLatency: number | null;
+}
+
+/** An incident as visitors see it: the error code is shown in plain words, never the check's message. */
+export interface StatusIncident {
+  monitorName: string;
+  status: string;
+  startedAt: number;
+  resolvedAt: number | null;
+  durationMs: number | null;
+  errorCode: string | null;
+}
+
+export interface StatusData {
+  page: PublicStatusPage;
+  overall: "up" | "degraded" | "down" | "unknown";
+  monitors: StatusMonitor[];
+  open: StatusIncident[];
+  recent: StatusIncident[];
+}
+
+function publicPage(r: StatusPageRow): PublicStatusPage {
+  return {
+    id: r.id,
+    accountId: r.account_id,
+    name: r.name,
+    slug: r.slug,
+    headline: r.headline,
+    description: r.description,
+    isPublic: r.is_public === 1,
+    isEnabled: r.is_enabled === 1,
+    isTokenProtected: r.is_token_protected === 1,
+    accessToken: r.access_token,
+    theme: r.public_theme,
+  };
+}
+
+export async function publicPageBySlug(ctx: AppContext, slug: string): Promise<PublicStatusPage | undefined> {
+  if (!isValidSlug(slug)) return undefined;
+  const row = await findStatusPageBySlug(ctx.db, slug);
+  return row && publicPage(row);
+}
+
+/**
+ * The page whose custom_domain is `host` (lower case, without port or trailing dot), unless `host`
+ * is one of the instance's own (a page an older build let claim one does not take the instance's
+ * `/` over).
+ */
+export async function publicPageByHost(ctx: AppContext, host: string): Promise<PublicStatusPage | undefined> {
+  if (!host || !host.includes(".") || isInstanceHost(host, ctx.config.ownHostNames)) return undefined;
+  const row = await findStatusPageByDomain(ctx.db, host);
+  return row && publicPage(row);
+}
+
+/** The page's overall state: down if any monitor is down, degraded if any is degraded, up if all are up. */
+export function overallState(states: string[]): StatusData["overall"] {
+  const active = states.filter((s) => s !== "paused" && s !== "maintenance");
+  if (active.length === 0) return states.length ? "up" : "unknown";
+  if (active.includes("down")) return "down";
+  if (active.includes("degraded")) return "degraded";
+  if (active.every((s) => s === "up")) return "up";
+  return active.includes("up") ? "up" : "unknown";
+}
+
+/** Everything a status page shows, in a fixed number of queries whatever the number of monitors. */
+export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): Promise<StatusData> {
+  const now = ctx.clock.now();
+  const monitors = await pageMonitors(ctx.db, page.id);
+  const ids = monitors.map((m) => m.id);
+  const firstDay = bucketStart(now, "d") - (BAR_DAYS - 1) * DAY_MS;
+  const firstHour = bucketStart(now, "h") - (SPARK_HOURS - 1) * HOUR_MS;
+  const [counts, latency, incidents] = await Promise.all([
+    dailyCounts(ctx.db, ids, firstDay, now + 1),
+    hourlyLatency(ctx.db, ids, firstHour, now + 1),
+    pageIncidents(ctx.db, ids, now - RECENT_INCIDENT_DAYS * DAY_MS, 50),
+  ]);
+  const out: StatusMonitor[] = monitors.map((m) => {
+    const perDay = counts.get(m.id) ?? new Map();
+    const total = { up: 0, degraded: 0, down: 0 };
+    const days: DaySegment[] = [];
+    for (let i = 0; i < BAR_DAYS; i++) {
+      const day = firstDay + i * DAY_MS;
+      const c = perDay.get(day);
+      if (c) {
+        total.up += c.up;
+        total.degraded += c.degraded;
+        total.down += c.down;
+      }
+      days.push({ day, uptime: c ? uptimeOf(c).uptime : null });
+    }
+    const perHour = latency.get(m.id) ?? new Map();
+    const points: (number | null)[] = [];
+    let sum = 0, n = 0;
+    for (let i = 0; i < SPARK_HOURS; i++) {
+      const p = perHour.get(firstHour + i * HOUR_MS);
+      points.push(p ? Math.round(p.sum / p.count) : null);
+      if (p) (sum += p.sum), (n += p.count);
+    }
+    return { id: m.id, name: m.name, state: displayState(m), days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null };
+  });
+  const names = new Map(monitors.map((m) => [m.id, m.name]));
+  const incident = (r: IncidentRow): StatusIncident => ({
+    monitorName: names.get(r.monitor_id) ?? "",
+    status: r.status,
+    startedAt: r.started_at,
+    resolvedAt: r.resolved_at,
+    durationMs: r.duration_ms,
+    errorCode: r.last_error_code,
+  });
+  return {
+    page,
+    overall: overallState(out.map((m) => m.state)),
+    monitors: out,
+    open: incidents.filter((i) => i.status === "open").map(incident),
+    recent: incidents.filter((i) => i.status !== "open").slice(0, 20).map(incident),
+  };
+}
