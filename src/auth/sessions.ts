@@ -1,6 +1,8 @@
 import { hashToken, randomToken, safeEqual } from "../lib/tokens.ts";
 import type { Db } from "../store/database.ts";
-import { deleteSession, extendSession, findLiveSession, insertSession, type SessionRecord } from "../store/sessions.ts";
+import { deleteExpiredSessions, deleteSession, extendSession, findLiveSession, insertSession, type SessionRecord } from "../store/sessions.ts";
+
+export type { SessionRecord };
 
 /**
  * Dashboard sessions: the cookie holds 256 random bits; the table holds only their SHA-256, so a
@@ -40,6 +42,11 @@ export async function resumeSession(db: Db, id: string, now: number): Promise<Se
 
 export async function endSession(db: Db, id: string): Promise<void> {
   await deleteSession(db, hashToken(id));
+}
+
+/** Deletes the sessions that expired before `now`; returns how many. */
+export async function sweepExpiredSessions(db: Db, now: number): Promise<number> {
+  return deleteExpiredSessions(db, now);
 }
 
 /** The form's token against the session's, in constant time. */

@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
-import { findMonitor } from "../store/monitors.ts";
-import { monitorAttributes } from "../services/monitor-attributes.ts";
-import { resource } from "../api/envelope.ts";
+import { ApiError } from "../http/errors.ts";
+import { randomToken } from "../lib/tokens.ts";
+import { getMonitor } from "../services/monitors.ts";
 import type { WebContext } from "./web-context.ts";
 import { monitorRow } from "./views/monitor-views.ts";
 import type { RouteCtx } from "./routing.ts";
@@ -39,6 +39,7 @@ export class LiveStreams {
       const session = await web.session(c.request);
       if (!session) return new Response("sign in first\n", { status: 401, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
       const accountId = session.account_id;
+      const actor = { accountId, requestId: `web-${randomToken(9)}` };
       const sessionKey = session.id_hash;
       const enc = new TextEncoder();
       let end = () => {};
@@ -51,9 +52,12 @@ export class LiveStreams {
           const offState = web.app.events.on("monitor.state", (e) => {
             if (e.accountId !== accountId) return;
             void (async () => {
-              const row = await findMonitor(web.app.db, accountId, e.monitorId);
-              if (!row) return;
-              const html = monitorRow(resource("monitor", row.id, monitorAttributes(row, []) as unknown as Record<string, unknown>)).value;
+              const monitor = await getMonitor(web.app, actor, e.monitorId).catch((err) => {
+                if (err instanceof ApiError && err.status === 404) return null; // deleted since
+                throw err;
+              });
+              if (!monitor) return;
+              const html = monitorRow(monitor).value;
               write(`event: state\ndata: ${JSON.stringify({ monitorId: e.monitorId, from: e.from, to: e.to, html })}\n\n`);
             })().catch((err) => web.log.warn("live event failed", { error: String(err) }));
           });

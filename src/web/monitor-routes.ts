@@ -1,9 +1,15 @@
 import { Elysia } from "elysia";
+import type { MonitorType } from "../domain/monitor.ts";
 import { DAY_MS } from "../domain/uptime.ts";
-import { findMonitor } from "../store/monitors.ts";
-import { uptimeFromRollups } from "../store/rollups.ts";
-import { validationDetails, type ApiBridge, type Resource } from "./api-bridge.ts";
-import { formToAttributes, type Errors } from "./forms/fields.ts";
+import { pathId } from "../http/path-id.ts";
+import type { Actor } from "../services/actor.ts";
+import { listChecks } from "../services/checks.ts";
+import { listMonitorEvents } from "../services/events.ts";
+import { listIncidents } from "../services/incidents.ts";
+import { allItems } from "../services/items.ts";
+import { createMonitor, deleteMonitor, getMonitor, listMonitors, monitorUptime, rotateHeartbeatToken, storedMonitorSecrets, updateMonitor, type MonitorItem } from "../services/monitors.ts";
+import { listChannels } from "../services/notification-channels.ts";
+import { formToAttributes, validationDetails, type Errors } from "./forms/fields.ts";
 import { createDefaults, isMonitorType, monitorFields, monitorForm, TYPE_INFO } from "./forms/monitor-form.ts";
 import { html } from "./html.ts";
 import { redirect, send } from "./respond.ts";
@@ -11,33 +17,36 @@ import { leaveBodyUnread, signedIn, type RouteCtx, type Signed } from "./routing
 import { dashboardPage } from "./views/layout.ts";
 import { confirmDelete, monitorDetail, monitorList, monitorRows, typePicker } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
-import type { MonitorType } from "../domain/monitor.ts";
 
 /** The monitor screens: list (live), create/edit per type, detail, pause/resume, delete, token rotation. */
-const MONITORS = "/api/v1/monitors";
+const UPTIME_SPANS = [
+  { label: "24 h", days: 1 },
+  { label: "7 days", days: 7 },
+  { label: "30 days", days: 30 },
+];
 
-async function channelChoices(api: ApiBridge) {
-  const channels = await api.all("/api/v1/notification-channels");
+const monitorId = (s: Signed) => pathId(s.params, "monitor");
+
+async function channelChoices(web: WebContext, actor: Actor) {
+  const channels = await allItems((w) => listChannels(web.app, actor, w));
   return {
-    choices: channels.map((c) => ({ value: Number(c.id), label: `${c.attributes.name} (${c.attributes.channel_type})` })),
-    defaults: channels.filter((c) => c.attributes.default_for_new_monitors === true).map((c) => Number(c.id)),
+    choices: channels.map((c) => ({ value: c.id, label: `${c.attributes.name} (${c.attributes.channel_type})` })),
+    defaults: channels.filter((c) => c.attributes.default_for_new_monitors).map((c) => c.id),
   };
 }
 
 /** `customDomain` answers "/" when the Host is a status page's custom domain (no sign-in there). */
 export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Promise<Response | null>) {
+  const app = web.app;
   const page = (s: Signed, title: string, body: ReturnType<typeof html>, status = 200) =>
     send(s.request, dashboardPage({ title, session: s.session, section: "monitors", body }), { status });
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "monitors", h);
+  const allMonitors = (actor: Actor) => allItems((w) => listMonitors(app, actor, {}, w));
 
-  async function renderForm(s: Signed, o: { mode: "create" | "edit"; type: MonitorType; monitor?: Resource; values: Record<string, unknown>; errors: Errors; status?: number }) {
-    const { choices } = await channelChoices(s.api);
+  async function renderForm(s: Signed, o: { mode: "create" | "edit"; type: MonitorType; monitor?: MonitorItem; values: Record<string, unknown>; errors: Errors; status?: number }) {
+    const { choices } = await channelChoices(web, s.actor);
     const fields = monitorFields(o.type, choices);
-    let storedSecrets: Record<string, boolean> | undefined;
-    if (o.monitor) {
-      const row = await findMonitor(web.app.db, s.session.account_id, Number(o.monitor.id));
-      storedSecrets = { api_auth_bearer_token: !!row?.api_auth_bearer_token_enc, api_auth_basic_pass: !!row?.api_auth_basic_pass_enc, api_auth_api_key_value: !!row?.api_auth_api_key_value_enc };
-    }
+    const storedSecrets = o.monitor ? await storedMonitorSecrets(app, s.actor, o.monitor.id) : undefined;
     const action = o.mode === "create" ? "/monitors" : `/monitors/${o.monitor!.id}`;
     const title = o.mode === "create" ? `New ${o.type} monitor` : `Edit ${o.monitor!.attributes.name}`;
     const form = monitorForm({ mode: o.mode, type: o.type, action, fields, values: o.values, errors: o.errors, session: s.session, storedSecrets });
@@ -45,21 +54,20 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
   }
 
   async function list(s: Signed) {
-    const monitors = await s.api.all(MONITORS);
-    return page(s, "Monitors", monitorList(monitors, s.url.searchParams.get("msg")));
+    return page(s, "Monitors", monitorList(await allMonitors(s.actor), s.url.searchParams.get("msg")));
   }
 
   return new Elysia({ name: "web-monitors" })
     .onParse(leaveBodyUnread)
     .get("/", async (c: RouteCtx) => (await customDomain(c)) ?? route(list)(c))
     .get("/monitors", route(list))
-    .get("/monitors/rows", route(async (s) => send(s.request, monitorRows(await s.api.all(MONITORS)).value)))
+    .get("/monitors/rows", route(async (s) => send(s.request, monitorRows(await allMonitors(s.actor)).value)))
     .get(
       "/monitors/new",
       route(async (s) => {
         const type = s.url.searchParams.get("type");
         if (!isMonitorType(type)) return page(s, "New monitor", typePicker(TYPE_INFO));
-        const { defaults } = await channelChoices(s.api);
+        const { defaults } = await channelChoices(web, s.actor);
         return renderForm(s, { mode: "create", type, values: createDefaults(type, defaults), errors: {} });
       }),
     )
@@ -68,10 +76,10 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
       route(async (s) => {
         const type = s.form.get("monitor_type");
         if (!isMonitorType(type)) return redirect("/monitors/new");
-        const { choices } = await channelChoices(s.api);
+        const { choices } = await channelChoices(web, s.actor);
         const attrs = { monitor_type: type, ...formToAttributes(monitorFields(type, choices), s.form, "create") };
         try {
-          const created = await s.api.one("POST", MONITORS, attrs);
+          const created = await createMonitor(app, s.actor, attrs);
           return redirect(`/monitors/${created.id}?msg=created`);
         } catch (e) {
           const details = validationDetails(e);
@@ -83,48 +91,48 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
     .get(
       "/monitors/:id",
       route(async (s) => {
-        const monitor = await s.api.one("GET", `${MONITORS}/${s.params.id}`);
-        const id = Number(monitor.id);
+        const monitor = await getMonitor(app, s.actor, monitorId(s));
+        const id = monitor.id;
         const heartbeat = monitor.attributes.monitor_type === "heartbeat";
-        const now = web.app.clock.now();
-        const [checks, incidents, events, ...uptime] = await Promise.all([
-          s.api.list(`${MONITORS}/${id}/checks`, { per_page: "100" }),
-          s.api.list("/api/v1/incidents", { monitor_id: String(id), per_page: "10" }),
-          heartbeat ? s.api.list(`${MONITORS}/${id}/events`, { per_page: "50" }) : null,
-          ...[1, 7, 30].map((days) => uptimeFromRollups(web.app.db, id, now - days * DAY_MS, now)),
+        const first = (limit: number) => ({ limit, offset: 0 });
+        const [checks, incidents, events, uptime] = await Promise.all([
+          listChecks(app, s.actor, id, {}, first(100)),
+          listIncidents(app, s.actor, { monitorId: id }, first(10)),
+          heartbeat ? listMonitorEvents(app, s.actor, id, {}, first(50)) : null,
+          monitorUptime(app, s.actor, id, UPTIME_SPANS.map((u) => u.days * DAY_MS)),
         ]);
         const token = monitor.attributes.heartbeat_token;
         const body = monitorDetail(
           {
             monitor,
-            checks: checks.data,
-            incidents: incidents.data,
-            events: events?.data ?? null,
-            uptime: ["24 h", "7 days", "30 days"].map((label, i) => ({ label, ratio: uptime[i]!.uptime })),
-            pingUrl: heartbeat && typeof token === "string" ? `${web.app.config.heartbeatUrl}/h/${token}` : null,
+            checks: checks.items,
+            incidents: incidents.items,
+            events: events?.items ?? null,
+            uptime: UPTIME_SPANS.map((u, i) => ({ label: u.label, ratio: uptime[i]! })),
+            pingUrl: heartbeat && typeof token === "string" ? `${app.config.heartbeatUrl}/h/${token}` : null,
           },
           s.session,
           s.url.searchParams.get("msg"),
         );
-        return page(s, String(monitor.attributes.name), body);
+        return page(s, monitor.attributes.name, body);
       }),
     )
     .get(
       "/monitors/:id/edit",
       route(async (s) => {
-        const monitor = await s.api.one("GET", `${MONITORS}/${s.params.id}`);
-        return renderForm(s, { mode: "edit", type: monitor.attributes.monitor_type as MonitorType, monitor, values: monitor.attributes, errors: {} });
+        const monitor = await getMonitor(app, s.actor, monitorId(s));
+        return renderForm(s, { mode: "edit", type: monitor.attributes.monitor_type, monitor, values: monitor.attributes, errors: {} });
       }),
     )
     .post(
       "/monitors/:id",
       route(async (s) => {
-        const monitor = await s.api.one("GET", `${MONITORS}/${s.params.id}`);
-        const type = monitor.attributes.monitor_type as MonitorType;
-        const { choices } = await channelChoices(s.api);
+        const monitor = await getMonitor(app, s.actor, monitorId(s));
+        const type = monitor.attributes.monitor_type;
+        const { choices } = await channelChoices(web, s.actor);
         const attrs = formToAttributes(monitorFields(type, choices), s.form, "edit");
         try {
-          await s.api.one("PATCH", `${MONITORS}/${monitor.id}`, attrs);
+          await updateMonitor(app, s.actor, monitor.id, attrs);
           return redirect(`/monitors/${monitor.id}?msg=saved`);
         } catch (e) {
           const details = validationDetails(e);
@@ -136,36 +144,36 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
     .post(
       "/monitors/:id/pause",
       route(async (s) => {
-        const m = await s.api.one("PATCH", `${MONITORS}/${s.params.id}`, { is_paused: true });
+        const m = await updateMonitor(app, s.actor, monitorId(s), { is_paused: true });
         return redirect(`/monitors/${m.id}?msg=paused`);
       }),
     )
     .post(
       "/monitors/:id/resume",
       route(async (s) => {
-        const m = await s.api.one("PATCH", `${MONITORS}/${s.params.id}`, { is_paused: false });
+        const m = await updateMonitor(app, s.actor, monitorId(s), { is_paused: false });
         return redirect(`/monitors/${m.id}?msg=resumed`);
       }),
     )
     .post(
       "/monitors/:id/rotate-token",
       route(async (s) => {
-        const m = await s.api.one("POST", `${MONITORS}/${s.params.id}/heartbeat-token/rotate`);
+        const m = await rotateHeartbeatToken(app, s.actor, pathId(s.params, "heartbeat monitor"));
         return redirect(`/monitors/${m.id}?msg=rotated`);
       }),
     )
     .get(
       "/monitors/:id/delete",
       route(async (s) => {
-        const m = await s.api.one("GET", `${MONITORS}/${s.params.id}`);
-        const body = confirmDelete({ what: "monitor", name: String(m.attributes.name), action: `/monitors/${m.id}/delete`, back: `/monitors/${m.id}`, session: s.session, consequence: "Its checks, incidents and timeline are deleted with it, and it leaves every status page." });
+        const m = await getMonitor(app, s.actor, monitorId(s));
+        const body = confirmDelete({ what: "monitor", name: m.attributes.name, action: `/monitors/${m.id}/delete`, back: `/monitors/${m.id}`, session: s.session, consequence: "Its checks, incidents and timeline are deleted with it, and it leaves every status page." });
         return page(s, "Delete monitor", body);
       }),
     )
     .post(
       "/monitors/:id/delete",
       route(async (s) => {
-        await s.api.call("DELETE", `${MONITORS}/${s.params.id}`);
+        await deleteMonitor(app, s.actor, monitorId(s));
         return redirect("/?msg=deleted");
       }),
     );

@@ -1,6 +1,9 @@
 import { anyUserExists } from "../auth/users.ts";
-import type { SessionRecord } from "../store/sessions.ts";
-import { ApiBridge, isNotFound } from "./api-bridge.ts";
+import { ApiError } from "../http/errors.ts";
+import { randomToken } from "../lib/tokens.ts";
+import type { Actor } from "../services/actor.ts";
+import type { SessionRecord } from "../auth/sessions.ts";
+import { ApiBridge } from "./api-bridge.ts";
 import { html } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { authPage, errorPage, type Section } from "./views/layout.ts";
@@ -13,6 +16,11 @@ export interface Signed {
   params: Record<string, string>;
   socketIp: string | null;
   session: SessionRecord;
+  /**
+   * Whom the services act for: the session's account (a dashboard user acts on their account with
+   * every right, whatever its plan: the plan gates the API, not the dashboard)
+   */
+  actor: Actor;
   api: ApiBridge;
   /** the POSTed form (already CSRF-checked); empty for GET */
   form: URLSearchParams;
@@ -71,9 +79,11 @@ export function signedIn(web: WebContext, section: Section, handler: (s: Signed)
       form = parsed;
     }
     try {
-      return await handler({ request, url, params: c.params ?? {}, socketIp: socketIpOf(c), session, api: new ApiBridge(web.app, session.account_id), form });
+      const actor = { accountId: session.account_id, requestId: `web-${randomToken(9)}` };
+      return await handler({ request, url, params: c.params ?? {}, socketIp: socketIpOf(c), session, actor, api: new ApiBridge(web.app, session.account_id), form });
     } catch (err) {
-      if (isNotFound(err)) return send(request, errorPage(session, section, "Not found", "This does not exist, or belongs to another account."), { status: 404 });
+      // a service's 404 means "not yours or not there"
+      if (err instanceof ApiError && err.status === 404) return send(request, errorPage(session, section, "Not found", "This does not exist, or belongs to another account."), { status: 404 });
       web.log.error("dashboard request failed", { path: url.pathname, error: err instanceof Error ? (err.stack ?? err.message) : String(err) });
       return send(request, errorPage(session, section, "Something went wrong", "The request failed; the server log has the details."), { status: 500 });
     }

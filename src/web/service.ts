@@ -1,7 +1,7 @@
 import { Elysia } from "elysia";
+import { sweepExpiredSessions } from "../auth/sessions.ts";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
-import { deleteExpiredSessions } from "../store/sessions.ts";
 import { assetResponse } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { channelRoutes } from "./channel-routes.ts";
@@ -38,7 +38,7 @@ export function startWebService(ctx: AppContext): Service {
   const web = new WebContext(ctx);
   const live = new LiveStreams();
   const sweep = setInterval(() => {
-    deleteExpiredSessions(ctx.db, ctx.clock.now()).catch((err) => web.log.warn("session sweep failed", { error: String(err) }));
+    sweepExpiredSessions(ctx.db, ctx.clock.now()).catch((err) => web.log.warn("session sweep failed", { error: String(err) }));
   }, SESSION_SWEEP_MS);
   sweep.unref?.();
   return {

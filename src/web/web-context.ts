@@ -1,10 +1,9 @@
-import { csrfMatches, resumeSession } from "../auth/sessions.ts";
+import { csrfMatches, resumeSession, type SessionRecord } from "../auth/sessions.ts";
 import type { AppContext } from "../context.ts";
 import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.ts";
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import { readLimited } from "../http/read-limited.ts";
 import { safeEqual } from "../lib/tokens.ts";
-import type { SessionRecord } from "../store/sessions.ts";
 import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
 
 /** Login attempts allowed per client IP and per username in one window. */

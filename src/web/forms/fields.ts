@@ -1,4 +1,5 @@
 import type { TSchema } from "@sinclair/typebox";
+import { ApiError } from "../../http/errors.ts";
 import { html, type SafeHtml } from "../html.ts";
 
 /**
@@ -96,6 +97,11 @@ function shown(f: FieldSpec, value: unknown): string {
 }
 
 export type Errors = Record<string, string[]>;
+
+/** The messages of a service's 422, per attribute, for the form to show; null for any other error. */
+export function validationDetails(e: unknown): Errors | null {
+  return e instanceof ApiError && e.status === 422 ? (e.details ?? {}) : null;
+}
 
 /** One labelled field with its hint and its messages (aria-describedby, aria-invalid). */
 export function renderField(f: FieldSpec, value: unknown, errors: Errors, note?: string): SafeHtml {

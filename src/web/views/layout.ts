@@ -1,4 +1,4 @@
-import type { SessionRecord } from "../../store/sessions.ts";
+import type { SessionRecord } from "../../auth/sessions.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
 

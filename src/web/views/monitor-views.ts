@@ -1,33 +1,33 @@
 import type { MonitorType } from "../../domain/monitor.ts";
-import type { Resource } from "../api-bridge.ts";
+import type { MonitorAttributes } from "../../domain/monitor-schema.ts";
+import type { CheckItem } from "../../services/checks.ts";
+import type { EventItem } from "../../services/events.ts";
+import type { IncidentItem } from "../../services/incidents.ts";
+import type { MonitorItem } from "../../services/monitors.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField, flash } from "./layout.ts";
 import { displayState } from "../../domain/display-state.ts";
 import { formatDuration, formatPct, latencyChart, stateBadge } from "./widgets.ts";
 
-type A = Record<string, unknown>;
-
 /** "2026-03-01T12:34:56.789Z" → "2026-03-01 12:34:56 UTC"; null → "—". */
-export function when(iso: unknown): string {
+export function when(iso: string | null | undefined): string {
   return typeof iso === "string" ? iso.slice(0, 19).replace("T", " ") + " UTC" : "—";
 }
 
-function stateOf(a: A): string {
-  return displayState({ last_status: String(a.last_status), is_paused: a.is_paused === true, is_in_maintenance: a.is_in_maintenance === true });
-}
+const stateOf = (a: MonitorAttributes) => displayState(a);
 
 /** One row of the monitor list; the live refresh swaps rows by `data-monitor`. */
-export function monitorRow(m: Resource): SafeHtml {
+export function monitorRow(m: MonitorItem): SafeHtml {
   const a = m.attributes;
   return html`<tr data-monitor="${m.id}"><td>${stateBadge(stateOf(a))}</td><td><a href="/monitors/${m.id}">${a.name}</a></td><td>${a.monitor_type}</td><td class="mono">${a.target ?? "—"}</td><td class="num">${when(a.last_checked_at)}</td></tr>`;
 }
 
-export function monitorRows(monitors: Resource[]): SafeHtml {
+export function monitorRows(monitors: MonitorItem[]): SafeHtml {
   if (monitors.length === 0) return html`<tr><td colspan="5" class="empty">No monitors yet. <a href="/monitors/new">Create the first one</a>.</td></tr>`;
   return html`${monitors.map(monitorRow)}`;
 }
 
-export function monitorList(monitors: Resource[], msg: string | null): SafeHtml {
+export function monitorList(monitors: MonitorItem[], msg: string | null): SafeHtml {
   const counts = { up: 0, down: 0, degraded: 0, other: 0 };
   for (const m of monitors) {
     const s = stateOf(m.attributes);
@@ -47,38 +47,38 @@ export function typePicker(info: Record<MonitorType, string>): SafeHtml {
 }
 
 export interface DetailData {
-  monitor: Resource;
-  checks: Resource[];
-  incidents: Resource[];
-  events: Resource[] | null;
+  monitor: MonitorItem;
+  checks: CheckItem[];
+  incidents: IncidentItem[];
+  events: EventItem[] | null;
   uptime: { label: string; ratio: number | null }[];
   pingUrl: string | null;
 }
 
-function actions(m: Resource, session: { csrf_token: string }): SafeHtml {
-  const paused = m.attributes.is_paused === true;
+function actions(m: MonitorItem, session: { csrf_token: string }): SafeHtml {
+  const paused = m.attributes.is_paused;
   return html`<div class="row"><a class="btn" href="/monitors/${m.id}/edit">Edit</a>
 <form class="inline" method="post" action="/monitors/${m.id}/${paused ? "resume" : "pause"}">${csrfField(session)}<button type="submit">${paused ? "Resume" : "Pause"}</button></form>
 <a class="btn danger" href="/monitors/${m.id}/delete">Delete</a></div>`;
 }
 
-function checksTable(checks: Resource[]): SafeHtml {
+function checksTable(checks: CheckItem[]): SafeHtml {
   if (!checks.length) return html`<p class="muted">No checks yet.</p>`;
   return html`<table><caption class="sr-only">Recent checks</caption><thead><tr><th scope="col">Time</th><th scope="col">Result</th><th scope="col">Latency</th><th scope="col">HTTP</th><th scope="col">Region</th><th scope="col">Detail</th></tr></thead><tbody>${checks.map((c) => {
     const a = c.attributes;
-    return html`<tr><td class="num">${when(a.checked_at)}</td><td>${stateBadge(String(a.status))}</td><td class="num">${a.latency_ms === null ? "—" : `${a.latency_ms} ms`}</td><td class="num">${a.http_code ?? "—"}</td><td>${a.region}</td><td>${a.error_message ?? a.degraded_reason ?? ""}</td></tr>`;
+    return html`<tr><td class="num">${when(a.checked_at)}</td><td>${stateBadge(a.status)}</td><td class="num">${a.latency_ms === null ? "—" : `${a.latency_ms} ms`}</td><td class="num">${a.http_code ?? "—"}</td><td>${a.region}</td><td>${a.error_message ?? a.degraded_reason ?? ""}</td></tr>`;
   })}</tbody></table>`;
 }
 
-function incidentsTable(incidents: Resource[]): SafeHtml {
+function incidentsTable(incidents: IncidentItem[]): SafeHtml {
   if (!incidents.length) return html`<p class="muted">No incidents.</p>`;
   return html`<table><caption class="sr-only">Incidents</caption><thead><tr><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Duration</th><th scope="col">Failed checks</th><th scope="col">Last error</th></tr></thead><tbody>${incidents.map((i) => {
     const a = i.attributes;
-    return html`<tr><td>${a.status === "open" ? stateBadge("down") : html`<span class="st st-up"><span aria-hidden="true">✔</span> Resolved</span>`}</td><td class="num">${when(a.started_at)}</td><td class="num">${formatDuration((a.duration_ms as number | null) ?? null)}</td><td class="num">${a.failure_count}</td><td>${a.last_error_message ?? a.last_error_code ?? ""}</td></tr>`;
+    return html`<tr><td>${a.status === "open" ? stateBadge("down") : html`<span class="st st-up"><span aria-hidden="true">✔</span> Resolved</span>`}</td><td class="num">${when(a.started_at)}</td><td class="num">${formatDuration(a.duration_ms)}</td><td class="num">${a.failure_count}</td><td>${a.last_error_message ?? a.last_error_code ?? ""}</td></tr>`;
   })}</tbody></table>`;
 }
 
-function timeline(events: Resource[]): SafeHtml {
+function timeline(events: EventItem[]): SafeHtml {
   if (!events.length) return html`<p class="muted">No pings yet. Call the ping URL from your job to start.</p>`;
   return html`<table><caption class="sr-only">Pings and state transitions, newest first</caption><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Detail</th><th scope="col">Source</th></tr></thead><tbody>${events.map((e) => {
     const a = e.attributes;
@@ -88,14 +88,14 @@ function timeline(events: Resource[]): SafeHtml {
         : a.kind === "token_rotated"
           ? html`ping URL rotated`
           : html`${a.kind} <strong>${a.result ?? ""}</strong>`;
-    return html`<tr><td class="num">${when(a.at)}</td><td>${what}</td><td>${a.reason ?? (a.duration_ms != null ? `ran ${formatDuration(a.duration_ms as number)}` : "")}</td><td class="mono">${a.source_ip ?? ""}</td></tr>`;
+    return html`<tr><td class="num">${when(a.at)}</td><td>${what}</td><td>${a.reason ?? (a.duration_ms != null ? `ran ${formatDuration(a.duration_ms)}` : "")}</td><td class="mono">${a.source_ip ?? ""}</td></tr>`;
   })}</tbody></table>`;
 }
 
 export function monitorDetail(d: DetailData, session: { csrf_token: string }, msg: string | null): SafeHtml {
   const m = d.monitor;
   const a = m.attributes;
-  const latencies = [...d.checks].reverse().map((c) => (c.attributes.latency_ms as number | null) ?? null);
+  const latencies = [...d.checks].reverse().map((c) => c.attributes.latency_ms);
   return html`${flash(msg)}<div class="row between"><div><h1>${a.name}</h1><p>${stateBadge(stateOf(a))} <span class="muted">${a.monitor_type}${a.target ? html` · <span class="mono">${a.target}</span>` : ""}</span></p></div>${actions(m, session)}</div>
 ${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h"><h2 id="ping-h">Ping URL</h2>
 <p>Call this URL (GET or POST) when your job succeeds. Add <code>/start</code> before a run and <code>/fail</code> on failure.</p>
