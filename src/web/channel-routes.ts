@@ -1,8 +1,9 @@
 import { Elysia } from "elysia";
 import { CHANNEL_ATTRIBUTE_NAMES, CHANNEL_FIELDS, CHANNEL_TYPES, channelFieldApplies, type ChannelField, type ChannelType } from "../domain/notification-channel-schema.ts";
-import { findChannel, storedSecretNames } from "../store/notification-channels.ts";
-import { validationDetails, type Resource } from "./api-bridge.ts";
-import { errorSummary, fieldFromSchema, formToAttributes, humanize, renderField, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
+import { pathId } from "../http/path-id.ts";
+import { allItems } from "../services/items.ts";
+import { createChannel, deleteChannel, getChannel, listChannels, sendTestNotification, storedChannelSecrets, updateChannel, type ChannelItem } from "../services/notification-channels.ts";
+import { errorSummary, fieldFromSchema, formToAttributes, humanize, renderField, validationDetails, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
@@ -10,8 +11,7 @@ import { csrfField, dashboardPage, flash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
 
-/** Notification channels: list, create/edit per type, send a test, delete; through the API handlers. */
-const CHANNELS = "/api/v1/notification-channels";
+/** Notification channels: list, create/edit per type, send a test, delete; through services/notification-channels.ts. */
 
 const LABELS: Record<string, string> = {
   is_enabled: "Enabled",
@@ -43,12 +43,15 @@ function channelFields(type: ChannelType): FieldSpec[] {
   }).map((n) => fieldFromSchema(n, (CHANNEL_FIELDS[n] as ChannelField).schema, LABELS[n] ?? humanize(n)));
 }
 
+const channelId = (s: Signed) => pathId(s.params, "notification channel");
+
 export function channelRoutes(web: WebContext) {
+  const app = web.app;
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "channels", h);
   const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "channels", body }), { status });
 
   async function list(s: Signed, notice: SafeHtml = html``) {
-    const channels = await s.api.all(CHANNELS);
+    const channels = await allItems((w) => listChannels(app, s.actor, w));
     const body = html`${flash(s.url.searchParams.get("msg"))}${notice}<div class="row between"><h1>Notification channels</h1></div>
 <p>Add a channel: ${CHANNEL_TYPES.map((t, i) => html`${i ? " · " : ""}<a href="/channels/new?type=${t}">${t}</a>`)}</p>
 ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhere.</p>` : html`<table><caption class="sr-only">Notification channels</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Enabled</th><th scope="col">Default</th><th scope="col">Actions</th></tr></thead><tbody>${channels.map((c) => {
@@ -59,13 +62,9 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
     return page(s, "Notification channels", body);
   }
 
-  async function form(s: Signed, mode: Mode, type: ChannelType, values: Record<string, unknown>, errors: Errors, target?: Resource, status = 200) {
+  async function form(s: Signed, mode: Mode, type: ChannelType, values: Record<string, unknown>, errors: Errors, target?: ChannelItem, status = 200) {
     const fields = channelFields(type);
-    let stored = new Set<string>();
-    if (target) {
-      const row = await findChannel(web.app.db, s.session.account_id, Number(target.id));
-      if (row) stored = storedSecretNames(row, web.app.secrets);
-    }
+    const stored = target ? await storedChannelSecrets(app, s.actor, target.id) : new Set<string>();
     const note = (f: FieldSpec) => {
       if (f.widget === "password") return stored.has(f.name) ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again";
       // the path and query of a webhook URL often hold its credential, so they are never shown
@@ -98,7 +97,7 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
         if (!isChannelType(type)) return redirect("/channels");
         const attrs = { channel_type: type, ...formToAttributes(channelFields(type), s.form, "create") };
         try {
-          await s.api.one("POST", CHANNELS, attrs);
+          await createChannel(app, s.actor, attrs);
           return redirect("/channels?msg=created");
         } catch (e) {
           const details = validationDetails(e);
@@ -110,18 +109,18 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
     .get(
       "/channels/:id/edit",
       route(async (s) => {
-        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
-        return form(s, "edit", c.attributes.channel_type as ChannelType, c.attributes, {}, c);
+        const c = await getChannel(app, s.actor, channelId(s));
+        return form(s, "edit", c.attributes.channel_type, c.attributes, {}, c);
       }),
     )
     .post(
       "/channels/:id",
       route(async (s) => {
-        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
-        const type = c.attributes.channel_type as ChannelType;
+        const c = await getChannel(app, s.actor, channelId(s));
+        const type = c.attributes.channel_type;
         const attrs = formToAttributes(channelFields(type), s.form, "edit");
         try {
-          await s.api.one("PATCH", `${CHANNELS}/${c.id}`, attrs);
+          await updateChannel(app, s.actor, c.id, attrs);
           return redirect("/channels?msg=saved");
         } catch (e) {
           const details = validationDetails(e);
@@ -133,25 +132,25 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
     .post(
       "/channels/:id/test",
       route(async (s) => {
-        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
-        const r = (await s.api.one("POST", `${CHANNELS}/${c.id}/test`)).attributes;
+        const c = await getChannel(app, s.actor, channelId(s));
+        const r = await sendTestNotification(app, s.actor, c.id);
         const notice = r.ok
-          ? html`<div class="alert ok" role="status">Test sent to ${c.attributes.name}${r.status_code ? ` (answer ${r.status_code})` : ""}.</div>`
-          : html`<div class="alert error" role="alert">Test to ${c.attributes.name} failed${r.status_code ? ` (answer ${r.status_code})` : ""}: ${r.error ?? "no detail"}</div>`;
+          ? html`<div class="alert ok" role="status">Test sent to ${c.attributes.name}${r.statusCode ? ` (answer ${r.statusCode})` : ""}.</div>`
+          : html`<div class="alert error" role="alert">Test to ${c.attributes.name} failed${r.statusCode ? ` (answer ${r.statusCode})` : ""}: ${r.error ?? "no detail"}</div>`;
         return list(s, notice);
       }),
     )
     .get(
       "/channels/:id/delete",
       route(async (s) => {
-        const c = await s.api.one("GET", `${CHANNELS}/${s.params.id}`);
-        return page(s, "Delete channel", confirmDelete({ what: "channel", name: String(c.attributes.name), action: `/channels/${c.id}/delete`, back: "/channels", session: s.session, consequence: "Monitors stop alerting through it." }));
+        const c = await getChannel(app, s.actor, channelId(s));
+        return page(s, "Delete channel", confirmDelete({ what: "channel", name: c.attributes.name, action: `/channels/${c.id}/delete`, back: "/channels", session: s.session, consequence: "Monitors stop alerting through it." }));
       }),
     )
     .post(
       "/channels/:id/delete",
       route(async (s) => {
-        await s.api.call("DELETE", `${CHANNELS}/${s.params.id}`);
+        await deleteChannel(app, s.actor, channelId(s));
         return redirect("/channels?msg=deleted");
       }),
     );

@@ -1,7 +1,10 @@
 import { Elysia } from "elysia";
 import { ACCESS_TOKEN_MIN, STATUS_PAGE_FIELDS } from "../domain/status-page-schema.ts";
-import { validationDetails, type Resource } from "./api-bridge.ts";
-import { errorSummary, fieldFromSchema, formToAttributes, renderField, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
+import { pathId } from "../http/path-id.ts";
+import { allItems } from "../services/items.ts";
+import { listMonitors, type MonitorItem } from "../services/monitors.ts";
+import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, updateStatusPage, type StatusPageItem } from "../services/status-pages.ts";
+import { errorSummary, fieldFromSchema, formToAttributes, renderField, validationDetails, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
@@ -9,8 +12,7 @@ import { csrfField, dashboardPage, flash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
 
-/** Status page editor: list, create, edit (with the monitors to show), delete. Writes go through the API handlers. */
-const PAGES = "/api/v1/status-pages";
+/** Status page editor: list, create, edit (with the monitors to show), delete; through services/status-pages.ts. */
 
 const LABELS: Record<string, [string, string?]> = {
   name: ["Name"],
@@ -26,34 +28,38 @@ const LABELS: Record<string, [string, string?]> = {
   monitor_ids: ["Monitors shown", "in this order"],
 };
 
-function pageFields(monitors: Resource[]): FieldSpec[] {
+function pageFields(monitors: MonitorItem[]): FieldSpec[] {
   return Object.entries(STATUS_PAGE_FIELDS).map(([name, f]) => {
     const [label, hint] = LABELS[name] ?? [name];
-    if (name === "monitor_ids") return { name, label, hint, widget: "choices" as const, nullable: false, choices: monitors.map((m) => ({ value: Number(m.id), label: String(m.attributes.name) })) };
+    if (name === "monitor_ids") return { name, label, hint, widget: "choices" as const, nullable: false, choices: monitors.map((m) => ({ value: m.id, label: m.attributes.name })) };
     return fieldFromSchema(name, f.schema, label, hint);
   });
 }
 
+const pageId = (s: Signed) => pathId(s.params, "status page");
+
 export function statusPageEditorRoutes(web: WebContext) {
+  const app = web.app;
+  const allMonitors = (s: Signed) => allItems((w) => listMonitors(app, s.actor, {}, w));
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "status-pages", h);
   const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "status-pages", body }), { status });
-  const publicUrl = (p: Resource, withToken: boolean) => {
+  const publicUrl = (p: StatusPageItem, withToken: boolean) => {
     const a = p.attributes;
     const url = `${web.app.config.baseUrl}/s/${a.slug}`;
-    return withToken && a.is_token_protected === true && typeof a.access_token === "string" ? `${url}?token=${encodeURIComponent(a.access_token)}` : url;
+    return withToken && a.is_token_protected && typeof a.access_token === "string" ? `${url}?token=${encodeURIComponent(a.access_token)}` : url;
   };
 
   /** A token set before the 16-character minimum keeps working; its page says to replace it. */
-  const shortToken = (p: Resource) =>
-    p.attributes.is_token_protected === true && typeof p.attributes.access_token === "string" && p.attributes.access_token.length < ACCESS_TOKEN_MIN
+  const shortToken = (p: StatusPageItem) =>
+    p.attributes.is_token_protected && typeof p.attributes.access_token === "string" && p.attributes.access_token.length < ACCESS_TOKEN_MIN
       ? html`<div class="alert warn" role="status">This page's access token is shorter than ${ACCESS_TOKEN_MIN} characters, easier to guess than new tokens may be. It still works; empty the Access token field and save to get a new one (the old links stop working).</div>`
       : "";
 
-  async function form(s: Signed, mode: Mode, values: Record<string, unknown>, errors: Errors, target?: Resource, status = 200, msg: string | null = null) {
-    const monitors = await s.api.all("/api/v1/monitors");
+  async function form(s: Signed, mode: Mode, values: Record<string, unknown>, errors: Errors, target?: StatusPageItem, status = 200, msg: string | null = null) {
+    const monitors = await allMonitors(s);
     const fields = pageFields(monitors);
     const title = mode === "create" ? "New status page" : `Edit ${target!.attributes.name}`;
-    const share = target ? html`<div class="panel"><p>Address: <a href="${publicUrl(target, false)}">${publicUrl(target, false)}</a></p>${target.attributes.is_token_protected === true ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}</div>` : "";
+    const share = target ? html`<div class="panel"><p>Address: <a href="${publicUrl(target, false)}">${publicUrl(target, false)}</a></p>${target.attributes.is_token_protected ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}</div>` : "";
     const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
 <div class="panel">${fields.map((f) => renderField(f, values[f.name], errors))}</div>
@@ -61,12 +67,12 @@ export function statusPageEditorRoutes(web: WebContext) {
     return page(s, title, body, status);
   }
 
-  async function save(s: Signed, mode: Mode, target?: Resource) {
-    const monitors = await s.api.all("/api/v1/monitors");
+  async function save(s: Signed, mode: Mode, target?: StatusPageItem) {
+    const monitors = await allMonitors(s);
     const attrs = formToAttributes(pageFields(monitors), s.form, mode);
     if (mode === "create" && attrs.slug === null) delete attrs.slug; // empty slug: generated from the name
     try {
-      const saved = mode === "create" ? await s.api.one("POST", PAGES, attrs) : await s.api.one("PATCH", `${PAGES}/${target!.id}`, attrs);
+      const saved = mode === "create" ? await createStatusPage(app, s.actor, attrs) : await updateStatusPage(app, s.actor, target!.id, attrs);
       return redirect(`/status-pages/${saved.id}/edit?msg=${mode === "create" ? "created" : "saved"}`);
     } catch (e) {
       const details = validationDetails(e);
@@ -80,12 +86,12 @@ export function statusPageEditorRoutes(web: WebContext) {
     .get(
       "/status-pages",
       route(async (s) => {
-        const pages = await s.api.all(PAGES);
+        const pages = await allItems((w) => listStatusPages(app, s.actor, {}, w));
         const body = html`${flash(s.url.searchParams.get("msg"))}<div class="row between"><h1>Status pages</h1><a class="btn primary" href="/status-pages/new">New status page</a></div>
 ${pages.length === 0 ? html`<p class="empty">No status pages yet.</p>` : html`<table><caption class="sr-only">Status pages</caption><thead><tr><th scope="col">Name</th><th scope="col">Address</th><th scope="col">Access</th><th scope="col">Monitors</th><th scope="col">Actions</th></tr></thead><tbody>${pages.map((p) => {
           const a = p.attributes;
           const access = [a.is_enabled ? "" : "disabled", a.is_public ? "public" : "private", a.is_token_protected ? "token" : "", `${a.public_theme} theme`].filter(Boolean).join(", ");
-          return html`<tr><td>${a.name}</td><td><a href="/s/${a.slug}">/s/${a.slug}</a></td><td>${access}</td><td class="num">${(a.monitor_ids as number[]).length}</td><td><a href="/status-pages/${p.id}/edit">Edit</a> · <a href="/status-pages/${p.id}/delete">Delete</a></td></tr>`;
+          return html`<tr><td>${a.name}</td><td><a href="/s/${a.slug}">/s/${a.slug}</a></td><td>${access}</td><td class="num">${a.monitor_ids.length}</td><td><a href="/status-pages/${p.id}/edit">Edit</a> · <a href="/status-pages/${p.id}/delete">Delete</a></td></tr>`;
         })}</tbody></table>`}`;
         return page(s, "Status pages", body);
       }),
@@ -95,22 +101,22 @@ ${pages.length === 0 ? html`<p class="empty">No status pages yet.</p>` : html`<t
     .get(
       "/status-pages/:id/edit",
       route(async (s) => {
-        const p = await s.api.one("GET", `${PAGES}/${s.params.id}`);
+        const p = await getStatusPage(app, s.actor, pageId(s));
         return form(s, "edit", p.attributes, {}, p, 200, s.url.searchParams.get("msg"));
       }),
     )
-    .post("/status-pages/:id", route(async (s) => save(s, "edit", await s.api.one("GET", `${PAGES}/${s.params.id}`))))
+    .post("/status-pages/:id", route(async (s) => save(s, "edit", await getStatusPage(app, s.actor, pageId(s)))))
     .get(
       "/status-pages/:id/delete",
       route(async (s) => {
-        const p = await s.api.one("GET", `${PAGES}/${s.params.id}`);
-        return page(s, "Delete status page", confirmDelete({ what: "status page", name: String(p.attributes.name), action: `/status-pages/${p.id}/delete`, back: "/status-pages", session: s.session, consequence: "Its address stops working; the monitors are not affected." }));
+        const p = await getStatusPage(app, s.actor, pageId(s));
+        return page(s, "Delete status page", confirmDelete({ what: "status page", name: p.attributes.name, action: `/status-pages/${p.id}/delete`, back: "/status-pages", session: s.session, consequence: "Its address stops working; the monitors are not affected." }));
       }),
     )
     .post(
       "/status-pages/:id/delete",
       route(async (s) => {
-        await s.api.call("DELETE", `${PAGES}/${s.params.id}`);
+        await deleteStatusPage(app, s.actor, pageId(s));
         return redirect("/status-pages?msg=deleted");
       }),
     );
