@@ -1,7 +1,6 @@
 import { Elysia } from "elysia";
-import { issueApiToken } from "../auth/api-tokens.ts";
 import { SCOPES, type Scope } from "../domain/scopes.ts";
-import { listApiTokens, revokeApiToken } from "../store/api-tokens.ts";
+import { issueAccountToken, listAccountTokens, revokeAccountToken } from "../services/api-tokens.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, notFoundPage, signedIn, type Signed } from "./routing.ts";
@@ -9,21 +8,18 @@ import { csrfField, dashboardPage, flash } from "./views/layout.ts";
 import { isoMinute } from "./views/widgets.ts";
 import type { WebContext } from "./web-context.ts";
 
-/**
- * API tokens of the signed-in account, through the same functions as `vigil token` (auth/api-tokens.ts,
- * store/api-tokens.ts): list (never the values), create with scopes (shown once), revoke.
- */
+/** API tokens of the signed-in account (services/api-tokens.ts): list (never the values), create with scopes (shown once), revoke. */
 export function tokenRoutes(web: WebContext) {
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "tokens", h);
   const page = (s: Signed, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title: "API tokens", session: s.session, section: "tokens", body }), { status });
 
   async function list(s: Signed, top: SafeHtml = html``, status = 200) {
-    const tokens = await listApiTokens(web.app.db, s.session.account_id);
+    const tokens = await listAccountTokens(web.app, s.actor);
     const body = html`${flash(s.url.searchParams.get("msg"))}${top}<h1>API tokens</h1>
 <p>Tokens authorize <a href="/docs">API v1</a> calls (<code>Authorization: Bearer …</code>). Only a hash is stored: a token is shown once, when it is created.</p>
 ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><caption class="sr-only">API tokens</caption><thead><tr><th scope="col">Id</th><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${tokens.map(
-      (t) => html`<tr><td class="num">${t.id}</td><td>${t.label ?? "—"}</td><td>${t.scopes.split(",").join(", ")}</td><td class="num">${isoMinute(t.created_at)}</td><td class="num">${isoMinute(t.last_used_at)}</td><td>${
-        t.revoked_at ? html`revoked ${isoMinute(t.revoked_at)}` : html`<form class="inline" method="post" action="/tokens/${t.id}/revoke" data-confirm="Revoke this token? Clients using it stop working at once.">${csrfField(s.session)}<button class="danger" type="submit">Revoke</button></form>`
+      (t) => html`<tr><td class="num">${t.id}</td><td>${t.label ?? "—"}</td><td>${t.scopes.join(", ")}</td><td class="num">${isoMinute(t.createdAt)}</td><td class="num">${isoMinute(t.lastUsedAt)}</td><td>${
+        t.revokedAt ? html`revoked ${isoMinute(t.revokedAt)}` : html`<form class="inline" method="post" action="/tokens/${t.id}/revoke" data-confirm="Revoke this token? Clients using it stop working at once.">${csrfField(s.session)}<button class="danger" type="submit">Revoke</button></form>`
       }</td></tr>`,
     )}</tbody></table>`}
 <h2>Create a token</h2><form method="post" action="/tokens" class="panel">${csrfField(s.session)}
@@ -42,9 +38,9 @@ ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><cap
         const scopes = [...new Set(s.form.getAll("scopes"))].filter((x): x is Scope => (SCOPES as readonly string[]).includes(x));
         const label = (s.form.get("label") ?? "").trim().slice(0, 200) || null;
         if (!scopes.length) return list(s, html`<div class="alert error" role="alert">Choose at least one scope.</div>`, 422);
-        const { token, row } = await issueApiToken(web.app.db, { accountId: s.session.account_id, scopes, label, now: web.app.clock.now() });
-        web.log.info("API token created in the dashboard", { user_id: s.session.user_id, token_id: row.id });
-        const shown = html`<div class="alert ok" role="status"><p><strong>Token ${row.id} created.</strong> Copy it now: it is not shown again.</p>
+        const { token, id } = await issueAccountToken(web.app, s.actor, { scopes, label });
+        web.log.info("API token created in the dashboard", { user_id: s.session.user_id, token_id: id });
+        const shown = html`<div class="alert ok" role="status"><p><strong>Token ${id} created.</strong> Copy it now: it is not shown again.</p>
 <div class="copy"><label class="sr-only" for="new-token">New token</label><input type="text" id="new-token" class="mono" readonly value="${token}"><button type="button" data-copy="new-token" hidden>Copy</button></div></div>`;
         return list(s, shown);
       }),
@@ -53,7 +49,7 @@ ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><cap
       "/tokens/:id/revoke",
       route(async (s) => {
         const id = Number(s.params.id);
-        if (!Number.isSafeInteger(id) || !(await revokeApiToken(web.app.db, id, web.app.clock.now(), s.session.account_id))) return notFoundPage(s, "tokens", "token");
+        if (!Number.isSafeInteger(id) || !(await revokeAccountToken(web.app, s.actor, id))) return notFoundPage(s, "tokens", "token");
         return redirect("/tokens?msg=revoked");
       }),
     );
