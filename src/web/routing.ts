@@ -1,9 +1,8 @@
+import type { SessionRecord } from "../auth/sessions.ts";
 import { anyUserExists } from "../auth/users.ts";
 import { ApiError } from "../http/errors.ts";
 import { randomToken } from "../lib/tokens.ts";
 import type { Actor } from "../services/actor.ts";
-import type { SessionRecord } from "../auth/sessions.ts";
-import { ApiBridge } from "./api-bridge.ts";
 import { html } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { authPage, errorPage, type Section } from "./views/layout.ts";
@@ -17,11 +16,10 @@ export interface Signed {
   socketIp: string | null;
   session: SessionRecord;
   /**
-   * Whom the services act for: the session's account (a dashboard user acts on their account with
-   * every right, whatever its plan: the plan gates the API, not the dashboard)
+   * Whom the services act for: the session's account. Plans and scopes gate API tokens; a signed-in
+   * user acts on their whole account, whatever its plan.
    */
   actor: Actor;
-  api: ApiBridge;
   /** the POSTed form (already CSRF-checked); empty for GET */
   form: URLSearchParams;
 }
@@ -80,7 +78,7 @@ export function signedIn(web: WebContext, section: Section, handler: (s: Signed)
     }
     try {
       const actor = { accountId: session.account_id, requestId: `web-${randomToken(9)}` };
-      return await handler({ request, url, params: c.params ?? {}, socketIp: socketIpOf(c), session, actor, api: new ApiBridge(web.app, session.account_id), form });
+      return await handler({ request, url, params: c.params ?? {}, socketIp: socketIpOf(c), session, actor, form });
     } catch (err) {
       // a service's 404 means "not yours or not there"
       if (err instanceof ApiError && err.status === 404) return send(request, errorPage(session, section, "Not found", "This does not exist, or belongs to another account."), { status: 404 });
