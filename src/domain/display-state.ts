@@ -3,7 +3,7 @@
  * shows paused and one in maintenance shows maintenance unless it is down. The dashboard and the
  * status pages both show this.
  */
-export const DISPLAY_STATES = ["up", "degraded", "down", "unknown", "paused", "maintenance"] as const;
+const DISPLAY_STATES = ["up", "degraded", "down", "unknown", "paused", "maintenance"] as const;
 export type DisplayState = (typeof DISPLAY_STATES)[number];
 
 export function displayState(m: { last_status: string; is_paused: boolean | number; is_in_maintenance?: boolean | number }): DisplayState {

@@ -11,7 +11,6 @@ import type { Item, Listed, PageWindow } from "./items.ts";
 
 /** A monitor's checks, newest first, for the API and the dashboard alike. */
 export type CheckItem = Item<CheckAttributes>;
-export type CheckFilter = store.CheckFilter;
 
 function parseJson(text: string | null): unknown {
   if (text === null) return null;
@@ -42,7 +41,7 @@ function checkAttributes(r: CheckRow): CheckAttributes {
 }
 
 /** A page of the monitor's checks, newest first; its journaled pings are folded in first. */
-export async function listChecks(ctx: AppContext, actor: Actor, monitorId: number, filter: CheckFilter, window: PageWindow): Promise<Listed<CheckAttributes>> {
+export async function listChecks(ctx: AppContext, actor: Actor, monitorId: number, filter: store.CheckFilter, window: PageWindow): Promise<Listed<CheckAttributes>> {
   if (!(await findMonitor(ctx.db, actor.accountId, monitorId))) throw notFound("monitor");
   await ctx.pings?.settle(monitorId);
   const { rows, total } = await store.listChecks(ctx.db, monitorId, filter, window);

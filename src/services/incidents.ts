@@ -9,7 +9,6 @@ import type { Item, Listed, PageWindow } from "./items.ts";
 
 /** Incidents, read-only: the engine opens and resolves them (engine/state-change.ts). */
 export type IncidentItem = Item<IncidentAttributes>;
-export type IncidentFilter = store.IncidentFilter;
 
 function incidentAttributes(r: IncidentRow): IncidentAttributes {
   return {
@@ -32,7 +31,7 @@ function incidentAttributes(r: IncidentRow): IncidentAttributes {
 const present = (r: IncidentRow): IncidentItem => ({ id: r.id, attributes: incidentAttributes(r) });
 
 /** A page of the account's incidents, started_at descending, then id descending. */
-export async function listIncidents(ctx: AppContext, actor: Actor, filter: IncidentFilter, window: PageWindow): Promise<Listed<IncidentAttributes>> {
+export async function listIncidents(ctx: AppContext, actor: Actor, filter: store.IncidentFilter, window: PageWindow): Promise<Listed<IncidentAttributes>> {
   const { rows, total } = await store.listIncidents(ctx.db, actor.accountId, filter, window);
   return { items: rows.map(present), total };
 }

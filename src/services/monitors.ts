@@ -19,7 +19,6 @@ import { attributesOf, type WriteInput } from "./write-input.ts";
  * after the commit, and the log lines. Every lookup is scoped to the actor's account.
  */
 export type MonitorItem = Item<MonitorAttributes>;
-export type MonitorFilter = store.MonitorFilter;
 
 /** Heartbeat ping tokens: 24 random bytes, base64url (192 bits, URL-safe). */
 const newHeartbeatToken = () => randomToken(24);
@@ -67,7 +66,7 @@ function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?
 }
 
 /** A page of the account's monitors, id ascending. */
-export async function listMonitors(ctx: AppContext, actor: Actor, filter: MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
+export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
   const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window);
   const channels = await store.channelIdsByMonitor(ctx.db, rows.map((r) => r.id));
   return { items: rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? []) })), total };

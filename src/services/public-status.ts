@@ -14,7 +14,7 @@ import type { IncidentRow, StatusPageRow } from "../store/tables.ts";
 export const BAR_DAYS = 90;
 export const SPARK_HOURS = 24;
 /** Resolved incidents shown: those that started in the last two weeks. */
-export const RECENT_INCIDENT_DAYS = 14;
+const RECENT_INCIDENT_DAYS = 14;
 
 export interface PublicStatusPage {
   id: number;
@@ -98,7 +98,7 @@ export async function publicPageByHost(ctx: AppContext, host: string): Promise<P
 }
 
 /** The page's overall state: down if any monitor is down, degraded if any is degraded, up if all are up. */
-export function overallState(states: string[]): StatusData["overall"] {
+function overallState(states: string[]): StatusData["overall"] {
   const active = states.filter((s) => s !== "paused" && s !== "maintenance");
   if (active.length === 0) return states.length ? "up" : "unknown";
   if (active.includes("down")) return "down";
