@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { CHANNEL_ATTRIBUTE_NAMES, CHANNEL_FIELDS, CHANNEL_TYPES, channelFieldApplies, type ChannelField, type ChannelType } from "../domain/notification-channel-schema.ts";
+import { CHANNEL_ATTRIBUTE_NAMES, CHANNEL_FIELDS, CHANNEL_TYPES, channelFieldApplies, type ChannelAttributeName, type ChannelAttributes, type ChannelField, type ChannelType } from "../domain/notification-channel-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import { allItems } from "../services/items.ts";
 import { createChannel, deleteChannel, getChannel, listChannels, sendTestNotification, storedChannelSecrets, updateChannel, type ChannelItem } from "../services/notification-channels.ts";
@@ -13,7 +13,7 @@ import type { WebContext } from "./web-context.ts";
 
 /** Notification channels: list, create/edit per type, send a test, delete; through services/notification-channels.ts. */
 
-const LABELS: Record<string, string> = {
+const LABELS: Partial<Record<ChannelAttributeName, string>> = {
   is_enabled: "Enabled",
   default_for_new_monitors: "Linked to new monitors by default",
   url: "URL",
@@ -87,7 +87,7 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
       route(async (s) => {
         const type = s.url.searchParams.get("type");
         if (!isChannelType(type)) return redirect("/channels");
-        return form(s, "create", type, { is_enabled: true, default_for_new_monitors: false, smtp_security: "starttls" }, {});
+        return form(s, "create", type, { is_enabled: true, default_for_new_monitors: false, smtp_security: "starttls" } satisfies Partial<ChannelAttributes>, {});
       }),
     )
     .post(

@@ -1,5 +1,5 @@
 import { Elysia } from "elysia";
-import { ACCESS_TOKEN_MIN, STATUS_PAGE_FIELDS } from "../domain/status-page-schema.ts";
+import { ACCESS_TOKEN_MIN, STATUS_PAGE_FIELDS, type StatusPageAttributeName, type StatusPageAttributes } from "../domain/status-page-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import { allItems } from "../services/items.ts";
 import { listMonitors, type MonitorItem } from "../services/monitors.ts";
@@ -14,7 +14,7 @@ import type { WebContext } from "./web-context.ts";
 
 /** Status page editor: list, create, edit (with the monitors to show), delete; through services/status-pages.ts. */
 
-const LABELS: Record<string, [string, string?]> = {
+const LABELS: Record<StatusPageAttributeName, [string, string?]> = {
   name: ["Name"],
   slug: ["Slug", "the address: /s/<slug>; generated from the name when left empty"],
   headline: ["Headline"],
@@ -30,7 +30,7 @@ const LABELS: Record<string, [string, string?]> = {
 
 function pageFields(monitors: MonitorItem[]): FieldSpec[] {
   return Object.entries(STATUS_PAGE_FIELDS).map(([name, f]) => {
-    const [label, hint] = LABELS[name] ?? [name];
+    const [label, hint] = LABELS[name as StatusPageAttributeName];
     if (name === "monitor_ids") return { name, label, hint, widget: "choices" as const, nullable: false, choices: monitors.map((m) => ({ value: m.id, label: m.attributes.name })) };
     return fieldFromSchema(name, f.schema, label, hint);
   });
@@ -96,7 +96,7 @@ ${pages.length === 0 ? html`<p class="empty">No status pages yet.</p>` : html`<t
         return page(s, "Status pages", body);
       }),
     )
-    .get("/status-pages/new", route((s) => form(s, "create", { is_public: true, is_enabled: true, is_token_protected: false, public_theme: "light", monitor_ids: [] }, {})))
+    .get("/status-pages/new", route((s) => form(s, "create", { is_public: true, is_enabled: true, is_token_protected: false, public_theme: "light", monitor_ids: [] } satisfies Partial<StatusPageAttributes>, {})))
     .post("/status-pages", route((s) => save(s, "create")))
     .get(
       "/status-pages/:id/edit",

@@ -1,12 +1,12 @@
 import { MONITOR_TYPES, type MonitorType } from "../../domain/monitor.ts";
-import { fieldApplies, MONITOR_ATTRIBUTE_NAMES, MONITOR_FIELDS, type MonitorField } from "../../domain/monitor-schema.ts";
+import { fieldApplies, MONITOR_ATTRIBUTE_NAMES, MONITOR_FIELDS, type MonitorAttributeName, type MonitorField } from "../../domain/monitor-schema.ts";
 import { MONITOR_DEFAULTS } from "../../domain/monitor-validation.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField } from "../views/layout.ts";
 import { errorSummary, fieldFromSchema, humanize, renderField, type Errors, type FieldSpec, type Mode } from "./fields.ts";
 
 /** Labels people read; the attribute name stays in the hint-free API docs. */
-const LABELS: Record<string, string> = {
+const LABELS: Partial<Record<MonitorAttributeName, string>> = {
   name: "Name",
   target: "Target",
   method: "HTTP method",
@@ -68,10 +68,10 @@ export const TYPE_INFO: Record<MonitorType, string> = {
 };
 
 /** Shown first; the rest of a type's fields go under "Advanced". */
-const BASIC = new Set([
+const BASIC = new Set<string>([
   "name", "target", "port", "method", "interval_sec", "timeout_ms", "expected_http_codes", "keyword", "dns_record_type", "dns_expected_answer",
   "heartbeat_period_sec", "heartbeat_grace_sec", "heartbeat_notify_on_late", "notification_channel_ids", "is_in_maintenance",
-]);
+] satisfies MonitorAttributeName[]);
 
 export function isMonitorType(t: string | null): t is MonitorType {
   return (MONITOR_TYPES as readonly string[]).includes(t ?? "");
