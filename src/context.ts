@@ -44,7 +44,7 @@ export interface AppContext {
   clock: Clock;
   secrets: SecretBox;
   events: EventHub<AppEvents>;
-  /** group commit for the hot write paths (check results); flushed on shutdown (services.ts) */
+  /** group commit for the hot write paths (check results); flushed on shutdown (start-services.ts) */
   writes: WriteQueue;
   /** Prometheus instruments of this instance (/metrics) */
   metrics: Metrics;

@@ -6,7 +6,7 @@ import { buildContext, loadSecretBox, type AppContext } from "../context.ts";
 import { systemClock, type Clock } from "../lib/clock.ts";
 import { createLogger, type LogSink } from "../lib/logger.ts";
 import { buildHttpApp, buildProbeHttpApp, listen, type RunningServer } from "../server.ts";
-import { startServices } from "../services.ts";
+import { startServices } from "../start-services.ts";
 import { statSync } from "node:fs";
 import { makePrivateDir } from "../lib/private-files.ts";
 import { acquireDataLock } from "../store/data-lock.ts";

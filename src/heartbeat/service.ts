@@ -1,6 +1,6 @@
 /**
  * The heartbeat service: the ping endpoint, the group-commit intake and the deadline timers,
- * started once per leader process from services.ts.
+ * started once per leader process from start-services.ts.
  *
  * Start-up rebuilds the timers from monitors.heartbeat_deadline_at; a deadline that passed while the
  * server was down fires at once, and the conditional UPDATE in applyStateChange keeps a transition

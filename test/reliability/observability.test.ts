@@ -13,7 +13,7 @@ import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { buildHttpApp, listen, type RunningServer } from "../../src/server.ts";
 import type { Service } from "../../src/lib/service.ts";
-import { startServices } from "../../src/services.ts";
+import { startServices } from "../../src/start-services.ts";
 import { openStore } from "../../src/store/database.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
