@@ -167,7 +167,8 @@ test("the leader down (SIGKILL) while a probe restarts: results spool, then arri
     { timeoutMs: 30_000, intervalMs: 250 },
   );
   expect(delivered).toBe(true);
-  expect(current("b").lines().some((l) => l.msg === "leader reachable again")).toBe(true);
+  // the leader stores a batch before the probe reads its answer and logs the contact
+  expect(await waitFor(() => current("b").lines().some((l) => l.msg === "leader reachable again"), { timeoutMs: 10_000 })).toBe(true);
   // and the leader lists the probe as connected, with its queue empty
   const listed = await waitFor(
     async () => {
