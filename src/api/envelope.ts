@@ -1,5 +1,5 @@
 /**
- * Response envelopes (api-v1.md "Response envelopes", decisions.md "Resources").
+ * Response envelopes (docs/api-rules.md "Resources and envelopes").
  * `meta` is added by the pipeline, so handlers never forget request_id or rate_limit.
  */
 export type ResourceType = "monitor" | "check" | "incident" | "status_page" | "event" | "notification_channel" | "alert" | "peer";

@@ -18,7 +18,7 @@ const PUBLIC_API_PATHS = new Set([OPENAPI_PATH]);
 /**
  * The /api/v1 pipeline as an Elysia plugin. Authentication, plan, rate limit, route match and scope
  * run in onRequest, before Elysia reads anything; each route then reads and validates its own body,
- * so a request is refused for the first reason in the order decisions.md gives.
+ * so a request is refused for the first reason in docs/api-rules.md "Order of checks".
  */
 export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   const table = new RouteTable(routes);

@@ -5,9 +5,10 @@ export const DEFAULT_PER_PAGE = 25;
 export const MAX_PER_PAGE = 100;
 
 /**
- * Reads query parameters with the rules of decisions.md "Resources": per_page above 100 clamps to
- * 100; a non-integer or a value below 1 is a 422; enum and date failures are a 422 on that
- * parameter. Every problem is collected so one response names them all; call `done()` last.
+ * Reads query parameters by docs/api-rules.md "Query parameters" and "Paging and sorting":
+ * per_page above 100 clamps to 100; a non-integer or a value below 1 is a 422; enum and date
+ * failures are a 422 on that parameter. Every problem is collected so one response names them all;
+ * call `done()` last.
  */
 export class QueryReader {
   private readonly errors = new DetailsCollector();

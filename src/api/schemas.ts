@@ -4,8 +4,8 @@ import { enumOf } from "../domain/schema-parts.ts";
 import { DEFAULT_PER_PAGE, MAX_PER_PAGE } from "./query.ts";
 
 /**
- * TypeBox shapes shared by every resource's OpenAPI description: envelopes (api-v1.md "Response
- * envelopes"), pagination and the paging query parameters (decisions.md "Resources").
+ * TypeBox shapes shared by every resource's OpenAPI description: envelopes, pagination and the
+ * paging query parameters (docs/api-rules.md "Resources and envelopes", "Paging and sorting").
  */
 const RequestId = Type.String({ description: "the X-Request-Id header's value" });
 const RateLimitSchema = Type.Object(
@@ -61,7 +61,7 @@ export function deletedResponse(type: ResourceType): TSchema {
   return Type.Object({ data: Type.Object({ id: Type.String(), type: Type.Literal(type), attributes: Type.Object({ deleted: Type.Literal(true) }) }), meta: MetaSchema });
 }
 
-/** JSON:API-or-flat request body for `type` (decisions.md "Resources"). */
+/** JSON:API-or-flat request body for `type` (docs/api-rules.md "Writes: flat or JSON:API"). */
 export function writeBody(type: ResourceType, attributes: TSchema): TSchema {
   return Type.Union([attributes, Type.Object({ data: Type.Object({ type: Type.Literal(type), id: Type.Optional(Type.String()), attributes }) })]);
 }
