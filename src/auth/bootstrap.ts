@@ -10,7 +10,7 @@ import { issueApiToken } from "./api-tokens.ts";
 export const BOOTSTRAP_TOKEN_FILE = "bootstrap-token";
 
 /**
- * First start (decisions.md "Running it"): with no account yet, create `default` on the enterprise
+ * First start (docs/api-rules.md "API tokens"): with no account yet, create `default` on the enterprise
  * plan with an all-scopes token written to <data>/bootstrap-token (0600). The path is logged, never
  * the token. A token file an older build left readable by others is made 0600 on every start.
  */

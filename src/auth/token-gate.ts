@@ -15,7 +15,7 @@ export function bearerToken(header: string | null | undefined): string | null {
 }
 
 /**
- * Authentication, plan and rate limit of an API token, in the order README "Errors" gives. Every
+ * Authentication, plan and rate limit of an API token, in docs/api-rules.md "Order of checks". Every
  * endpoint that takes an API token (/api/v1, /metrics, /peer/v1/peers) admits it here, so a token
  * meets the same plan rule and counts against its account's one window (ctx.apiRateLimits)
  * wherever it is sent. The window's verdict goes on `state` before a 429, for its headers.

@@ -57,7 +57,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
   // read before the first check runs: a check must never go out under a policy not yet known
   if (config.role === "leader") await ctx.privateTargets.reload();
   const services = await startServices(ctx);
-  // a probe serves only /healthz and /readyz: no API, no accounts (decisions.md "Regions and probe peers")
+  // a probe serves only /healthz and /readyz: no API, no accounts (docs/regions.md "Leader and probes")
   const app =
     config.role === "probe"
       ? (buildProbeHttpApp(ctx, () => services) as unknown as ReturnType<typeof buildHttpApp>)

@@ -7,7 +7,7 @@ import { SERVE_OPTIONS, type OptionSpec, type ServeOptionName } from "./options.
 export type Env = Record<string, string | undefined>;
 
 /**
- * Reads `vigil serve` flags and VIGIL_* env once; flags win over env (decisions.md "Running it").
+ * Reads `vigil serve` flags and VIGIL_* env once; flags win over env (README "Configuration").
  * This and cli/ are the only readers of process.env: everything else receives the frozen Config.
  */
 export function loadConfig(argv: string[], env: Env): Config {

@@ -1,6 +1,6 @@
 /**
- * Every option of `vigil serve`, with its flag, env variable, default and help text (decisions.md
- * "Running it"). The README's configuration table is this list.
+ * Every option of `vigil serve`, with its flag, env variable, default and help text. The README's
+ * "Configuration" table is this list.
  */
 export type OptionKind = "string" | "int" | "bool" | "list";
 
