@@ -1,6 +1,6 @@
 /**
- * Certificate expiry rule shared by the http and ssl probes (decisions.md "Monitor state": degraded
- * when the certificate expires within `ssl_expiry_warn_days`, default 14).
+ * Certificate expiry rule shared by the http and ssl probes (docs/monitors.md "Up, degraded and
+ * down": degraded when the certificate expires within `ssl_expiry_warn_days`, default 14).
  */
 import { DEFAULT_SSL_EXPIRY_WARN_DAYS } from "./monitor.ts";
 
@@ -22,7 +22,7 @@ export function certExpiryVerdict(notAfter: number, now: number, warnDays: numbe
   return { kind: "ok" };
 }
 
-/** Latency rule (api-v1.md: degraded when latency exceeds api_max_latency_ms). */
+/** Latency rule (docs/monitors.md "Up, degraded and down": degraded above api_max_latency_ms). */
 export function latencyReason(latencyMs: number | null, maxMs: number | null): string | null {
   if (maxMs === null || maxMs === undefined || latencyMs === null) return null;
   return latencyMs > maxMs ? `latency ${latencyMs} ms above ${maxMs} ms` : null;

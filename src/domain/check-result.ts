@@ -1,10 +1,14 @@
 /**
- * What one probe run observed (api-v1.md "Check"). Probes return this; the engine stores it.
+ * What one probe run observed (docs/monitors.md "Check results"). Probes return this; the engine
+ * stores it.
  */
 export const CHECK_STATUSES = ["up", "down", "degraded"] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
 
-/** Error codes recorded on checks and incidents. The API returns them verbatim. */
+/**
+ * Error codes recorded on checks and incidents; the API returns them verbatim. What each means:
+ * docs/monitors.md "Check error codes".
+ */
 export const CHECK_ERROR_CODES = [
   "connection_timeout",
   "connection_refused",

@@ -1,6 +1,6 @@
 /**
  * The consensus rule that turns per-region check results into a monitor's aggregate state
- * (decisions.md "Monitor state (non-heartbeat)"). Pure: the engine feeds it the stored region views
+ * (docs/monitors.md "State and consensus"). Pure: the engine feeds it the stored region views
  * and the multi-region code feeds it the same shape, so there is one rule for one region and many.
  */
 import type { CheckStatus } from "./check-result.ts";

@@ -1,6 +1,7 @@
 /**
- * `expected_http_codes` rules (decisions.md "Resources": lists `200,201,204`, ranges `200-299`,
- * classes `2xx`, mixed; null means 200-299). Pure so the API validator and the probes share one parser.
+ * `expected_http_codes` rules (docs/monitors.md "HTTP attributes": lists `200,201,204`, ranges
+ * `200-299`, classes `2xx`, mixed; null means 200-299). Pure so the API validator and the probes
+ * share one parser.
  */
 export interface ExpectedCodes {
   /** canonical text used in messages, e.g. "200-299" or "200,3xx" */

@@ -1,7 +1,8 @@
 /**
- * When a heartbeat monitor is late and when it is down (api-v1.md "Heartbeat monitor transitions"),
- * as pure functions of the last accepted ping, the monitor's plan and a time. The heartbeat service
- * keeps one timer on the earliest `nextHeartbeatTransition` of all monitors; nothing polls.
+ * When a heartbeat monitor is late and when it is down (docs/heartbeats.md "Transitions and
+ * deadlines"), as pure functions of the last accepted ping, the monitor's plan and a time. The
+ * heartbeat service keeps one timer on the earliest `nextHeartbeatTransition` of all monitors;
+ * nothing polls.
  *
  * A plan is either a fixed period (the next ping is expected `periodSec` after the last) or a cron
  * schedule (the next ping is expected at the first scheduled time after the last). Either way the
@@ -28,7 +29,10 @@ export interface HeartbeatTransition {
 
 export const DEFAULT_HEARTBEAT_TIMEZONE = "UTC";
 
-/** Fields of a monitor row the plan is made from (decisions.md "Resources": null period = interval_sec, null grace = 0). */
+/**
+ * Fields of a monitor row the plan is made from (docs/heartbeats.md "Heartbeat attributes": null
+ * period = interval_sec, null grace = 0).
+ */
 export interface HeartbeatPlanFields {
   interval_sec: number;
   heartbeat_period_sec: number | null;

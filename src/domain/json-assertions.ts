@@ -1,6 +1,6 @@
 /**
- * Evaluation of JSON assertion rules (api-v1.md "JSON assertion rule"). Pure: the HTTP and synthetic
- * probes call it with the parsed body, the API validator reuses the op list from monitor.ts.
+ * Evaluation of JSON assertion rules (docs/monitors.md "JSON assertions"). Pure: the HTTP and
+ * synthetic probes call it with the parsed body, the API validator reuses the op list from monitor.ts.
  */
 import type { JsonAssertion } from "./monitor.ts";
 import { getJsonPath, MISSING } from "./json-path.ts";

@@ -1,8 +1,9 @@
 /**
- * The monitor's attributes as the API sees them (api-v1.md "Monitor" plus decisions.md's tcp, dns,
- * tls and extension fields): one catalogue says, per attribute, its TypeBox schema, which monitor
- * types it belongs to, whether it is read-only or write-only, and the message a client gets when a
- * value does not fit. The OpenAPI document, the validator and the response mapper all read it.
+ * The monitor's attributes as the API sees them (docs/monitors.md "Types and attributes",
+ * docs/heartbeats.md "Heartbeat attributes"): one catalogue says, per attribute, its TypeBox schema,
+ * which monitor types it belongs to, whether it is read-only or write-only, and the message a client
+ * gets when a value does not fit. The OpenAPI document, the validator and the response mapper all
+ * read it.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { enumOf, nullable } from "./schema-parts.ts";
@@ -41,7 +42,7 @@ const secret = (description: string) =>
 
 /** Every attribute, in the order responses list them. */
 export const MONITOR_FIELDS = {
-  // common (api-v1.md "Common fields")
+  // common (docs/monitors.md "Common attributes")
   name: f(Type.String({ minLength: 1, maxLength: 200, description: "name" }), "all", "must be a string of 1 to 200 characters"),
   monitor_type: f(enumOf(MONITOR_TYPES, { description: "cannot change after creation" }), "all", oneOf(MONITOR_TYPES)),
   target: f(nullable(Type.String({ maxLength: 2048 }), "http: absolute http(s) URL; tcp: host:port; dns: hostname; ssl: host[:port] or https URL; ping: hostname or IP; heartbeat: not used"), "all", "must be a string of at most 2048 characters"),
@@ -67,7 +68,7 @@ export const MONITOR_FIELDS = {
     "all",
     "must be a list of distinct notification channel ids (positive integers)",
   ),
-  // http (api-v1.md "Additional fields, type http")
+  // http (docs/monitors.md "HTTP attributes")
   editor_ui_profile: f(nullable(enumOf(EDITOR_UI_PROFILES)), HTTP, `${oneOf(EDITOR_UI_PROFILES)}, or null`),
   port: f(nullable(Type.Integer({ minimum: 1, maximum: 65535 }), "http: overrides the URL's port; tcp: the port when target has none"), ["http", "tcp"], "must be an integer from 1 to 65535, or null"),
   expected_http_codes: f(nullable(Type.String({ maxLength: 200 }), "e.g. 200,201,204 or 200-299 or 2xx; null means 200-299"), HTTP, "must be a string such as 200,201 or 200-299 or 2xx, or null for 200-299"),
@@ -90,11 +91,11 @@ export const MONITOR_FIELDS = {
   tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS, BOOL),
   ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), TLS, "must be an integer from 1 to 365, or null for the default of 14"),
   ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), TLS),
-  // dns (decisions.md "Type-specific fields")
+  // dns (docs/monitors.md "TCP, DNS, SSL and ping attributes")
   dns_record_type: f(enumOf(DNS_RECORD_TYPES, { default: "A" }), ["dns"], oneOf(DNS_RECORD_TYPES)),
   dns_resolver: f(nullable(Type.String({ maxLength: 100 }), "ip[:port]; null means the system's first nameserver"), ["dns"], "must be an IP address with an optional port, or null"),
   dns_expected_answer: f(nullable(Type.String({ minLength: 1, maxLength: 500 }), "null: any answer is up; otherwise one answer must equal it"), ["dns"], "must be a string of 1 to 500 characters, or null"),
-  // heartbeat (api-v1.md "Additional fields, type heartbeat")
+  // heartbeat (docs/heartbeats.md "Heartbeat attributes")
   heartbeat_token: ro(nullable(Type.String(), "secret token of the ping URL {heartbeat_url}/h/<token>"), HEARTBEAT),
   heartbeat_period_sec: f(nullable(Type.Integer({ minimum: 1, maximum: MAX_HEARTBEAT_SEC }), "expected window between pings; null means interval_sec"), HEARTBEAT, `must be an integer of at least 1 (at most ${MAX_HEARTBEAT_SEC}), or null to use interval_sec`),
   heartbeat_grace_sec: f(nullable(Type.Integer({ minimum: 0, maximum: MAX_HEARTBEAT_SEC }), "extra tolerance before down; null means 0"), HEARTBEAT, `must be an integer of at least 0 (at most ${MAX_HEARTBEAT_SEC}), or null for 0`),
@@ -109,7 +110,10 @@ export const MONITOR_FIELDS = {
 export type MonitorAttributeName = keyof typeof MONITOR_FIELDS;
 export const MONITOR_ATTRIBUTE_NAMES = Object.keys(MONITOR_FIELDS) as MonitorAttributeName[];
 
-/** Ignored on write so a client can send back what it read (decisions.md "Resources"). */
+/**
+ * Ignored on write so a client can send back what it read (docs/api-rules.md "Read-only and
+ * write-only attributes").
+ */
 export const READ_ONLY_ATTRIBUTES = ["id", ...MONITOR_ATTRIBUTE_NAMES.filter((n) => MONITOR_FIELDS[n].access === "ro")];
 export const SECRET_ATTRIBUTES = ["api_auth_bearer_token", "api_auth_basic_pass", "api_auth_api_key_value"] as const;
 export type SecretAttribute = (typeof SECRET_ATTRIBUTES)[number];
@@ -175,7 +179,10 @@ export const MonitorWriteAttributesSchema = Type.Object(
   },
 );
 
-/** A flat object, or JSON:API `{data: {type: "monitor", attributes}}` (decisions.md "Resources"). */
+/**
+ * A flat object, or JSON:API `{data: {type: "monitor", attributes}}` (docs/api-rules.md "Writes:
+ * flat or JSON:API").
+ */
 export const MonitorWriteBodySchema = Type.Union([
   MonitorWriteAttributesSchema,
   Type.Object({ data: Type.Object({ type: Type.Literal("monitor"), id: Type.Optional(Type.String()), attributes: MonitorWriteAttributesSchema }) }),

@@ -1,5 +1,5 @@
 /**
- * What a monitor's `target` must look like per type (decisions.md "Resources": http an absolute
+ * What a monitor's `target` must look like per type (docs/monitors.md "Targets": http an absolute
  * http(s) URL, tcp `host:port` (or host with `port`), dns a hostname, ssl `host[:port]` or an https
  * URL, ping a hostname or IP). Each function returns a message, or null when the target is fine.
  */

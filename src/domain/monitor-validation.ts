@@ -1,7 +1,7 @@
 /**
- * Validation of monitor writes (decisions.md "Resources"): pure, so the API, the CLI and tests share
- * it. Every problem is collected per attribute in one pass, with a message a person can act on;
- * secret values are never echoed.
+ * Validation of monitor writes (docs/monitors.md "Types and attributes", docs/api-rules.md
+ * "Validation errors"): pure, so the API, the CLI and tests share it. Every problem is collected per
+ * attribute in one pass, with a message a person can act on; secret values are never echoed.
  */
 import { Value } from "@sinclair/typebox/value";
 import { expectedCodesProblems, expectedRedirects } from "./expected-codes.ts";
@@ -42,7 +42,7 @@ export interface MonitorWriteResult {
   details: Details;
 }
 
-/** Defaults filled in on create (api-v1.md and decisions.md), per attribute. */
+/** Defaults filled in on create (docs/monitors.md "Types and attributes"), per attribute. */
 export const MONITOR_DEFAULTS: MonitorChanges = {
   method: "GET",
   group_id: null,
@@ -207,7 +207,10 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
   }
 }
 
-/** api_auth_type selects the secret (decisions.md): the selected one must exist, others must not be sent. */
+/**
+ * api_auth_type selects the secret (docs/monitors.md "Authentication secrets"): the selected one must
+ * exist, others must not be sent.
+ */
 function authRules(changes: MonitorChanges, existing: ExistingMonitor | undefined, merged: Record<string, unknown>, touched: (...n: string[]) => boolean, add: (a: string, m: string) => void): void {
   if (!touched("api_auth_type", "api_auth_basic_user", "api_auth_api_key_header", ...SECRET_ATTRIBUTES)) return;
   const authType = (merged.api_auth_type as string) ?? "none";

@@ -1,7 +1,7 @@
 /**
  * The monitor as the rest of the system sees it: one flat record whose fields depend on
- * `monitor_type` (api-v1.md "Monitor"). Secrets are held decrypted only in memory, never serialised
- * by the API mappers.
+ * `monitor_type` (docs/monitors.md "Types and attributes"). Secrets are held decrypted only in
+ * memory, never serialised by the API mappers.
  */
 export const MONITOR_TYPES = ["http", "tcp", "dns", "ssl", "heartbeat", "ping"] as const;
 export type MonitorType = (typeof MONITOR_TYPES)[number];
@@ -94,5 +94,5 @@ export interface SyntheticExtraction {
   path: string;
 }
 
-/** Default days of notice before certificate expiry turns a check degraded (decisions.md). */
+/** Days of notice before certificate expiry degrades a check, when ssl_expiry_warn_days is null. */
 export const DEFAULT_SSL_EXPIRY_WARN_DAYS = 14;

@@ -1,5 +1,5 @@
 /**
- * The notification channel's attributes (decisions.md "Notification channels (extension)"): one
+ * The notification channel's attributes (docs/notifications.md "Channel attributes"): one
  * catalogue says, per attribute, its TypeBox schema, which channel types it belongs to, whether it
  * is read-only or write-only, and the message a client gets when a value does not fit. The OpenAPI
  * document, the validator and the response mapper all read it.

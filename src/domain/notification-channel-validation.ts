@@ -1,8 +1,8 @@
 /**
- * Validation of notification channel writes, the same rules as monitors (decisions.md
- * "Resources"): unknown attributes and attributes of another channel type are a 422, read-only ones
- * are ignored, `channel_type` cannot change, every problem is collected per attribute in one pass,
- * and secret values are never echoed.
+ * Validation of notification channel writes, the same rules as monitors (docs/api-rules.md "Writes:
+ * flat or JSON:API", docs/notifications.md "Channel attributes"): unknown attributes and attributes
+ * of another channel type are a 422, read-only ones are ignored, `channel_type` cannot change, every
+ * problem is collected per attribute in one pass, and secret values are never echoed.
  */
 import { Value } from "@sinclair/typebox/value";
 import {

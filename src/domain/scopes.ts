@@ -1,4 +1,4 @@
-/** API token scopes (api-v1.md "Authentication"). */
+/** API token scopes (docs/api-rules.md "Endpoints and scopes"). */
 export const SCOPES = [
   "monitors:read",
   "monitors:write",

@@ -1,6 +1,6 @@
 /**
- * Status page slugs (decisions.md "Resources"): `^[a-z0-9]+(-[a-z0-9]+)*$`, at most 64 characters,
- * generated from the name when omitted, with -2, -3… on collision.
+ * Status page slugs (docs/api-rules.md "Status page attributes"): `^[a-z0-9]+(-[a-z0-9]+)*$`, at
+ * most 64 characters, generated from the name when omitted, with -2, -3… on collision.
  */
 export const SLUG_PATTERN = "^[a-z0-9]+(-[a-z0-9]+)*$";
 export const SLUG_MAX = 64;

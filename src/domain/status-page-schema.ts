@@ -1,8 +1,7 @@
 /**
- * Status page attributes (api-v1.md "Status page" plus decisions.md's `monitor_ids` and the
- * `custom_domain` extension): TypeBox schemas for the OpenAPI document and the pure validation of
- * writes. Uniqueness (slug, custom_domain) and ownership (monitor_ids) need the store; the API
- * checks them.
+ * Status page attributes (docs/api-rules.md "Status page attributes", README "Status pages"):
+ * TypeBox schemas for the OpenAPI document and the pure validation of writes. Uniqueness (slug,
+ * custom_domain) and ownership (monitor_ids) need the store; the API checks them.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";

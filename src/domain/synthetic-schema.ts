@@ -1,8 +1,9 @@
 /**
- * Schemas and rules for the structured monitor attributes: JSON assertion rules (api-v1.md "JSON
- * assertion rule") and the synthetic scenario (`synthetic_steps_json`, our design; the README
- * documents it). The TypeBox schemas feed the OpenAPI document; the check functions give the
- * messages a person can act on, prefixed with where in the value the problem is.
+ * Schemas and rules for the structured monitor attributes: JSON assertion rules (docs/monitors.md
+ * "JSON assertions") and the synthetic scenario (`synthetic_steps_json`, our design; README
+ * "Synthetic scenarios (`synthetic_steps_json`)" documents it). The TypeBox schemas feed the OpenAPI
+ * document; the check functions give the messages a person can act on, prefixed with where in the
+ * value the problem is.
  */
 import { Type } from "@sinclair/typebox";
 import { expectedCodesProblems } from "./expected-codes.ts";
