@@ -30,8 +30,8 @@ export interface AlertRequest {
 }
 
 /**
- * What an outbox row carries, format-neutral: the webhook's JSON (decisions.md "Notification
- * channels") plus what the human-readable channels add. Snapshotted when the alert is raised, so a
+ * What an outbox row carries, format-neutral: the webhook's JSON (docs/notifications.md "Webhook
+ * payload") plus what the human-readable channels add. Snapshotted when the alert is raised, so a
  * retry a day later still tells what happened then.
  */
 export interface AlertPayload {

@@ -34,9 +34,9 @@ export interface StateChangeOutcome {
  * timeline event, the monitor row, the incident and the alert are written together. Call inside a
  * transaction; emit `monitor.state` after it commits.
  *
- * Rules (decisions.md "Monitor state"): an incident opens when the monitor turns down and resolves
- * when it leaves down; maintenance opens no incident and sends no alert; a paused monitor does not
- * change state at all.
+ * Rules (docs/monitors.md "Incidents", "Maintenance and pause"): an incident opens when the monitor
+ * turns down and resolves when it leaves down; maintenance opens no incident and sends no alert; a
+ * paused monitor does not change state at all.
  */
 export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange): Promise<StateChangeOutcome> {
   const from = c.monitor.last_status as MonitorState;
@@ -88,8 +88,9 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
 }
 
 /**
- * Which transitions alert (api-v1.md "Events"): down always; recovery to up from down; entering
- * degraded, and recovering from it, only when degraded alerts are on. `unknown` → up is no alert.
+ * Which transitions alert (docs/notifications.md "Which changes alert"): down always; recovery to
+ * up from down; entering degraded, and recovering from it, only when degraded alerts are on.
+ * `unknown` → up is no alert.
  */
 export function alertEventFor(from: MonitorState, to: MonitorState, alertOnDegraded: boolean): AlertEvent | null {
   if (to === "down") return "monitor.down";
