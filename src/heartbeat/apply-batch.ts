@@ -168,7 +168,7 @@ export async function applyBatch(
     touched.add(r);
     const base = { monitorId: r.id, kind: ping.kind, at, sourceIp: ping.sourceIp } as const;
     if (r.is_paused) {
-      // decisions.md: a paused monitor's pings are ignored but recorded
+      // a paused monitor's pings are ignored but recorded (docs/heartbeats.md "Answers")
       record({ ...base, result: "ignored", reason: "monitor is paused" });
       result.outcomes.push({ result: "ignored" });
       continue;

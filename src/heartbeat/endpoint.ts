@@ -1,5 +1,5 @@
 /**
- * `{heartbeat_url}/h/<token>` and its extensions (decisions.md "Heartbeat ping endpoint"):
+ * `{heartbeat_url}/h/<token>` and its extensions (docs/heartbeats.md "Ping URLs", "Answers"):
  *   /h/<token>            a ping (GET, POST or HEAD; the token in the path is the only credential)
  *   /h/<token>/start      the job started; the next ping records how long it ran
  *   /h/<token>/fail       the job failed: the monitor goes down at once

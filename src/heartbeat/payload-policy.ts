@@ -1,8 +1,8 @@
 /**
- * Ping validity (api-v1.md "Ping validity"): under `none` every ping with the right token counts;
- * under `status_ok` the body must be JSON whose configured key (dot notation, default `status`)
- * equals the text "ok". A rejected ping is recorded with a reason that says what was wrong, so the
- * person reading the timeline can fix their script.
+ * Ping validity (docs/heartbeats.md "Payload policy"): under `none` every ping with the right token
+ * counts; under `status_ok` the body must be JSON whose configured key (dot notation, default
+ * `status`) equals the text "ok". A rejected ping is recorded with a reason that says what was
+ * wrong, so the person reading the timeline can fix their script.
  */
 import { getJsonPath, MISSING } from "../domain/json-path.ts";
 
