@@ -1,8 +1,8 @@
 import { newDetails } from "../domain/details.ts";
 
 /**
- * Errors the API returns (decisions.md "HTTP behaviour"). Anything thrown that is not an ApiError
- * becomes 500 internal_error with no detail in the body.
+ * Errors the API returns (docs/api-rules.md "Statuses and error codes"). Anything thrown that is
+ * not an ApiError becomes 500 internal_error with no detail in the body.
  */
 export type ValidationDetails = Record<string, string[]>;
 
