@@ -1,6 +1,7 @@
 /**
- * Dates on the wire (decisions.md "Resources"): responses use ISO 8601 UTC with milliseconds and Z;
- * `from`/`to` accept an ISO date, an ISO date-time with Z or an offset, or epoch seconds.
+ * Dates on the wire (docs/api-rules.md "Dates and date filters"): responses use ISO 8601 UTC with
+ * milliseconds and Z; `from`/`to` accept an ISO date, an ISO date-time with Z or an offset, or epoch
+ * seconds.
  */
 export function toIso(ms: number): string;
 export function toIso(ms: number | null | undefined): string | null;

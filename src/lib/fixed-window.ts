@@ -1,7 +1,7 @@
 /**
  * Fixed-window counters: a window opens with its key's first request and lasts `windowMs`
- * (decisions.md: "fixed one-minute windows that start with the window's first request").
- * Expired windows are swept lazily so memory follows the number of active keys.
+ * (docs/api-rules.md "Rate limits and headers"). Expired windows are swept lazily so memory follows
+ * the number of active keys.
  */
 export interface WindowVerdict {
   allowed: boolean;

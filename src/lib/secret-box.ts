@@ -1,8 +1,9 @@
 import { createCipheriv, createDecipheriv, randomBytes } from "node:crypto";
 
 /**
- * AES-256-GCM sealing of secrets at rest (decisions.md "Resources"). Sealed form:
- * `v1.<iv>.<tag>.<ciphertext>`, each base64url, so the format can change without ambiguity.
+ * AES-256-GCM sealing of secrets at rest (docs/api-rules.md "Read-only and write-only attributes",
+ * README "Security"). Sealed form: `v1.<iv>.<tag>.<ciphertext>`, each base64url, so the format can
+ * change without ambiguity.
  */
 export interface SecretBox {
   seal(plain: string): string;

@@ -1,5 +1,5 @@
 /**
- * The peer protocol between a leader and its probes (decisions.md "Regions and probe peers"): paths,
+ * The peer protocol between a leader and its probes (docs/regions.md "Peer protocol"): paths,
  * limits and message shapes, shared by both sides so they cannot drift apart.
  *
  *   GET  /peer/v1/hello?probe_time=MS      → the peer's region, the leader's region and clock

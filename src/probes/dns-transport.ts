@@ -22,7 +22,7 @@ export function parseResolver(spec: string): Resolver {
   return { host, port: port ?? 53 };
 }
 
-/** The system's first nameserver (decisions.md: dns_resolver defaults to it), else 127.0.0.1. */
+/** The system's first nameserver (the default dns_resolver: docs/monitors.md), else 127.0.0.1. */
 export async function systemResolver(path = "/etc/resolv.conf"): Promise<Resolver> {
   try {
     const text = await readFile(path, "utf8");

@@ -1,6 +1,7 @@
 /**
  * DNS probe: asks `dns_resolver` (or the system's first nameserver) for `dns_record_type` records
- * of the target name and compares the answers with `dns_expected_answer` (decisions.md).
+ * of the target name and compares the answers with `dns_expected_answer` (docs/monitors.md "Up,
+ * degraded and down").
  */
 import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";

@@ -1,6 +1,6 @@
 /**
  * Monitor-level authentication (api_auth_type) and the masking that keeps its secrets out of every
- * error message and trace (decisions.md: secrets are never returned by any response or message).
+ * error message and trace (docs/monitors.md "Authentication secrets").
  */
 import type { ProbeMonitor } from "../domain/monitor.ts";
 

@@ -2,7 +2,7 @@ import { createHmac } from "node:crypto";
 import { postHttp } from "../http-post.ts";
 import { misconfigured, type AlertPayload, type ChannelSender } from "../types.ts";
 
-/** The exact body of decisions.md "Webhook delivery": nothing more, nothing renamed. */
+/** The exact body of docs/notifications.md "Webhook payload": nothing more, nothing renamed. */
 export function webhookBody(p: AlertPayload): string {
   return JSON.stringify({
     event: p.event,

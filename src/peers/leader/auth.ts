@@ -19,7 +19,7 @@ const invalidPeerToken = () =>
 
 /**
  * The peer endpoints accept only peer tokens (vglp_…): an API token, however broad its scopes, is a
- * 401 here, as a peer token is on /api/v1 (decisions.md "Regions and probe peers").
+ * 401 here, as a peer token is on /api/v1 (docs/regions.md "Peer tokens").
  */
 export async function authenticatePeer(ctx: AppContext, request: Request): Promise<Peer> {
   const row = await verifyPeerToken(ctx.db, bearer(request));

@@ -17,7 +17,7 @@ export function runsOnPeer(row: MonitorRow, peer: Pick<Peer, "region" | "account
 
 /**
  * The probe's view of a monitor, secrets opened: this channel, authorized by a peer token, is the
- * only place plaintext secrets leave the leader (decisions.md "Regions and probe peers").
+ * only place plaintext secrets leave the leader (docs/regions.md "Definitions feed").
  */
 function feedMonitor(row: MonitorRow, ctx: AppContext): FeedMonitor {
   try {
