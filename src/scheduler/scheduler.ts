@@ -191,7 +191,7 @@ export class Scheduler {
       if (!deleted) this.times.set(monitorId, null);
       this.o.log.debug("monitor unscheduled", { monitor_id: monitorId, deleted });
     } else if (!e) {
-      // new or resumed: checked at once (decisions.md "Resources")
+      // new or resumed: checked at once (docs/monitors.md "Scheduling")
       this.add(def, this.o.clock.now(), true);
       this.o.log.debug("monitor scheduled", { monitor_id: monitorId });
     } else {
@@ -320,7 +320,7 @@ export class Scheduler {
     }
   }
 
-  /** After a region's first failure it re-checks within min(interval, 10 s) (decisions.md). */
+  /** After a region's first failure it re-checks within min(interval, 10 s): docs/monitors.md "Scheduling". */
   private afterResult(e: Entry, result: CheckResult): void {
     const firstFailure = result.status === "down" && e.lastStatus !== "down";
     e.lastStatus = result.status;

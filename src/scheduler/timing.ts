@@ -3,7 +3,7 @@
  * every restart and testable without a clock.
  */
 
-/** The longest wait before re-checking after a region's first failure (decisions.md "Monitor state"). */
+/** The longest wait before re-checking after a region's first failure (docs/monitors.md "Scheduling"). */
 export const MAX_RECHECK_DELAY_MS = 10_000;
 
 /** Never run a monitor more often than this, whatever its stored interval says. */

@@ -35,7 +35,7 @@ interface Chunk {
 }
 
 /**
- * A monitor's checks, newest first (decisions.md "Resources": checks by checked_at descending),
+ * A monitor's checks, newest first (docs/api-rules.md "Paging and sorting": checked_at descending),
  * from the checks table and the packed blocks alike (store/check-blocks.ts). The recent page most
  * callers ask for comes from the table alone; deeper pages skip whole blocks by their counts and
  * unpack only the one or two they land in.

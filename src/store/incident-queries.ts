@@ -11,7 +11,10 @@ export interface IncidentFilter {
   to?: number;
 }
 
-/** An account's incidents, started_at descending then id descending (decisions.md "Resources"). */
+/**
+ * An account's incidents, started_at descending then id descending (docs/api-rules.md "Paging and
+ * sorting").
+ */
 export async function listIncidents(db: Db, accountId: number, f: IncidentFilter, page: PageWindow): Promise<{ rows: IncidentRow[]; total: number }> {
   let query = db.selectFrom("incidents").where("account_id", "=", accountId);
   if (f.monitorId !== undefined) query = query.where("monitor_id", "=", f.monitorId);

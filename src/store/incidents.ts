@@ -47,7 +47,7 @@ export async function addIncidentFailure(
     .execute();
 }
 
-/** duration_ms is resolved_at - started_at rounded to whole seconds (decisions.md "Monitor state"). */
+/** duration_ms is resolved_at - started_at rounded to whole seconds (docs/monitors.md "Incidents"). */
 export async function resolveIncidentRow(db: Db, incident: IncidentRow, at: number, resolvedCheckId: number | null): Promise<IncidentRow> {
   const duration = Math.round((at - incident.started_at) / 1000) * 1000;
   return db

@@ -140,8 +140,8 @@ async function linkChannels(db: Db, monitorId: number, channelIds: number[]): Pr
 
 /**
  * Applies validated changes. Pausing clears next_run_at; resuming restarts the state at unknown
- * (decisions.md "Monitor state": "on resume the state restarts at unknown and a check runs at
- * once" — the scheduler runs it on the `monitor.changed` event). Neither runs a probe here.
+ * (docs/monitors.md "Maintenance and pause": a resumed monitor starts over at unknown and is checked
+ * at once — the scheduler runs it on the `monitor.changed` event). Neither runs a probe here.
  */
 export async function updateMonitor(db: Db, secrets: SecretBox, u: { accountId: number; id: number; changes: MonitorChanges; now: number }): Promise<MonitorRow | undefined> {
   return inTransaction(db, async (trx) => {

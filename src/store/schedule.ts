@@ -16,7 +16,7 @@ export async function findMonitorRow(db: Db, monitorId: number): Promise<Monitor
 /**
  * Writes many monitors' next_run_at at once (null = not scheduled); one statement per monitor, in
  * the caller's transaction. A time is never written onto a monitor paused meanwhile: paused
- * monitors show next_run_at null (decisions.md "Monitor state").
+ * monitors show next_run_at null (docs/monitors.md "Maintenance and pause").
  */
 export async function setNextRunTimes(db: Db, times: ReadonlyMap<number, number | null>): Promise<void> {
   for (const [id, at] of times) {
