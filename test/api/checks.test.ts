@@ -6,7 +6,7 @@ import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs } from "./fixtures.ts";
 
-// GET /api/v1/monitors/{id}/checks (api-v1.md "Checks", decisions.md "Resources"). Checks are
+// GET /api/v1/monitors/{id}/checks (docs/monitors.md "Check results", docs/api-rules.md). Checks are
 // seeded straight into the store, as the engine would write them.
 let s: TestServer;
 let other: { accountId: number; token: string };
@@ -49,7 +49,7 @@ test("lists the monitor's checks newest first in the list envelope", async () =>
   expect(res.json.data.every((d: { type: string }) => d.type === "check")).toBe(true);
 });
 
-test("item attributes follow decisions.md: ints, ISO times, arrays and objects parsed, region", async () => {
+test("item attributes are as documented: ints, ISO times, arrays and objects parsed, region", async () => {
   const res = await s.api("GET", path());
   const byId = new Map(res.json.data.map((d: { id: string; attributes: unknown }) => [Number(d.id), d.attributes]));
   expect(byId.get(checkIds[3])).toEqual({
@@ -75,7 +75,7 @@ describe("filters", () => {
     expect(res.json.pagination.total).toBe(expected.length);
   });
 
-  // every accepted date form (decisions.md "Resources"), each naming 14:00Z or a whole day
+  // every accepted date form (docs/api-rules.md "Dates and date filters"), each naming 14:00Z or a whole day
   const epoch14 = String((T0 + 2 * HOUR) / 1000);
   test.each([
     ["from=2026-11-20", [5, 4, 3, 2, 1, 0]],

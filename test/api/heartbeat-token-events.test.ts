@@ -4,8 +4,8 @@ import { insertMonitorEvent } from "../../src/store/monitor-events.ts";
 import { makeAccount, startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 
-// decisions.md "Heartbeat ping endpoint" extensions: POST .../heartbeat-token/rotate and
-// GET .../events (the timeline), both tenant-scoped.
+// docs/heartbeats.md "Token rotation" and "Timeline events": POST .../heartbeat-token/rotate and
+// GET .../events, both tenant-scoped.
 let s: TestServer;
 let other: { accountId: number; token: string };
 const changed: AppEvents["monitor.changed"][] = [];

@@ -5,7 +5,7 @@ import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs } from "./fixtures.ts";
 
-// GET /api/v1/incidents and /incidents/{id} (api-v1.md "Incidents (read-only)"); seeded through the
+// GET /api/v1/incidents and /incidents/{id} (docs/monitors.md "Incidents"); seeded through the
 // incident store functions the engine uses.
 let s: TestServer;
 let other: { accountId: number; token: string };
@@ -87,7 +87,7 @@ describe("filters", () => {
     expect(res.json.pagination.total).toBe(0);
   });
 
-  test("an open incident exists when monitor_id + resolved=false has total > 0 (api-v1.md usage rule)", async () => {
+  test("an open incident exists when monitor_id + resolved=false has total > 0 (docs/monitors.md)", async () => {
     expect((await s.api("GET", `/api/v1/incidents?monitor_id=${a1}&resolved=false`)).json.pagination.total).toBeGreaterThan(0);
     const quiet = await createMonitor(s, httpAttrs({ name: "quiet" }));
     expect((await s.api("GET", `/api/v1/incidents?monitor_id=${quiet}&resolved=false`)).json.pagination.total).toBe(0);

@@ -3,7 +3,7 @@ import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 
-// Lists (decisions.md "Resources"): page/per_page rules, id ascending, and the monitor filters.
+// Lists (docs/api-rules.md "Paging and sorting"): page/per_page rules, id ascending, and the monitor filters.
 let s: TestServer;
 let acct: { accountId: number; token: string };
 const ids: number[] = [];

@@ -6,7 +6,7 @@ import { randomToken } from "../../src/lib/tokens.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { httpAttrs } from "./fixtures.ts";
 
-// Write-only secrets (api-v1.md "Monitor", decisions.md "Resources"): accepted on write, sealed with
+// Write-only secrets (docs/monitors.md "Authentication secrets"): accepted on write, sealed with
 // AES-256-GCM at rest, and never in any response, log line or error message.
 let s: TestServer;
 const secret = (kind: string) => `s3cr3t-${kind}-${randomToken(12)}`;

@@ -17,7 +17,7 @@ const ping = (o: Record<string, unknown> = {}) => ({ ...VALID_BY_TYPE.ping, ...o
 const hb = (o: Record<string, unknown> = {}) => ({ ...VALID_BY_TYPE.heartbeat, ...o });
 const without = (o: Record<string, unknown>, key: string) => Object.fromEntries(Object.entries(o).filter(([k]) => k !== key));
 
-/** [what, POST body, exact details → a fragment of the one expected message per key] (decisions.md "Resources"). */
+/** [what, POST body, exact details → a fragment of the one expected message per key] (docs/monitors.md). */
 const BAD_CREATES: [string, Record<string, unknown>, Record<string, string>][] = [
   ["name missing", without(http(), "name"), { name: "is required" }],
   ["name empty", http({ name: "" }), { name: "1 to 200 characters" }],

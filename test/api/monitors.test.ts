@@ -63,7 +63,7 @@ describe("create", () => {
     expect(Object.keys(res.json.error.details)).toContain(key);
   });
 
-  // api-v1.md "Monitor": common fields always; the others only for their types.
+  // docs/monitors.md "Types and attributes": common fields always; the others only for their types.
   const fieldTable: [string, string[], string[]][] = [
     ["http", [...HTTP_ONLY, "port", "tls_verify", "ssl_expiry_warn_days", "ssl_expiry_last_not_after", "api_max_latency_ms"], [...HEARTBEAT_ONLY, ...DNS_ONLY]],
     ["tcp", ["port", "api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, ...DNS_ONLY, "tls_verify", "ssl_expiry_warn_days"]],

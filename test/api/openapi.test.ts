@@ -22,7 +22,7 @@ afterAll(() => s.stop());
 
 const openApiPath = (p: string) => p.replace(/:(\w+)/g, "{$1}");
 
-// api-v1.md "Endpoints" plus the decisions.md extensions
+// docs/api-rules.md "Endpoints and scopes"
 const DOCUMENTED = [
   "get /api/v1/monitors", "post /api/v1/monitors", "get /api/v1/monitors/{id}", "patch /api/v1/monitors/{id}", "delete /api/v1/monitors/{id}",
   "get /api/v1/monitors/{id}/checks", "get /api/v1/incidents", "get /api/v1/incidents/{id}",

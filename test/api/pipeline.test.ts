@@ -12,8 +12,9 @@ import { buildHttpApp, listen, type RunningServer } from "../../src/server.ts";
 import { scenarios, type ApiClient, type Scenario } from "../helpers/scenarios.ts";
 import { apiClient, makeAccount, tempDir } from "../helpers/server.ts";
 
-// The pipeline is tested with routes made for it, so each row of decisions.md "HTTP behaviour"
-// is reached on purpose; the resource tests exercise the same pipeline through the real routes.
+// The pipeline is tested with routes made for it, so each row of docs/api-rules.md "Statuses and
+// error codes" is reached on purpose; the resource tests exercise the same pipeline through the real
+// routes.
 const ANY = Type.Object({});
 const testRoutes: RouteDef[] = [
   { method: "GET", path: "/api/v1/things", scope: "monitors:read", summary: "list", tag: "test", response: ANY, handler: () => ({ body: { data: [] } }) },
@@ -64,7 +65,7 @@ const THINGS = "/api/v1/things";
 const BIG = JSON.stringify({ name: "x".repeat(1024 * 1024 + 10) });
 const get = (path: string, token: string | null) => client.api("GET", path, undefined, { token });
 
-describe("decisions.md HTTP behaviour table", () => {
+describe("the statuses and error codes of docs/api-rules.md", () => {
   scenarios(() => client, [
     { name: "no Authorization header: 401 unauthorized with WWW-Authenticate", method: "GET", path: THINGS, token: null, status: 401, code: "unauthorized", check: (r) => expect(r.headers.get("www-authenticate")).toStartWith("Bearer") },
     ...["Basic dXNlcjpwYXNz", "Bearer", "Bearer ", "bearer", "Token abc", "Bearer a b"].map((auth): Scenario => ({ name: `malformed header ${JSON.stringify(auth)}: 401 unauthorized`, method: "GET", path: THINGS, token: null, headers: { authorization: auth }, status: 401, code: "unauthorized" })),

@@ -7,7 +7,7 @@ import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, createStatusPage, expectListEnvelope, httpAttrs, ISO_MS } from "./fixtures.ts";
 
-// Status pages (api-v1.md "Status pages", decisions.md "Resources").
+// Status pages (docs/api-rules.md "Status page attributes").
 let s: TestServer;
 let other: { accountId: number; token: string };
 let m1: number;

@@ -8,8 +8,8 @@ import { scenarios, type Scenario } from "../helpers/scenarios.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 
-// decisions.md: "Accounts are tenants: nothing of one account is visible to, or changeable by,
-// another", and an id of another account is a 404. Every endpoint, scenario-table style.
+// docs/api-rules.md "Tenancy": an account sees and changes nothing of another, and an id of another
+// account is a 404. Every endpoint, scenario-table style.
 let s: TestServer;
 let a: { accountId: number; token: string };
 let b: { accountId: number; token: string };
@@ -92,7 +92,7 @@ describe("each endpoint requires its scope (403 insufficient_scope naming it)", 
     status: 403, code: "insufficient_scope", contains: { error: { message: expect.stringContaining(scope) } },
   })));
 
-  test("the documented scope of each endpoint (api-v1.md \"Authentication\" and the extensions)", () => {
+  test("the documented scope of each endpoint (docs/api-rules.md \"Endpoints and scopes\")", () => {
     const table = Object.fromEntries(apiRoutes.map((r) => [`${r.method} ${r.path}`, r.scope]));
     expect(table).toMatchObject({
       "GET /api/v1/monitors": "monitors:read",

@@ -7,7 +7,7 @@ import { tempDir } from "../helpers/server.ts";
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-// decisions.md: `npm run build` writes dist/vigil, which needs no node_modules beside it.
+// README "Single binary": `npm run build` writes dist/vigil, which needs no node_modules beside it.
 test("the compiled binary, alone in an empty folder, serves the API", async () => {
   const buildDir = tempDir("vigil-build-");
   const runDir = tempDir("vigil-run-");

@@ -3,7 +3,7 @@ import { ConfigError } from "../../src/config/config.ts";
 import { loadConfig } from "../../src/config/load.ts";
 
 describe("loadConfig", () => {
-  test("defaults are decisions.md's", () => {
+  test("defaults are the README's Configuration table", () => {
     const c = loadConfig([], {});
     expect(c).toMatchObject({
       dataDir: "./data", host: "0.0.0.0", port: 8080, baseUrl: "http://localhost:8080", heartbeatUrl: "http://localhost:8080",

@@ -1,6 +1,7 @@
 /**
- * Every row of api-v1.md "Heartbeat monitor transitions", live, with periods of 1 s and grace of
- * 1 s (or 0), plus the alerts of "Events" and the incidents that go with down.
+ * Every row of docs/heartbeats.md "Transitions and deadlines", live, with periods of 1 s and grace
+ * of 1 s (or 0), plus the alerts of docs/notifications.md "Which changes alert" and the incidents
+ * that go with down.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { alertLines, createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
@@ -50,7 +51,7 @@ describe("heartbeat transitions", () => {
     expect(await status(m.id)).toBe("up");
     expect(await transitions(server.ctx, m.id)).toEqual(["unknown->up", "up->degraded", "degraded->up"]);
     expect(await incidentsOf(m.id)).toEqual([]);
-    // api-v1.md "Events" with heartbeat_notify_on_late: entering degraded and recovering from it alert
+    // with heartbeat_notify_on_late, entering degraded and recovering from it alert (docs/notifications.md)
     expect(alertLines(server, m.id)).toEqual(["monitor.degraded", "monitor.up"]);
   });
 

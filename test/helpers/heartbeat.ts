@@ -103,7 +103,7 @@ export async function updateHeartbeat(server: TestServer, id: number, changes: R
   const { ctx } = server;
   const cols: Record<string, unknown> = { ...changes, updated_at: Date.now() };
   for (const [k, v] of Object.entries(cols)) if (typeof v === "boolean") cols[k] = v ? 1 : 0;
-  // resume restarts at unknown (decisions.md "Monitor state"), as the store's updateMonitor does
+  // resume restarts at unknown (docs/monitors.md "Maintenance and pause"), as the store's updateMonitor does
   if (changes.is_paused === false && row.is_paused === 1) Object.assign(cols, { last_status: "unknown", heartbeat_deadline_at: null });
   if (changes.is_paused === true) cols.heartbeat_deadline_at = null;
   await ctx.db.updateTable("monitors").set(cols as never).where("id", "=", id).execute();

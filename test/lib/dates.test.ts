@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { parseDateParam, toIso } from "../../src/lib/dates.ts";
 
-describe("parseDateParam (decisions.md date forms)", () => {
+describe("parseDateParam (the date forms of docs/api-rules.md)", () => {
   test.each([
     ["2026-11-21", Date.UTC(2026, 10, 21)],
     ["2026-11-21T10:20Z", Date.UTC(2026, 10, 21, 10, 20)],

@@ -1,10 +1,10 @@
 /**
- * Secrets (decisions.md "Resources": write-only, encrypted at rest, never in any response, log line
- * or error message), all kinds at once: the three monitor credentials and every channel secret. A
- * target that echoes its request headers back is checked, so the secret travels to it and back into
- * Vigil; then every GET endpoint of apiRoutes, the answers to writes, validation errors with the
- * secret in the bad input, the channel test, the OpenAPI document, /metrics, the whole log, and the
- * raw database files are searched for each secret.
+ * Secrets (docs/api-rules.md "Read-only and write-only attributes": write-only, encrypted at rest,
+ * never in any response, log line or error message), all kinds at once: the three monitor
+ * credentials and every channel secret. A target that echoes its request headers back is checked,
+ * so the secret travels to it and back into Vigil; then every GET endpoint of apiRoutes, the answers
+ * to writes, validation errors with the secret in the bad input, the channel test, the OpenAPI
+ * document, /metrics, the whole log, and the raw database files are searched for each secret.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";

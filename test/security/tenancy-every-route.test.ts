@@ -3,7 +3,7 @@
  * covered (or this test fails until it is mapped): account B aims each route at account A's
  * records. Routes with an id answer 404 not_found; lists show none of A's records; creates that
  * reference A's records are refused; and nothing of A changes (its rows and links are compared
- * before and after). decisions.md: "nothing of one account is visible to, or changeable by, another".
+ * before and after). docs/api-rules.md "Tenancy": an account sees and changes nothing of another.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { apiRoutes } from "../../src/api/routes.ts";

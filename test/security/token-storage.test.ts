@@ -1,6 +1,6 @@
 /**
- * API tokens and peer tokens are stored only as SHA-256 hashes (decisions.md "API tokens": "Stored
- * only as a hash"): tokens made by the CLI against a running server and the bootstrap token are
+ * API tokens and peer tokens are stored only as SHA-256 hashes (docs/api-rules.md "API tokens",
+ * README "Security"): tokens made by the CLI against a running server and the bootstrap token are
  * used, then the raw database, WAL and shared-memory files are searched for their plaintext, while
  * the server runs and after it stopped. Finding each token's hash proves the right bytes were read.
  */

@@ -5,7 +5,7 @@ import { channel, DOWN, receivers, send, UP } from "./fixtures.ts";
 
 const receiver = receivers();
 
-test("posts decisions.md's exact JSON with event, delivery and HMAC signature headers", async () => {
+test("posts the exact JSON of docs/notifications.md with event, delivery and HMAC signature headers", async () => {
   const r = receiver();
   const out = await send(DOWN, channel("webhook", { url: `${r.url}/hooks/vigil`, secret: "s3cret-key" }, ["s3cret-key"]));
   expect(out).toEqual({ ok: true, statusCode: 200, error: null, permanent: false });
