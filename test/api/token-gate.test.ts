@@ -1,7 +1,7 @@
 /**
  * Every endpoint that takes an API token (/api/v1, /metrics, /peer/v1/peers) admits it the same way:
  * the Bearer scheme in any case, the plan rule, and one per-account rate limit window shared by all
- * of them (README "Errors" and "Rate limits").
+ * of them (docs/api-rules.md "Order of checks" and "Rate limits and headers").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bearerToken } from "../../src/auth/token-gate.ts";
