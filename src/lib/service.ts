@@ -10,7 +10,7 @@ export type NativeRoute = (request: Request & { params: Record<string, string> }
 
 /**
  * One long-running part of a process besides the HTTP server (scheduler, heartbeat timers, alert
- * dispatcher, peer links, web UI). services.ts starts them; each is stopped in reverse order on
+ * dispatcher, peer links, web UI). start-services.ts starts them; each is stopped in reverse order on
  * shutdown. A leaf, so a service and the server that serves its routes import it, not each other.
  */
 export interface Service {
