@@ -62,7 +62,6 @@ function servedRoutes(app: { routes: readonly ServedRoute[] }): ServedRoute[] {
 function wrongMethodOrNotFound(table: RouteTable<ServedRoute>, method: string, path: string): ApiError {
   const { route, allow } = table.match(method, path);
   if (route || allow.length === 0) return notFound("endpoint");
-  if (allow.includes("GET") && !allow.includes("HEAD")) allow.splice(allow.indexOf("GET") + 1, 0, "HEAD");
   return methodNotAllowed(allow);
 }
 

@@ -26,7 +26,10 @@ export class RouteTable<R extends Routed> {
     });
   }
 
-  /** `route` when method and path match; `allow` lists the methods of a path matched by another method. */
+  /**
+   * `route` when method and path match; `allow` lists the methods of a path matched by another
+   * method, HEAD beside GET (a GET route answers HEAD).
+   */
   match(method: string, path: string): { route?: R; params: Record<string, string>; allow: string[] } {
     const allow: string[] = [];
     for (const r of this.routes) {
@@ -39,6 +42,7 @@ export class RouteTable<R extends Routed> {
       }
       allow.push(r.def.method);
     }
+    if (allow.includes("GET")) allow.splice(allow.indexOf("GET") + 1, 0, "HEAD");
     return { params: {}, allow: [...new Set(allow)] };
   }
 }

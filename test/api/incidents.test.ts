@@ -126,7 +126,7 @@ test.each([
 ])("incidents are read-only: %s %s is a 405 with Allow: GET", async (method, path) => {
   const res = await s.api(method, path, {});
   expect(res.status).toBe(405);
-  expect(res.headers.get("allow")).toBe("GET");
+  expect(res.headers.get("allow")).toBe("GET, HEAD");
   expect(res.json.error.code).toBe("method_not_allowed");
   const count = await s.ctx.db.selectFrom("incidents").select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   expect(Number(count.n)).toBe(5);

@@ -77,7 +77,7 @@ describe("the statuses and error codes of docs/api-rules.md", () => {
     { name: "missing scope: 403 insufficient_scope naming the scope", method: "GET", path: "/api/v1/pages", token: () => readOnly.token, status: 403, code: "insufficient_scope", contains: { error: { message: expect.stringContaining("status_pages:read") } } },
     { name: "unknown path inside /api/v1: 404 not_found", method: "GET", path: "/api/v1/nothing-here", status: 404, code: "not_found" },
     { name: "unknown path outside /api/v1: 404 not_found", method: "GET", path: "/no/such/page", token: null, status: 404, code: "not_found" },
-    { name: "known path, wrong method: 405 with Allow", method: "PUT", path: THINGS, body: "{}", status: 405, code: "method_not_allowed", check: (r) => expect(r.headers.get("allow")!.split(", ").sort()).toEqual(["GET", "POST"]) },
+    { name: "known path, wrong method: 405 with Allow", method: "PUT", path: THINGS, body: "{}", status: 405, code: "method_not_allowed", check: (r) => expect(r.headers.get("allow")!.split(", ").sort()).toEqual(["GET", "HEAD", "POST"]) },
     { name: "a path with DELETE only: 405 with Allow: DELETE", method: "GET", path: `${THINGS}/7`, status: 405, check: (r) => expect(r.headers.get("allow")).toBe("DELETE") },
     ...["text/plain", "application/x-www-form-urlencoded"].map((type): Scenario => ({ name: `write as ${type}: 415`, method: "POST", path: THINGS, body: '{"name":"a"}', headers: { "content-type": type }, status: 415, code: "unsupported_media_type" })),
     ...["application/json; charset=utf-8", "application/vnd.api+json", "Application/JSON"].map((type): Scenario => ({ name: `write as ${type}: accepted`, method: "POST", path: THINGS, body: '{"name":"a"}', headers: { "content-type": type }, status: 201 })),

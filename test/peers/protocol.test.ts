@@ -56,7 +56,7 @@ describe("authentication", () => {
   test("wrong method is 405 with Allow; unknown peer path is 404, both in the API's error body", async () => {
     const res = await peerCall(s.url, eu.token, "POST", "/hello", {});
     expect(res.status).toBe(405);
-    expect(res.headers.get("allow")).toBe("GET");
+    expect(res.headers.get("allow")).toBe("GET, HEAD");
     expect(res.json.error.code).toBe("method_not_allowed");
     const missing = await peerCall(s.url, eu.token, "GET", "/nothing-here");
     expect(missing.status).toBe(404);

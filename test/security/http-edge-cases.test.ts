@@ -118,7 +118,7 @@ test("a client that closes its connection mid-body is logged as such, not as an 
 test("PROPFIND, PURGE, M-SEARCH and QUERY get 405 with Allow on a known path and 404 elsewhere, with the JSON error body", async () => {
   const from = s.logs.length;
   const paths: [string, number, string | undefined][] = [
-    ["/api/v1/monitors", 405, "GET, POST"],
+    ["/api/v1/monitors", 405, "GET, HEAD, POST"],
     [`/h/${pingToken}`, 405, "GET, HEAD, POST"],
     ["/", 405, "GET, HEAD"],
     ["/login", 405, "GET, HEAD, POST"],

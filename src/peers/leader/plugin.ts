@@ -50,7 +50,7 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     const state = stateFor(request);
     const url = new URL(request.url);
     try {
-      if (request.method !== method && !(method === "GET" && request.method === "HEAD")) throw methodNotAllowed([method]);
+      if (request.method !== method && !(method === "GET" && request.method === "HEAD")) throw methodNotAllowed(method === "GET" ? ["GET", "HEAD"] : [method]);
       const data = await fn(request, url, server ?? null);
       return jsonResponse(state, 200, { data });
     } catch (err) {
