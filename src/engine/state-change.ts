@@ -88,13 +88,14 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
 }
 
 /**
- * Which transitions alert (docs/notifications.md "Which changes alert"): down always; recovery to
- * up from down; entering degraded, and recovering from it, only when degraded alerts are on.
- * `unknown` → up is no alert.
+ * Which transitions alert (docs/notifications.md "Which changes alert"): down always; leaving down
+ * always, since the incident resolves then (to up, or to degraded: a recovery nobody heard of would
+ * leave the down alert standing); entering degraded otherwise, and recovering from it, only when
+ * degraded alerts are on. `unknown` → up is no alert.
  */
 export function alertEventFor(from: MonitorState, to: MonitorState, alertOnDegraded: boolean): AlertEvent | null {
   if (to === "down") return "monitor.down";
-  if (to === "degraded") return alertOnDegraded ? "monitor.degraded" : null;
+  if (to === "degraded") return from === "down" || alertOnDegraded ? "monitor.degraded" : null;
   if (to === "up") {
     if (from === "down") return "monitor.up";
     if (from === "degraded" && alertOnDegraded) return "monitor.up";

@@ -59,8 +59,13 @@ export function alertSummary(p: AlertPayload): string {
     }
     case "down":
       return `${m} is down (was ${p.previous_state}).`;
-    case "degraded":
-      return `${m} is degraded (was ${p.previous_state}).`;
+    case "degraded": {
+      // leaving down for degraded ends the outage: say so, with how long it lasted
+      const d = p.incident?.resolved_at ? p.incident.duration_ms : null;
+      return p.previous_state === "down"
+        ? `${m} is no longer down but still degraded${d !== null && d !== undefined ? `, after ${humanDuration(d)} of downtime` : ""}.`
+        : `${m} is degraded (was ${p.previous_state}).`;
+    }
     default:
       return `${m} is ${p.state} (was ${p.previous_state}).`;
   }

@@ -64,3 +64,22 @@ test("a monitor changing slower than the threshold is never flapping", async () 
   expect(events.length).toBe(10);
   expect(events.includes("monitor.flapping")).toBe(false);
 });
+
+test("leaving down for degraded announces the recovery: the incident resolved, the state degraded", async () => {
+  const h = await harness();
+  cleanup.push(() => h.close());
+  const hook = await insertChannel(h.ctx.db, h.ctx.secrets, { accountId: h.accountId, changes: { name: "hook", channel_type: "webhook", url: "http://127.0.0.1:9/", is_enabled: true }, now: Date.now() });
+  const monitorId = await insertMonitorRow(h.ctx, h.accountId);
+  await linkChannel(h.ctx, monitorId, hook.id);
+  const t0 = Date.now() - 60_000;
+  expect((await flip(h.ctx, monitorId, "down", { at: t0 })).changed).toBe(true);
+  expect((await flip(h.ctx, monitorId, "degraded", { at: t0 + 30_000 })).changed).toBe(true);
+  // a checked monitor's degraded state alone does not alert (only heartbeats' lateness may)
+  expect((await flip(h.ctx, monitorId, "up", { at: t0 + 40_000 })).changed).toBe(true);
+  expect((await flip(h.ctx, monitorId, "degraded", { at: t0 + 50_000 })).changed).toBe(true);
+  const rows = await alertsForMonitor(h.ctx.db, monitorId);
+  expect(rows.map((a) => a.event)).toEqual(["monitor.down", "monitor.degraded"]);
+  const payload = JSON.parse(rows[1]!.payload_json);
+  expect([payload.state, payload.previous_state]).toEqual(["degraded", "down"]);
+  expect(payload.incident.resolved_at).not.toBeNull();
+});
