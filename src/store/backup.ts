@@ -2,11 +2,11 @@ import { Database as SqliteDatabase } from "bun:sqlite";
 import { existsSync, renameSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { createPrivateFile, restrictToOwner } from "../lib/private-files.ts";
-import { DATABASE_FILE, schemaVersion } from "./database.ts";
+import { DATABASE_FILE } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
 import { JOURNAL_DIR, readJournalFile, SQLITE_JOURNAL_FILE } from "./ping-journal-file.ts";
 import { legacyJournal, watermarks, type JournalEntry } from "./ping-journal.ts";
-import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
+import { applyPragmas, checkpointWal, integrityCheck, schemaVersion, setBusyTimeout } from "./pragmas.ts";
 
 /**
  * A consistent online copy. bun:sqlite exposes no binding for sqlite3_backup_*, so this uses
@@ -32,7 +32,7 @@ export function backupDatabase(dataDir: string, target: string): { bytes: number
     journal = readJournalFile(dataDir);
     const db = new SqliteDatabase(source, { readonly: false });
     try {
-      db.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      setBusyTimeout(db);
       db.query("VACUUM INTO ?").run(target);
       version = schemaVersion(db);
     } finally {
@@ -67,8 +67,8 @@ export function verifyBackup(file: string): { version: number } {
     throw new Error(`${file} is not an SQLite database: ${(e as Error).message}`);
   }
   try {
-    const check = db.query("PRAGMA integrity_check").all() as { integrity_check: string }[];
-    if (check.length !== 1 || check[0]!.integrity_check !== "ok") throw new Error(`${file} fails integrity_check: ${check.map((c) => c.integrity_check).join("; ")}`);
+    const check = integrityCheck(db);
+    if (check.length !== 1 || check[0] !== "ok") throw new Error(`${file} fails integrity_check: ${check.join("; ")}`);
     const tables = db.query("SELECT name FROM sqlite_master WHERE type='table' AND name IN ('accounts','api_tokens')").all();
     if (tables.length !== 2) throw new Error(`${file} is not a Vigil database`);
     const version = schemaVersion(db);
@@ -121,7 +121,7 @@ function setAside(file: string, stamp: string): string | null {
   if (existsSync(file)) {
     const db = new SqliteDatabase(file);
     applyPragmas(db);
-    db.exec("PRAGMA wal_checkpoint(TRUNCATE)");
+    checkpointWal(db, "TRUNCATE");
     db.close();
     kept = `${file}.before-restore-${stamp}`;
     renameSync(file, kept);

@@ -5,7 +5,7 @@ import { BunSqliteDialect } from "kysely-bun-sqlite";
 import { createPrivateFile, makePrivateDir, restrictToOwner } from "../lib/private-files.ts";
 import schemaSql from "../../schema.sql" with { type: "text" };
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "./migrations/index.ts";
-import { applyPragmas, BUSY_TIMEOUT_MS } from "./pragmas.ts";
+import { applyPragmas, BUSY_TIMEOUT_MS, schemaVersion, setBusyTimeout, setSchemaVersion } from "./pragmas.ts";
 import type { DB } from "./tables.ts";
 
 export type Db = Kysely<DB>;
@@ -76,10 +76,8 @@ class RollbackSafeDialect extends BunSqliteDialect {
     // Kysely would prepare BEGIN and COMMIT anew for every transaction.
     const begin = this.sqlite.prepare("BEGIN IMMEDIATE");
     const commit = this.sqlite.prepare("COMMIT");
-    // exec, not a prepared statement: SQLite applies this pragma when it compiles it, so a prepared
-    // one run again changes nothing
-    const noWait = () => this.sqlite.exec("PRAGMA busy_timeout = 0");
-    const wait = () => this.sqlite.exec(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    const noWait = () => setBusyTimeout(this.sqlite, 0);
+    const wait = () => setBusyTimeout(this.sqlite);
     // While another connection holds the write lock (the ping journal's fold worker, a CLI command),
     // BEGIN waits on the event loop, 1 ms at a time, instead of in SQLite's busy handler, which
     // blocks the thread and every request with it (load bench: API writes p99 35 ms and check
@@ -167,10 +165,6 @@ class CachedStatementConnection {
   }
 }
 
-export function schemaVersion(sqlite: SqliteDatabase): number {
-  return (sqlite.query("PRAGMA user_version").get() as { user_version: number }).user_version;
-}
-
 /** A fresh database gets schema.sql whole; an older one gets each missing migration in order. */
 export function migrate(sqlite: SqliteDatabase): void {
   const current = schemaVersion(sqlite);
@@ -185,6 +179,6 @@ export function migrate(sqlite: SqliteDatabase): void {
     } else {
       for (const m of MIGRATIONS) if (m.version > current) sqlite.exec(m.sql);
     }
-    sqlite.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION}`);
+    setSchemaVersion(sqlite, LATEST_SCHEMA_VERSION);
   }).immediate();
 }

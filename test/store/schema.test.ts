@@ -2,7 +2,8 @@ import { Database } from "bun:sqlite";
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { join } from "node:path";
-import { DATABASE_FILE, openStore, schemaVersion } from "../../src/store/database.ts";
+import { DATABASE_FILE, openStore } from "../../src/store/database.ts";
+import { schemaVersion } from "../../src/store/pragmas.ts";
 import { LATEST_SCHEMA_VERSION, MIGRATIONS } from "../../src/store/migrations/index.ts";
 import { tempDir } from "../helpers/server.ts";
 
