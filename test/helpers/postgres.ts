@@ -139,6 +139,16 @@ function hookExit() {
   }
 }
 
+/** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
+function processRunning(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!);
+  } catch {
+    return false;
+  }
+}
+
 async function freeLoopbackPort(): Promise<number> {
   const s = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
   const port = s.port;
@@ -163,7 +173,7 @@ export async function startPostgres(o: { settings?: Record<string, string | numb
   const user = "postgres";
   const tool = (name: string) => join(bin, name);
 
-  const cleanup = () => rmSync(dir, { recursive: true, force: true });
+  const cleanup = () => rmSync(dir, { recursive: true, force: true, maxRetries: 5 });
   const init = run(tool("initdb"), ["-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync", "--no-instructions"], as, 120_000);
   if (init.code !== 0) {
     cleanup();
@@ -215,12 +225,16 @@ export async function startPostgres(o: { settings?: Record<string, string | numb
   let running = true;
   let removed = false;
 
+  // Exit handlers cannot await: wait (2 s at most) for the postmaster to go before removing its
+  // dir, or files it writes while shutting down are left behind.
   const onExit = () => {
     const pid = pidOf();
     if (pid) {
       try {
         process.kill(pid, "SIGQUIT");
       } catch {}
+      const deadline = Date.now() + 2000;
+      while (processRunning(pid) && Date.now() < deadline) Bun.sleepSync(20);
     }
     cleanup();
   };
