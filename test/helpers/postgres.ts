@@ -21,7 +21,7 @@ import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirS
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 
-export const MISSING_MESSAGE =
+const MISSING_MESSAGE =
   "PostgreSQL server binaries (initdb, pg_ctl, postgres) not found: install Debian's `postgresql` package (apt-get install -y postgresql)";
 
 const TOOLS = ["initdb", "pg_ctl", "postgres"];
@@ -78,8 +78,6 @@ export interface PostgresServer {
   startServer(): Promise<void>;
   /** PID of the running postmaster (from postmaster.pid), or null when stopped. */
   pid(): number | null;
-  /** The server's log so far (for a failing test's message). */
-  log(): string;
   /** Stops the server and removes the temp dir. */
   stop(): Promise<void>;
 }
@@ -157,7 +155,7 @@ async function freeLoopbackPort(): Promise<number> {
 }
 
 /** Starts a fresh cluster; null (after a loud message) when the binaries are missing. */
-export async function startPostgres(o: { settings?: Record<string, string | number> } = {}): Promise<PostgresServer | null> {
+export async function startPostgres(): Promise<PostgresServer | null> {
   const bin = postgresBinDir();
   if (!bin) {
     postgresAvailable();
@@ -187,7 +185,6 @@ export async function startPostgres(o: { settings?: Record<string, string | numb
     synchronous_commit: "off",
     full_page_writes: "off",
     max_connections: 200,
-    ...o.settings,
   };
   const conf = (extra: Record<string, string | number>) =>
     appendFileSync(join(data, "postgresql.conf"), "\n" + Object.entries(extra).map(([k, v]) => `${k} = ${v}`).join("\n") + "\n");
@@ -277,7 +274,6 @@ export async function startPostgres(o: { settings?: Record<string, string | numb
       running = true;
     },
     pid: () => (running ? pidOf() : null),
-    log: () => (existsSync(logFile) ? readFileSync(logFile, "utf8") : ""),
     async stop() {
       if (removed) return;
       await stopServer();
