@@ -224,7 +224,9 @@ CREATE TABLE monitor_events (
   source_ip    TEXT,
   from_state   TEXT,
   to_state     TEXT,
-  duration_ms  INTEGER             -- pings after a /start: the run's duration
+  duration_ms  INTEGER,            -- pings after a /start: the run's duration
+  body         TEXT,               -- a failure ping's body, its first 10 KiB (docs/heartbeats.md "Timeline events")
+  body_bytes   INTEGER             -- the ping body's size as sent, when it was longer than what was kept
 );
 CREATE INDEX monitor_events_monitor_at ON monitor_events(monitor_id, at);
 

@@ -16,6 +16,8 @@ export const EventAttributesSchema = Type.Object({
   reason: Type.Optional(strOrNull("pings: why it was rejected; transitions: what caused it")),
   source_ip: Type.Optional(strOrNull("pings: the sender's address")),
   duration_ms: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "pings after a start signal: the run's duration" })),
+  body: Type.Optional(strOrNull("failure pings (/fail, a non-zero exit code): the first 10 KiB of the body the job sent")),
+  body_bytes: Type.Optional(Type.Union([Type.Integer(), Type.Null()], { description: "pings: the body's size as sent, when it was longer than what was kept (64 KiB read for the payload policy, 10 KiB stored on a failure); null otherwise" })),
   from: Type.Optional(Type.String({ description: "transitions: previous state" })),
   to: Type.Optional(Type.String({ description: "transitions: new state" })),
 });

@@ -14,10 +14,25 @@ import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import type { PingFold } from "../store/ping-journal.ts";
 import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
+import { PING_BODY_KEEP } from "./ping-body.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 import type { PendingPings } from "./pending-pings.ts";
 
 export type PingKind = "ping" | "start" | "fail";
+
+/** What a failure's event keeps of the body the job sent: a log's first lines, not megabytes of it. */
+export const FAIL_BODY_KEEP = 10 * 1024;
+
+/** The body's size when longer than the `kept` bytes of it that were kept, else null. */
+export function cutAt(ping: Pick<PingRequest, "bodyBytes">, kept: number): number | null {
+  return ping.bodyBytes > kept ? ping.bodyBytes : null;
+}
+
+function failBody(body: string | null): string | null {
+  if (body === null) return null;
+  const bytes = Buffer.from(body);
+  return bytes.byteLength <= FAIL_BODY_KEEP ? body : new TextDecoder().decode(bytes.subarray(0, FAIL_BODY_KEEP));
+}
 
 export interface PingRequest {
   monitorId: number;
@@ -25,7 +40,10 @@ export interface PingRequest {
   token: string;
   kind: PingKind;
   sourceIp: string | null;
+  /** the body's first PING_BODY_KEEP bytes as text, or null without a body */
   body: string | null;
+  /** the body's size as sent */
+  bodyBytes: number;
   /** why the job failed (/fail, /<exit-code>) */
   failReason: string | null;
   /** the exit code of /<0-255>, null for the other forms: an exit code is its own verdict */
@@ -166,7 +184,7 @@ export async function applyBatch(
       continue;
     }
     touched.add(r);
-    const base = { monitorId: r.id, kind: ping.kind, at, sourceIp: ping.sourceIp } as const;
+    const base = { monitorId: r.id, kind: ping.kind, at, sourceIp: ping.sourceIp, bodyBytes: cutAt(ping, PING_BODY_KEEP) } as const;
     if (r.is_paused) {
       // a paused monitor's pings are ignored but recorded (docs/heartbeats.md "Answers")
       record({ ...base, result: "ignored", reason: "monitor is paused" });
@@ -182,7 +200,7 @@ export async function applyBatch(
     const durationMs = runDuration(r.heartbeat_last_start_at, at);
     if (ping.kind === "fail") {
       const reason = ping.failReason ?? "the job reported a failure";
-      record({ ...base, result: "accepted", reason, durationMs });
+      record({ ...base, result: "accepted", reason, durationMs, body: failBody(ping.body), bodyBytes: cutAt(ping, FAIL_BODY_KEEP) });
       const checkId = insertCheck(r.id, failed(at, "heartbeat_failed", reason, { latency_ms: durationMs }));
       setFields(r, { last_checked_at: at, heartbeat_last_start_at: null });
       if (r.last_status !== "down") {
@@ -201,7 +219,8 @@ export async function applyBatch(
       continue;
     }
     // without intermediate objects: the first ping of a monitor in a while, or after a change
-    stmts.insertPingEvent(r.id, "ping", at, "accepted", ping.sourceIp, durationMs);
+    if (base.bodyBytes === null) stmts.insertPingEvent(r.id, "ping", at, "accepted", ping.sourceIp, durationMs);
+    else record({ ...base, result: "accepted", durationMs });
     const checkId = stmts.insertUpCheck(r.id, region, at, durationMs);
     r.heartbeat_last_ping_at = laterPing(r.heartbeat_last_ping_at, at);
     r.last_checked_at = at;

@@ -15,10 +15,11 @@ import type { AppContext } from "../context.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
 import { clientAddress, normalizeIp, trustedSet } from "./source-ip.ts";
-import { readLimited } from "../http/read-limited.ts";
+import { readHead } from "../http/read-limited.ts";
+import { PING_BODY_KEEP, PING_BODY_LIMIT } from "./ping-body.ts";
 import type { NativeRoute } from "../lib/service.ts";
 
-export const PING_BODY_LIMIT = 64 * 1024;
+
 const METHODS = ["GET", "HEAD", "POST"];
 /** generated tokens are base64url; anything else cannot be one, and is refused before any lookup */
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
@@ -105,13 +106,17 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
       if (monitorId === null) throw tokenNotFound();
       if (!tokenLimiter.take(token, ctx.config.pingLimitToken, now)) throw rateLimited(retryAfterSeconds(tokenLimiter.hit(token, ctx.config.pingLimitToken, now), now));
       let text: string | null = null;
+      let bodyBytes = 0;
       if (body !== null) {
-        const bytes = await readLimited(request, PING_BODY_LIMIT);
-        if (bytes === null) throw payloadTooLarge(PING_BODY_LIMIT);
-        if (bytes.byteLength > 0) text = new TextDecoder().decode(bytes);
+        // a log sent whole (`curl --data-binary @log URL/$?`) is a ping all the same: its first
+        // PING_BODY_KEEP bytes are read, the rest is read and dropped
+        const read = await readHead(request, PING_BODY_KEEP, PING_BODY_LIMIT);
+        if (read === null) throw payloadTooLarge(PING_BODY_LIMIT);
+        bodyBytes = read.bytes;
+        if (read.head.byteLength > 0) text = new TextDecoder().decode(read.head);
       }
       const failReason = parsed.kind !== "fail" ? null : parsed.exitCode !== null ? `exit code ${parsed.exitCode}` : failText(text);
-      const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body: text, failReason, exitCode: parsed.exitCode });
+      const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body: text, bodyBytes, failReason, exitCode: parsed.exitCode });
       if (outcome.result === "not_found") throw tokenNotFound();
       if (debug) log.debug("ping", { monitor_id: monitorId, kind: parsed.kind, result: outcome.result, source_ip: sourceIp, request_id: state.requestId });
       return ok(state, method, outcome.result === "rejected" ? JSON.stringify({ result: "rejected", reason: outcome.reason }) : PLAIN_ANSWERS[outcome.result]);

@@ -14,6 +14,8 @@ import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-ru
 import type { StoredEntry } from "../store/ping-journal.ts";
 import type { PingMonitorRow } from "../store/ping-statements.ts";
 import { laterPing, runDuration, type HeartbeatOp } from "./apply-batch.ts";
+import { cutAt } from "./apply-batch.ts";
+import { PING_BODY_KEEP } from "./ping-body.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 
 export interface JournalPart {
@@ -71,6 +73,8 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
     const row = update?.row ?? cache.get(id);
     if (
       row === undefined || row.heartbeat_token !== ping.token || row.last_status !== "up" || row.is_paused || row.monitor_type !== "heartbeat" ||
+      // a cut body's event records its size, which the journal's entries do not carry
+      cutAt(ping, PING_BODY_KEEP) !== null ||
       !evaluatePingPayload(row.heartbeat_payload_policy, row.heartbeat_payload_status_key, ping.body, ping.exitCode).valid
     ) {
       elsewhere.add(id);

@@ -15,7 +15,7 @@ const PING_KINDS = new Set(["ping", "start", "fail"]);
 
 function eventAttributes(e: MonitorEventRow): EventAttributes {
   const out: Record<string, unknown> = { monitor_id: e.monitor_id, kind: e.kind, at: toIso(e.at) };
-  if (PING_KINDS.has(e.kind)) Object.assign(out, { received_at: toIso(e.at), result: e.result, reason: e.reason, source_ip: e.source_ip, duration_ms: e.duration_ms });
+  if (PING_KINDS.has(e.kind)) Object.assign(out, { received_at: toIso(e.at), result: e.result, reason: e.reason, source_ip: e.source_ip, duration_ms: e.duration_ms, body: e.body, body_bytes: e.body_bytes });
   if (e.kind === "transition") Object.assign(out, { from: e.from_state, to: e.to_state, reason: e.reason });
   return out as EventAttributes;
 }

@@ -10,6 +10,10 @@ export interface NewMonitorEvent {
   fromState?: string | null;
   toState?: string | null;
   durationMs?: number | null;
+  /** a failure ping's body, as much as is kept */
+  body?: string | null;
+  /** the ping body's size as sent, when longer than what was kept */
+  bodyBytes?: number | null;
 }
 
 export async function insertMonitorEvent(db: Db, e: NewMonitorEvent): Promise<number> {
@@ -25,6 +29,8 @@ export async function insertMonitorEvent(db: Db, e: NewMonitorEvent): Promise<nu
       from_state: e.fromState ?? null,
       to_state: e.toState ?? null,
       duration_ms: e.durationMs ?? null,
+      body: e.body ?? null,
+      body_bytes: e.bodyBytes ?? null,
     })
     .returning("id")
     .executeTakeFirstOrThrow();

@@ -60,7 +60,7 @@ export function preparePingStatements(sqlite: Database): PingStatements {
   const monitor = sqlite.prepare("SELECT * FROM monitors WHERE id = ?") as Statement<MonitorRow, [number]>;
   const pingMonitor = sqlite.prepare(`SELECT ${PING_MONITOR_COLUMNS.join(", ")} FROM monitors WHERE id = ?`) as Statement<PingMonitorRow, [number]>;
   const event = sqlite.prepare(
-    "INSERT INTO monitor_events (monitor_id, kind, at, result, reason, source_ip, from_state, to_state, duration_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    "INSERT INTO monitor_events (monitor_id, kind, at, result, reason, source_ip, from_state, to_state, duration_ms, body, body_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
   );
   const check = sqlite.prepare(
     "INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms, http_code, error_code, error_message, degraded_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -75,10 +75,10 @@ export function preparePingStatements(sqlite: Database): PingStatements {
     monitor: (id) => monitor.get(id) ?? null,
     pingMonitor: (id) => pingMonitor.get(id) ?? null,
     insertEvent: (e) => {
-      event.run(e.monitorId, e.kind, e.at, e.result ?? null, e.reason ?? null, e.sourceIp ?? null, e.fromState ?? null, e.toState ?? null, e.durationMs ?? null);
+      event.run(e.monitorId, e.kind, e.at, e.result ?? null, e.reason ?? null, e.sourceIp ?? null, e.fromState ?? null, e.toState ?? null, e.durationMs ?? null, e.body ?? null, e.bodyBytes ?? null);
     },
     insertPingEvent: (monitorId, kind, at, result, sourceIp, durationMs) => {
-      event.run(monitorId, kind, at, result, null, sourceIp, null, null, durationMs);
+      event.run(monitorId, kind, at, result, null, sourceIp, null, null, durationMs, null, null);
     },
     insertUpCheck: (monitorId, region, at, latencyMs) => {
       const res = check.run(monitorId, region, "up", at, latencyMs === null ? null : Math.round(latencyMs), null, null, null, null);

@@ -186,6 +186,8 @@ export interface MonitorEventsTable {
   from_state: string | null;
   to_state: string | null;
   duration_ms: number | null;
+  body: Generated<string | null>;
+  body_bytes: Generated<number | null>;
 }
 
 export interface StatusPagesTable {

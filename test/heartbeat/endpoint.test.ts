@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHeartbeat, monitorRow, ping, rotateHeartbeat, timeline, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -60,13 +61,13 @@ describe("ping endpoint", () => {
     expect(r.headers.get("allow")).toBe("GET, HEAD, POST");
   });
 
-  test("a body over 64 KiB is 413 and not recorded; 64 KiB exactly is fine", async () => {
+  test("a body over 10 MiB is 413 and not recorded, whatever its framing; 10 MiB exactly is a ping", async () => {
     const m = await createHeartbeat(server, { periodSec: 60 });
-    expectApiError(await ping(server.url, m.token, { body: "x".repeat(64 * 1024 + 1) }), 413, "payload_too_large");
+    expectApiError(await ping(server.url, m.token, { body: "x".repeat(PING_BODY_LIMIT + 1) }), 413, "payload_too_large");
     // chunked, without Content-Length: the cap applies while reading
     const stream = new ReadableStream({
       start(c) {
-        for (let i = 0; i < 20; i++) c.enqueue(new Uint8Array(4096).fill(65));
+        for (let i = 0; i < 161; i++) c.enqueue(new Uint8Array(65536).fill(65));
         c.close();
       },
     });
@@ -74,7 +75,30 @@ describe("ping endpoint", () => {
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("payload_too_large");
     expect((await timeline(server.ctx, m.id)).length).toBe(0);
-    expect((await ping(server.url, m.token, { body: "x".repeat(64 * 1024) })).json).toEqual({ result: "accepted" });
+    expect((await ping(server.url, m.token, { body: "x".repeat(PING_BODY_LIMIT) })).json).toEqual({ result: "accepted" });
+  });
+
+  test("a ping is never lost for its size: a 1 MB body is a ping whose event says how long the body was", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    expect((await ping(server.url, m.token, { body: "y".repeat(1_000_000) })).json).toEqual({ result: "accepted" });
+    expect((await ping(server.url, m.token, { body: "small log" })).json).toEqual({ result: "accepted" });
+    const events = (await server.api("GET", `/api/v1/monitors/${m.id}/events?kind=ping`)).json.data.map((d: any) => d.attributes);
+    expect(events.map((e: any) => [e.result, e.body_bytes])).toEqual([["accepted", null], ["accepted", 1_000_000]]);
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("up");
+  });
+
+  test("a 1 MB log sent to /fail and to a non-zero exit code keeps its first 10 KiB on the timeline, not only its first line", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    const log = "backup failed: disk full\n" + Array.from({ length: 40_000 }, (_, i) => `line ${i} of the job's output`).join("\n");
+    expect(Buffer.byteLength(log)).toBeGreaterThan(1_000_000);
+    expect((await ping(server.url, m.token, { suffix: "/fail", body: log })).json).toEqual({ result: "accepted" });
+    expect((await ping(server.url, m.token, { suffix: "/2", body: "short output\nsecond line" })).json).toEqual({ result: "accepted" });
+    const fails = (await server.api("GET", `/api/v1/monitors/${m.id}/events?kind=fail`)).json.data.map((d: any) => d.attributes);
+    expect(fails[0]).toMatchObject({ reason: "exit code 2", body: "short output\nsecond line", body_bytes: null });
+    expect(fails[1]).toMatchObject({ reason: "backup failed: disk full", body_bytes: Buffer.byteLength(log) });
+    expect(Buffer.byteLength(fails[1].body)).toBe(10 * 1024);
+    expect(log.startsWith(fails[1].body)).toBe(true);
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("down");
   });
 
   test("a paused monitor's pings are ignored but recorded, and change nothing", async () => {

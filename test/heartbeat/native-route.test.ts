@@ -16,6 +16,7 @@ import { preparePingStatements } from "../../src/store/ping-statements.ts";
 import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
 import { rmSync } from "node:fs";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
+import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -64,7 +65,7 @@ describe("native routes", () => {
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
     try {
       const m = await createHeartbeat(server, { periodSec: 60 });
-      const big = "x".repeat(64 * 1024 + 1);
+      const big = "x".repeat(PING_BODY_LIMIT + 1);
       const cases: { path: string; method?: string; body?: string }[] = [
         { path: `/h/${m.token}` },
         { path: `/h/${m.token}`, method: "POST", body: "hello" },

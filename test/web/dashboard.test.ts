@@ -191,6 +191,18 @@ describe("monitor forms", () => {
     expect(detail.text).not.toContain(`value="${pingUrl}"`);
     expect(detail.text).toContain("ping URL rotated");
   });
+
+  test("a failure's output is on the monitor page: the first 10 KiB of what the job sent, escaped", async () => {
+    const r = await c.post("/monitors", { monitor_type: "heartbeat", name: "nightly dump", interval_sec: "3600", timeout_ms: "1000" });
+    const id = idFrom(r.res.headers.get("location"));
+    const token = (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.heartbeat_token as string;
+    const log = "pg_dump: error: <connection refused>\n" + "x".repeat(200_000);
+    expect((await fetch(`${s.url}/h/${token}/1`, { method: "POST", body: log })).status).toBe(200);
+    const detail = await c.get(`/monitors/${id}`);
+    expect(detail.text).toContain("Output (first 10 KiB of 201 KB)");
+    expect(detail.text).toContain("pg_dump: error: &lt;connection refused&gt;");
+    expect(detail.text).not.toContain("x".repeat(10_241));
+  });
 });
 
 describe("status page editor", () => {

@@ -8,6 +8,7 @@ import m014 from "./014-account-private-targets.sql" with { type: "text" };
 import m015 from "./015-peer-accounts.sql" with { type: "text" };
 import m019 from "./019-follow-redirects.sql" with { type: "text" };
 import m021 from "./021-check-timings.sql" with { type: "text" };
+import m022 from "./022-ping-bodies.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -27,6 +28,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 19, name: "follow-redirects", sql: m019 },
   // 20 is held by parallel work (metrics)
   { version: 21, name: "check-timings", sql: m021 },
+  { version: 22, name: "ping-bodies", sql: m022 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -78,6 +78,11 @@ function incidentsTable(incidents: IncidentItem[]): SafeHtml {
   })}</tbody></table>`;
 }
 
+/** "1.2 MB", "640 KB": a body's size for people. */
+function formatBytes(n: number): string {
+  return n >= 1_000_000 ? `${(n / 1_000_000).toFixed(1)} MB` : `${Math.ceil(n / 1000)} KB`;
+}
+
 function timeline(events: EventItem[]): SafeHtml {
   if (!events.length) return html`<p class="muted">No pings yet. Call the ping URL from your job to start.</p>`;
   return html`<table><caption class="sr-only">Pings and state transitions, newest first</caption><thead><tr><th scope="col">Time</th><th scope="col">Event</th><th scope="col">Detail</th><th scope="col">Source</th></tr></thead><tbody>${events.map((e) => {
@@ -88,7 +93,10 @@ function timeline(events: EventItem[]): SafeHtml {
         : a.kind === "token_rotated"
           ? html`ping URL rotated`
           : html`${a.kind} <strong>${a.result ?? ""}</strong>`;
-    return html`<tr><td class="num">${when(a.at)}</td><td>${what}</td><td>${a.reason ?? (a.duration_ms != null ? `ran ${formatDuration(a.duration_ms)}` : "")}</td><td class="mono">${a.source_ip ?? ""}</td></tr>`;
+    const detail = a.reason ?? (a.duration_ms != null ? `ran ${formatDuration(a.duration_ms)}` : "");
+    // a failure's output, as the job sent it (its first 10 KiB): what a person reads to know why
+    const output = a.body ? html`<details><summary>Output${a.body_bytes ? ` (first 10 KiB of ${formatBytes(a.body_bytes)})` : ""}</summary><pre class="output">${a.body}</pre></details>` : "";
+    return html`<tr><td class="num">${when(a.at)}</td><td>${what}</td><td>${detail}${output}</td><td class="mono">${a.source_ip ?? ""}</td></tr>`;
   })}</tbody></table>`;
 }
 
