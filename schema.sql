@@ -212,6 +212,8 @@ CREATE TABLE incidents (
 );
 CREATE INDEX incidents_account_started ON incidents(account_id, started_at, id);
 CREATE INDEX incidents_monitor_status ON incidents(monitor_id, status);
+-- open incidents only: /metrics counts them at every scrape, and the history is never pruned
+CREATE INDEX incidents_open ON incidents(monitor_id) WHERE status = 'open';
 
 -- The timeline: heartbeat pings and every state transition ("flip") of any monitor.
 CREATE TABLE monitor_events (

@@ -7,6 +7,7 @@ import { startNotifyService } from "./notify/service.ts";
 import { startPeerLeaderService } from "./peers/leader/service.ts";
 import { startProbeServices } from "./peers/probe/service.ts";
 import { maintenanceService, startSchedulerService } from "./scheduler/service.ts";
+import { countOpenIncidents } from "./store/incident-queries.ts";
 import { startWebService } from "./web/service.ts";
 
 /**
@@ -26,6 +27,7 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
   // heartbeat pings and deadlines are the leader's: probes only run active checks
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
   if (ctx.config.role === "leader") {
+    ctx.metrics.gauge("vigil_incidents_open", "Incidents open now, across every account", () => countOpenIncidents(ctx.db));
     // local checks run in this instance's --region and go straight to the engine
     services.push(await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result))));
     services.push(maintenanceService(ctx));

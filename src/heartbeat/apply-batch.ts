@@ -5,7 +5,7 @@
  * same monitor cannot both flip it.
  */
 import type { AppContext, AppEvents } from "../context.ts";
-import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
+import { emptyResult, failed, type CheckResult, type CheckStatus } from "../domain/check-result.ts";
 import { dueHeartbeatState, heartbeatPlanOf, nextHeartbeatTransition, pingExpectedBy } from "../domain/heartbeat-rules.ts";
 import type { MonitorState } from "../domain/monitor.ts";
 import { applyStateChange } from "../engine/state-change.ts";
@@ -78,6 +78,8 @@ export interface BatchResult {
   cacheStale: boolean;
   /** the heartbeat epoch `rows` are true at */
   epoch: number;
+  /** check rows this batch wrote, by status (vigil_checks_total, counted once committed) */
+  checks: Record<CheckStatus, number>;
 }
 
 /** The ping journal's fold on the main database, and what is pending from batches committed before this one. */
@@ -107,11 +109,14 @@ export async function applyBatch(
   // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
   // change committed in this very transaction: then the cache starts over.
   const cacheStale = stmts.heartbeatEpoch() !== cacheEpoch;
-  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded: new Map(), cacheStale, epoch: 0 };
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded: new Map(), cacheStale, epoch: 0, checks: { up: 0, down: 0, degraded: 0 } };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
   const record = stmts.insertEvent;
-  const insertCheck = (id: number, r: CheckResult) => stmts.insertCheck(id, region, r);
+  const insertCheck = (id: number, r: CheckResult) => {
+    result.checks[r.status]++;
+    return stmts.insertCheck(id, region, r);
+  };
   const setFields = (r: PingMonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
     Object.assign(r, p);
     dirty.add(r);
@@ -222,6 +227,7 @@ export async function applyBatch(
     if (base.bodyBytes === null) stmts.insertPingEvent(r.id, "ping", at, "accepted", ping.sourceIp, durationMs);
     else record({ ...base, result: "accepted", durationMs });
     const checkId = stmts.insertUpCheck(r.id, region, at, durationMs);
+    result.checks.up++;
     r.heartbeat_last_ping_at = laterPing(r.heartbeat_last_ping_at, at);
     r.last_checked_at = at;
     r.heartbeat_last_start_at = null;

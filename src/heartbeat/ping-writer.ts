@@ -16,6 +16,7 @@
  * (fold-worker.ts), on this thread at start-up and shutdown.
  */
 import type { AppContext } from "../context.ts";
+import { CHECK_STATUSES, type CheckStatus } from "../domain/check-result.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { PingJournalFile } from "../store/ping-journal-file.ts";
@@ -335,6 +336,8 @@ export class PingWriter {
           this.journal.file.append(batchId, part.entries);
           this.journal.pending.addBatch(batchId, part.entries);
           for (const i of part.indexes) outcomes[i] = ACCEPTED;
+          // each journaled ping becomes an up check when it is folded
+          this.countChecks({ up: part.entries.length, down: 0, degraded: 0 });
           this.committed({ deadlines: applyToCache(part), stateChanges: [], transitions: [] });
         }
       } catch (err) {
@@ -360,6 +363,7 @@ export class PingWriter {
         // before anything else runs in the write queue, so the next job sees what this one committed
         this.folded(result.folded);
         rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
+        this.countChecks(result.checks);
         this.committed(result);
       }
       this.foldSoon();
@@ -374,6 +378,13 @@ export class PingWriter {
       this.onCommitted(r);
     } catch (err) {
       this.log.error("heartbeat post-commit step failed", { error: String(err) });
+    }
+  }
+
+  /** vigil_checks_total for heartbeat monitors, once per status and batch */
+  private countChecks(checks: Record<CheckStatus, number>): void {
+    for (const status of CHECK_STATUSES) {
+      if (checks[status] > 0) this.ctx.metrics.checks.inc({ status, type: "heartbeat", region: this.ctx.config.region }, checks[status]);
     }
   }
 

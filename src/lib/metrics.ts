@@ -11,12 +11,16 @@ export interface Metrics {
   checks: Counter<"status" | "type" | "region">;
   /** how late a scheduled check started, in seconds */
   schedulerLateness: Histogram<never>;
+  /** runs skipped because the monitor's previous check was still running */
+  schedulerRunsSkipped: Counter<never>;
+  /** alert delivery attempts by result (delivered, retry, failed, interrupted, dropped) */
+  alertDeliveries: Counter<"result">;
   /** heartbeat pings by result (accepted, rejected, ignored, not_found, rate_limited) */
   pings: Counter<"result">;
   /** API request durations, by method, route pattern and status */
   httpDuration: Histogram<"method" | "route" | "status">;
   /** a gauge whose value is read from `read` at scrape time */
-  gauge(name: string, help: string, read: () => number): void;
+  gauge(name: string, help: string, read: () => number | Promise<number>): void;
 }
 
 export function createMetrics(): Metrics {
@@ -26,6 +30,10 @@ export function createMetrics(): Metrics {
   // objects, the event loop blocked meanwhile (scheduler bench profile: heapStats). The heap-space
   // breakdown goes; heap size and use (process.memoryUsage) and RSS stay.
   for (const kind of ["total", "used", "available"]) registry.removeSingleMetric(`vigil_nodejs_heap_space_size_${kind}_bytes`);
+  // prom-client's totals of active handles, requests and resources are gauges named *_total, which
+  // Prometheus reserves for counters (`promtool check metrics` refuses them); the per-type gauges
+  // of the same names without _total stay, and sum() gives the totals.
+  for (const kind of ["handles", "requests", "resources"]) registry.removeSingleMetric(`vigil_nodejs_active_${kind}_total`);
   return {
     registry,
     checks: new Counter({ name: "vigil_checks_total", help: "Checks recorded, by status, monitor type and region", labelNames: ["status", "type", "region"], registers: [registry] }),
@@ -35,6 +43,8 @@ export function createMetrics(): Metrics {
       buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    schedulerRunsSkipped: new Counter({ name: "vigil_scheduler_runs_skipped_total", help: "Runs skipped because the previous check of the monitor was still running", registers: [registry] }),
+    alertDeliveries: new Counter({ name: "vigil_alert_deliveries_total", help: "Alert delivery attempts, by result", labelNames: ["result"], registers: [registry] }),
     pings: new Counter({ name: "vigil_heartbeat_pings_total", help: "Heartbeat pings received, by result", labelNames: ["result"], registers: [registry] }),
     httpDuration: new Histogram({
       name: "vigil_http_request_duration_seconds",
@@ -45,7 +55,15 @@ export function createMetrics(): Metrics {
     }),
     gauge(name, help, read) {
       registry.removeSingleMetric(name);
-      new Gauge({ name, help, registers: [registry], collect() { this.set(read()); } });
+      new Gauge({
+        name,
+        help,
+        registers: [registry],
+        async collect() {
+          // a reading that fails (the store closing under a scrape) is NaN, not a failed scrape
+          this.set(await Promise.resolve().then(read).catch(() => NaN));
+        },
+      });
     },
   };
 }

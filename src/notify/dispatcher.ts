@@ -9,6 +9,14 @@ import type { AlertRow } from "../store/tables.ts";
 import { deliverOnce, type SenderTable } from "./deliver.ts";
 import { CHANNEL_SENDERS } from "./channels/index.ts";
 
+/**
+ * What became of one attempt: delivered; retry (a temporary failure, due again later); failed (a
+ * permanent failure, the retry window over, or unreadable channel secrets); interrupted (cut short
+ * by shutdown, sent again on the next start); dropped (the channel was disabled or deleted).
+ */
+export const DELIVERY_RESULTS = ["delivered", "retry", "failed", "interrupted", "dropped"] as const;
+export type DeliveryResult = (typeof DELIVERY_RESULTS)[number];
+
 export interface DispatcherOptions {
   /** first retry delay; doubles per attempt (default 10 s) */
   baseDelayMs?: number;
@@ -68,6 +76,8 @@ export class AlertDispatcher {
     this.random = opts.random ?? Math.random;
     this.log = ctx.log.child("notify");
     this.extraCa = ctx.config.extraCaFile ? readFileSync(ctx.config.extraCaFile, "utf8") : undefined;
+    // every result is a series from the start, so a rate over it is defined before the first alert
+    for (const result of DELIVERY_RESULTS) ctx.metrics.alertDeliveries.inc({ result }, 0);
   }
 
   async start(): Promise<void> {
@@ -132,6 +142,7 @@ export class AlertDispatcher {
     const channelRow = await findChannelById(db, row.channel_id);
     if (!channelRow || channelRow.is_enabled !== 1) {
       await abandonAlert(db, row.id, channelRow ? "the channel was disabled" : "the channel was deleted");
+      this.counted("dropped");
       this.log.info("alert dropped: channel disabled or deleted", fields);
       return;
     }
@@ -142,6 +153,7 @@ export class AlertDispatcher {
       const at = this.ctx.clock.now();
       const error = "the channel's secrets cannot be decrypted (was the secret key replaced?)";
       await finishAttempt(db, row.id, { at, ok: false, statusCode: null, error }, { status: "failed" });
+      this.counted("failed");
       this.log.error("alert failed", { ...fields, error });
       return;
     }
@@ -157,24 +169,34 @@ export class AlertDispatcher {
     const logFields = { ...fields, channel_type: channel.type, attempt: row.attempts + 1, status_code: outcome.statusCode };
     if (outcome.ok) {
       await finishAttempt(db, row.id, attempt, { status: "delivered" });
+      this.counted("delivered");
       this.log.info("alert delivered", logFields);
     } else if (this.abort.signal.aborted && !outcome.permanent) {
       // Cut short by shutdown: due again at once on the next start, no backoff earned.
       await finishAttempt(db, row.id, attempt, { status: "pending", retryAt: at });
+      this.counted("interrupted");
       this.log.info("alert delivery interrupted by shutdown; it is sent again on the next start", logFields);
     } else if (outcome.permanent) {
       await finishAttempt(db, row.id, attempt, { status: "failed" });
+      this.counted("failed");
       this.log.warn("alert failed permanently", { ...logFields, error: outcome.error });
     } else {
       const delay = this.retryDelay(row.attempts + 1, outcome.retryAfterMs);
       if (at + delay > row.created_at + this.o.retryWindowMs) {
         await finishAttempt(db, row.id, { ...attempt, error: `${outcome.error} (giving up: retried for ${Math.round(this.o.retryWindowMs / 3_600_000)} h)` }, { status: "failed" });
+        this.counted("failed");
         this.log.warn("alert failed: retry window exhausted", { ...logFields, error: outcome.error });
       } else {
         await finishAttempt(db, row.id, attempt, { status: "pending", retryAt: at + delay });
+        this.counted("retry");
         this.log.info("alert delivery failed; will retry", { ...logFields, error: outcome.error, retry_in_ms: delay });
       }
     }
+  }
+
+  /** vigil_alert_deliveries_total, once the outcome is recorded in the outbox */
+  private counted(result: DeliveryResult): void {
+    this.ctx.metrics.alertDeliveries.inc({ result });
   }
 
   /**

@@ -35,8 +35,8 @@ export interface SchedulerOptions {
   statsEveryMs?: number;
   /** abort margin beyond timeout_ms (default 1 s) */
   abortMarginMs?: number;
-  /** where lateness is also published (Prometheus histogram) */
-  metrics?: Pick<Metrics, "schedulerLateness">;
+  /** where lateness and skipped runs are also published */
+  metrics?: Pick<Metrics, "schedulerLateness" | "schedulerRunsSkipped">;
 }
 
 export interface SchedulerStats extends LatenessSummary {
@@ -258,6 +258,7 @@ export class Scheduler {
     if (e.running || e.waiting || this.runningIds.has(e.id)) {
       // never two runs of one monitor at once: this run is skipped, the next keeps the cadence
       this.lateness.skip();
+      this.o.metrics?.schedulerRunsSkipped.inc();
       this.o.log.info("run skipped: the previous check is still running", { monitor_id: e.id, due_at: dueAt });
       this.schedule(e, dueAt, now);
       return;

@@ -44,7 +44,6 @@ export async function startSchedulerService(
   ctx.metrics.gauge("vigil_scheduler_monitors", "Monitors scheduled in this instance's region", () => scheduler.stats().scheduled);
   ctx.metrics.gauge("vigil_scheduler_checks_in_flight", "Checks running now", () => scheduler.stats().in_flight);
   ctx.metrics.gauge("vigil_scheduler_checks_waiting", "Due checks waiting for a free slot", () => scheduler.stats().waiting);
-  ctx.metrics.gauge("vigil_scheduler_runs_skipped", "Runs skipped because the previous check of the monitor was still running", () => scheduler.stats().skipped);
   ctx.metrics.gauge("vigil_write_queue_length", "Writes waiting for the next group commit", () => ctx.writes.length);
   return { name: "scheduler", scheduler, ready: () => scheduler.running, stop: (deadlineMs) => scheduler.stop(deadlineMs) };
 }

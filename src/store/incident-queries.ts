@@ -29,3 +29,20 @@ export async function listIncidents(db: Db, accountId: number, f: IncidentFilter
 export async function findIncident(db: Db, accountId: number, id: number): Promise<IncidentRow | undefined> {
   return db.selectFrom("incidents").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
 }
+
+/**
+ * Open incidents across the instance (/metrics): read through the partial index `incidents_open`,
+ * so the cost follows the open incidents, not the whole history.
+ */
+export async function countOpenIncidents(db: Db): Promise<number> {
+  const { n } = await openIncidentCountQuery(db).executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** The query countOpenIncidents runs (its plan is checked in test/store/open-incidents.test.ts). */
+export function openIncidentCountQuery(db: Db) {
+  return db
+    .selectFrom("incidents")
+    .where("status", "=", "open")
+    .select((eb) => eb.fn.countAll<number>().as("n"));
+}

@@ -85,14 +85,15 @@ describe("limits", () => {
     expect(scheduler.stats()).toMatchObject({ runs: 6, in_flight: 0, waiting: 0 });
   });
 
-  test("a monitor still running when due again is skipped, and the skip is logged", async () => {
+  test("a monitor still running when due again is skipped, and the skip is logged and counted", async () => {
     const id = await insertMonitor(h, { target: `${target.url}/gate` });
-    ({ scheduler } = makeScheduler(h));
+    ({ scheduler } = makeScheduler(h, { metrics: h.ctx.metrics }));
     await scheduler.start();
     expect(await waitFor(() => target.inFlight["/gate"] === 1)).toBe(true);
     expect(scheduler.runNow(id)).toBe(true);
     expect(await waitFor(() => scheduler!.stats().skipped === 1)).toBe(true);
     expect(h.logs().some((l) => l.msg === "run skipped: the previous check is still running" && l.monitor_id === id)).toBe(true);
+    expect((await h.ctx.metrics.schedulerRunsSkipped.get()).values[0]?.value).toBe(1);
     target.release();
     expect(await waitFor(async () => (await checks(id)).length === 1)).toBe(true);
     expect(target.maxInFlight["/gate"]).toBe(1);

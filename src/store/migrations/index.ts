@@ -7,6 +7,7 @@ import m013 from "./013-ping-journal-file.sql" with { type: "text" };
 import m014 from "./014-account-private-targets.sql" with { type: "text" };
 import m015 from "./015-peer-accounts.sql" with { type: "text" };
 import m019 from "./019-follow-redirects.sql" with { type: "text" };
+import m020 from "./020-open-incidents.sql" with { type: "text" };
 import m021 from "./021-check-timings.sql" with { type: "text" };
 import m022 from "./022-ping-bodies.sql" with { type: "text" };
 
@@ -26,7 +27,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 15, name: "peer-accounts", sql: m015 },
   // 16-18 are held by parallel work (storage, HTTP edge cases, hardening) and land beside this
   { version: 19, name: "follow-redirects", sql: m019 },
-  // 20 is held by parallel work (metrics)
+  { version: 20, name: "open-incidents", sql: m020 },
   { version: 21, name: "check-timings", sql: m021 },
   { version: 22, name: "ping-bodies", sql: m022 },
 ];
