@@ -29,12 +29,13 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
   if (ctx.config.role === "leader") {
     ctx.metrics.gauge("vigil_incidents_open", "Incidents open now, across every account", () => countOpenIncidents(ctx.db));
     // local checks run in this instance's --region and go straight to the engine
-    services.push(await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result))));
+    const scheduler = await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result)));
+    services.push(scheduler);
     services.push(maintenanceService(ctx));
     // the /peer/v1 endpoints: probes pull definitions and push results
     services.push(startPeerLeaderService(ctx));
-    // dashboard and status pages: the leader holds the data they show
-    services.push(startWebService(ctx));
+    // dashboard and status pages: the leader holds the data they show, and says when checks run late
+    services.push(startWebService(ctx, { saturation: () => scheduler.scheduler.saturation() }));
   }
   // a probe: the leader's feed, the same scheduler and probes, a spool and its pusher
   if (ctx.config.role === "probe") services.push(...(await startProbeServices(ctx)));

@@ -13,6 +13,8 @@ export interface Metrics {
   schedulerLateness: Histogram<never>;
   /** runs skipped because the monitor's previous check was still running */
   schedulerRunsSkipped: Counter<never>;
+  /** degraded-by-latency verdicts set aside because the latency was measured while saturated */
+  latencyNotJudged: Counter<never>;
   /** alert delivery attempts by result (delivered, retry, failed, interrupted, dropped) */
   alertDeliveries: Counter<"result">;
   /** heartbeat pings by result (accepted, rejected, ignored, not_found, rate_limited) */
@@ -44,6 +46,11 @@ export function createMetrics(): Metrics {
       registers: [registry],
     }),
     schedulerRunsSkipped: new Counter({ name: "vigil_scheduler_runs_skipped_total", help: "Runs skipped because the previous check of the monitor was still running", registers: [registry] }),
+    latencyNotJudged: new Counter({
+      name: "vigil_checks_latency_not_judged_total",
+      help: "Checks not degraded by api_max_latency_ms because their latency was measured while the scheduler was saturated",
+      registers: [registry],
+    }),
     alertDeliveries: new Counter({ name: "vigil_alert_deliveries_total", help: "Alert delivery attempts, by result", labelNames: ["result"], registers: [registry] }),
     pings: new Counter({ name: "vigil_heartbeat_pings_total", help: "Heartbeat pings received, by result", labelNames: ["result"], registers: [registry] }),
     httpDuration: new Histogram({

@@ -24,9 +24,7 @@ export class LatenessHistogram {
 
   observe(latenessMs: number): void {
     const v = Math.max(0, latenessMs);
-    let i = 0;
-    while (i < LATENESS_BUCKETS_MS.length && v > LATENESS_BUCKETS_MS[i]!) i++;
-    this.counts[i]!++;
+    this.counts[bucketOf(v)]!++;
     this.runs++;
     this.sum += v;
     if (v > this.max) this.max = v;
@@ -43,14 +41,26 @@ export class LatenessHistogram {
   }
 
   private quantile(q: number): number {
-    if (this.runs === 0) return 0;
-    const rank = Math.ceil(q * this.runs);
-    let cum = 0;
-    for (let i = 0; i < this.counts.length; i++) {
-      cum += this.counts[i]!;
-      // the overflow bucket has no upper bound: report the largest value seen
-      if (cum >= rank) return i < LATENESS_BUCKETS_MS.length ? Math.min(LATENESS_BUCKETS_MS[i]!, this.max) : this.max;
-    }
-    return this.max;
+    return bucketQuantile(this.counts, this.runs, this.max, q);
   }
+}
+
+/** The index of the bucket a lateness falls in (the last one is the overflow bucket). */
+export function bucketOf(latenessMs: number): number {
+  let i = 0;
+  while (i < LATENESS_BUCKETS_MS.length && latenessMs > LATENESS_BUCKETS_MS[i]!) i++;
+  return i;
+}
+
+/** Quantile `q` of per-bucket counts, as the holding bucket's upper bound (at most `max`, the largest value seen). */
+export function bucketQuantile(counts: readonly number[], runs: number, max: number, q: number): number {
+  if (runs === 0) return 0;
+  const rank = Math.ceil(q * runs);
+  let cum = 0;
+  for (let i = 0; i < counts.length; i++) {
+    cum += counts[i]!;
+    // the overflow bucket has no upper bound: report the largest value seen
+    if (cum >= rank) return i < LATENESS_BUCKETS_MS.length ? Math.min(LATENESS_BUCKETS_MS[i]!, max) : max;
+  }
+  return max;
 }

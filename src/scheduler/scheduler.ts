@@ -1,6 +1,7 @@
 import type { AppEvents } from "../context.ts";
 import { logWriteFailure } from "../lib/storage-errors.ts";
 import { failed, type CheckResult, type CheckStatus } from "../domain/check-result.ts";
+import type { ProbeMonitor } from "../domain/monitor.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { EventHub } from "../lib/event-hub.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -10,6 +11,7 @@ import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
 import { MinHeap, type HeapItem } from "../lib/min-heap.ts";
 import { NextRunWriter } from "./next-run-writer.ts";
 import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
+import { DEFAULT_SATURATION, SaturationWatch, type SaturationOptions, type SaturationReport } from "./saturation.ts";
 import { effectiveIntervalMs, joinPhase, MAX_RECHECK_DELAY_MS, nextRegularRun, phaseOffset, recheckDelay } from "./timing.ts";
 
 /** Where results go: the engine on the leader, the spool on a probe. */
@@ -35,8 +37,10 @@ export interface SchedulerOptions {
   statsEveryMs?: number;
   /** abort margin beyond timeout_ms (default 1 s) */
   abortMarginMs?: number;
-  /** where lateness and skipped runs are also published */
-  metrics?: Pick<Metrics, "schedulerLateness" | "schedulerRunsSkipped">;
+  /** when the scheduler counts as saturated (default: DEFAULT_SATURATION; tests shorten it) */
+  saturation?: Partial<SaturationOptions>;
+  /** where lateness, skipped runs and latency set aside under saturation are also published */
+  metrics?: Pick<Metrics, "schedulerLateness" | "schedulerRunsSkipped" | "latencyNotJudged">;
 }
 
 export interface SchedulerStats extends LatenessSummary {
@@ -82,6 +86,10 @@ export class Scheduler {
   private unsubscribe: (() => void) | null = null;
   private idleWaiters: (() => void)[] = [];
   private lateness = new LatenessHistogram();
+  private readonly load: SaturationWatch;
+  private loadTimer: ReturnType<typeof setInterval> | null = null;
+  /** checks per millisecond the scheduled monitors ask for, kept as entries come and go */
+  private askedPerMs = 0;
   private stopped = false;
   private started = false;
   private readonly probes: ProbeTable;
@@ -90,6 +98,7 @@ export class Scheduler {
   constructor(private readonly o: SchedulerOptions) {
     this.probes = o.probes ?? DEFAULT_PROBES;
     this.times = new NextRunWriter(o.source.persistNextRuns?.bind(o.source), o.persistDelayMs ?? 500, o.log);
+    this.load = new SaturationWatch({ ...DEFAULT_SATURATION, ...o.saturation }, o.log, () => o.clock.now());
   }
 
   /** Loads every schedulable monitor and starts the clock. */
@@ -110,6 +119,8 @@ export class Scheduler {
     const every = this.o.statsEveryMs ?? 60_000;
     this.statsTimer = setInterval(() => this.o.log.debug("lateness", { ...this.stats(), buckets: undefined }), every);
     this.statsTimer.unref?.();
+    this.loadTimer = setInterval(() => this.load.tick(this.loadNow()), this.o.saturation?.tickMs ?? DEFAULT_SATURATION.tickMs);
+    this.loadTimer.unref?.();
     this.started = true;
     this.o.log.info("scheduler started", { monitors: defs.length, region: this.o.region, max_concurrent: this.o.maxConcurrent });
     this.arm();
@@ -156,6 +167,22 @@ export class Scheduler {
     return { scheduled: this.entries.size, in_flight: this.inFlight, waiting: this.ready.length, ...this.lateness.summary() };
   }
 
+  /** Whether checks start on time, as of the last verdict (taken every second). */
+  saturation(): SaturationReport {
+    return this.load.report();
+  }
+
+  private loadNow() {
+    const head = this.ready[0];
+    return {
+      inFlight: this.inFlight,
+      maxConcurrent: this.o.maxConcurrent,
+      waiting: this.ready.length,
+      oldestWaitMs: head ? Math.max(0, this.o.clock.now() - head.dueAt) : 0,
+      askedPerSec: Math.max(0, this.askedPerMs * 1000),
+    };
+  }
+
   /** Stops scheduling, lets in-flight checks finish until the deadline, aborts the rest, flushes. */
   async stop(deadlineMs: number): Promise<void> {
     if (this.stopped) return;
@@ -163,6 +190,7 @@ export class Scheduler {
     this.unsubscribe?.();
     if (this.timer) clearTimeout(this.timer);
     if (this.statsTimer) clearInterval(this.statsTimer);
+    if (this.loadTimer) clearInterval(this.loadTimer);
     this.timer = null;
     this.ready = [];
     const idle = new Promise<void>((resolve) => (this.inFlight === 0 ? resolve() : this.idleWaiters.push(resolve)));
@@ -198,6 +226,7 @@ export class Scheduler {
       const intervalMs = effectiveIntervalMs(def.intervalSec);
       e.def = def;
       if (intervalMs !== e.intervalMs) {
+        this.askedPerMs += 1 / intervalMs - 1 / e.intervalMs;
         e.intervalMs = intervalMs;
         e.offset = phaseOffset(e.id, intervalMs);
         const rejoin = joinPhase(this.o.clock.now(), intervalMs, e.offset);
@@ -215,6 +244,7 @@ export class Scheduler {
     const intervalMs = effectiveIntervalMs(def.intervalSec);
     const e: Entry = { id: def.id, def, key: dueAt, heapIndex: -1, intervalMs, offset: phaseOffset(def.id, intervalMs), offPhase, running: null, waiting: false, lastStatus: null, removed: false };
     this.entries.set(def.id, e);
+    this.askedPerMs += 1 / intervalMs;
     this.heap.push(e);
     if (def.nextRunAt !== dueAt) this.times.set(def.id, dueAt);
   }
@@ -223,6 +253,7 @@ export class Scheduler {
     e.removed = true;
     this.heap.remove(e);
     this.entries.delete(e.id);
+    this.askedPerMs -= 1 / e.intervalMs;
     if (abort && e.running) e.running.abort(new Error("monitor deleted"));
   }
 
@@ -286,8 +317,10 @@ export class Scheduler {
 
   private async execute(e: Entry, dueAt: number): Promise<void> {
     const started = this.o.clock.now();
-    this.lateness.observe(started - dueAt);
-    this.o.metrics?.schedulerLateness.observe(Math.max(0, started - dueAt) / 1000);
+    const lateness = started - dueAt;
+    this.lateness.observe(lateness);
+    this.load.observeStart(lateness);
+    this.o.metrics?.schedulerLateness.observe(Math.max(0, lateness) / 1000);
     // the next run is placed now, so the cadence does not drift by the check's duration
     if (!this.heap.has(e)) this.schedule(e, dueAt, started);
     const controller = new AbortController();
@@ -296,14 +329,16 @@ export class Scheduler {
     this.inFlight++;
     try {
       let result: CheckResult;
+      let monitor: ProbeMonitor | null = null;
       try {
-        const monitor = e.def.build();
+        monitor = e.def.build();
         result = await runProbe(monitor, { probes: this.probes, now: () => this.o.clock.now(), extraCa: this.o.extraCa, blockPrivateTargets: this.o.blockPrivateTargets, signal: controller.signal, marginMs: this.o.abortMarginMs });
       } catch (err) {
         // a definition that cannot be run (unreadable secret, bad stored JSON) is a failed check
         result = failed(started, "internal_error", (err as Error).message);
       }
       if (controller.signal.aborted && (this.stopped || e.removed)) return; // shutdown or deletion: not a real result
+      if (monitor) result = this.load.judge(result, monitor.api_max_latency_ms, started, lateness, () => this.o.metrics?.latencyNotJudged.inc());
       try {
         await this.o.sink(e.id, this.o.region, result);
       } catch (err) {

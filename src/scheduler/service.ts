@@ -44,6 +44,9 @@ export async function startSchedulerService(
   ctx.metrics.gauge("vigil_scheduler_monitors", "Monitors scheduled in this instance's region", () => scheduler.stats().scheduled);
   ctx.metrics.gauge("vigil_scheduler_checks_in_flight", "Checks running now", () => scheduler.stats().in_flight);
   ctx.metrics.gauge("vigil_scheduler_checks_waiting", "Due checks waiting for a free slot", () => scheduler.stats().waiting);
+  ctx.metrics.gauge("vigil_scheduler_saturated", "1 while checks are not starting on time (start lateness p99 or a wait for a slot over the bound), else 0", () => (scheduler.saturation().saturated ? 1 : 0));
+  ctx.metrics.gauge("vigil_scheduler_recent_lateness_p99_seconds", "Start lateness p99 over the last 10 s, as of the last saturation verdict", () => scheduler.saturation().lateness_p99_ms / 1000);
+  ctx.metrics.gauge("vigil_scheduler_oldest_wait_seconds", "How long the longest-waiting due check has waited for a free slot, as of the last saturation verdict", () => scheduler.saturation().oldest_wait_ms / 1000);
   ctx.metrics.gauge("vigil_write_queue_length", "Writes waiting for the next group commit", () => ctx.writes.length);
   return { name: "scheduler", scheduler, ready: () => scheduler.running, stop: (deadlineMs) => scheduler.stop(deadlineMs) };
 }

@@ -48,7 +48,7 @@ const channelId = (s: Signed) => pathId(s.params, "notification channel");
 export function channelRoutes(web: WebContext) {
   const app = web.app;
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "channels", h);
-  const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "channels", body }), { status });
+  const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "channels", body, saturation: web.saturation() }), { status });
 
   async function list(s: Signed, notice: SafeHtml = html``) {
     const channels = await allItems((w) => listChannels(app, s.actor, w));

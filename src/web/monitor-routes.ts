@@ -39,7 +39,7 @@ async function channelChoices(web: WebContext, actor: Actor) {
 export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Promise<Response | null>) {
   const app = web.app;
   const page = (s: Signed, title: string, body: ReturnType<typeof html>, status = 200) =>
-    send(s.request, dashboardPage({ title, session: s.session, section: "monitors", body }), { status });
+    send(s.request, dashboardPage({ title, session: s.session, section: "monitors", body, saturation: web.saturation() }), { status });
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "monitors", h);
   const allMonitors = (actor: Actor) => allItems((w) => listMonitors(app, actor, {}, w));
 

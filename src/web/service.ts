@@ -11,7 +11,7 @@ import { socketIpOf, type RouteCtx } from "./routing.ts";
 import { StatusPages, statusPageRoutes } from "./status/status-routes.ts";
 import { statusPageEditorRoutes } from "./status-page-editor.ts";
 import { tokenRoutes } from "./token-routes.ts";
-import { WebContext } from "./web-context.ts";
+import { WebContext, type WebOptions } from "./web-context.ts";
 
 const SESSION_SWEEP_MS = 3_600_000;
 
@@ -34,8 +34,8 @@ export function webPlugin(web: WebContext, live: LiveStreams) {
 }
 
 /** The leader's web UI: routes, live streams (ended on drain) and an hourly sweep of expired sessions. */
-export function startWebService(ctx: AppContext): Service {
-  const web = new WebContext(ctx);
+export function startWebService(ctx: AppContext, opts: WebOptions = {}): Service {
+  const web = new WebContext(ctx, opts);
   const live = new LiveStreams();
   const sweep = setInterval(() => {
     sweepExpiredSessions(ctx.db, ctx.clock.now()).catch((err) => web.log.warn("session sweep failed", { error: String(err) }));

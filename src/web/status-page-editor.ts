@@ -42,7 +42,7 @@ export function statusPageEditorRoutes(web: WebContext) {
   const app = web.app;
   const allMonitors = (s: Signed) => allItems((w) => listMonitors(app, s.actor, {}, w));
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "status-pages", h);
-  const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "status-pages", body }), { status });
+  const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "status-pages", body, saturation: web.saturation() }), { status });
   const publicUrl = (p: StatusPageItem, withToken: boolean) => {
     const a = p.attributes;
     const url = `${web.app.config.baseUrl}/s/${a.slug}`;

@@ -11,7 +11,7 @@ import type { WebContext } from "./web-context.ts";
 /** API tokens of the signed-in account (services/api-tokens.ts): list (never the values), create with scopes (shown once), revoke. */
 export function tokenRoutes(web: WebContext) {
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "tokens", h);
-  const page = (s: Signed, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title: "API tokens", session: s.session, section: "tokens", body }), { status });
+  const page = (s: Signed, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title: "API tokens", session: s.session, section: "tokens", body, saturation: web.saturation() }), { status });
 
   async function list(s: Signed, top: SafeHtml = html``, status = 200) {
     const tokens = await listAccountTokens(web.app, s.actor);

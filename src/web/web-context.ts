@@ -4,12 +4,18 @@ import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.t
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import { readLimited } from "../http/read-limited.ts";
 import { safeEqual } from "../lib/tokens.ts";
+import type { SaturationReport } from "../scheduler/saturation.ts";
 import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
 
 /** Login attempts allowed per client IP and per username in one window. */
 export const LOGIN_LIMIT = 10;
 export const LOGIN_WINDOW_MS = 5 * 60_000;
 
+
+export interface WebOptions {
+  /** whether this instance's checks start on time (the scheduler's last verdict), for the banner */
+  saturation?: () => SaturationReport;
+}
 
 /**
  * What every web route needs besides the AppContext: who is signed in, where the request came
@@ -21,13 +27,19 @@ export class WebContext {
   private readonly trusted: ReadonlySet<string>;
   private readonly baseOrigin: string;
 
-  constructor(readonly app: AppContext) {
+  constructor(readonly app: AppContext, private readonly opts: WebOptions = {}) {
     this.trusted = trustedSet(app.config.trustedProxies);
     this.baseOrigin = new URL(app.config.baseUrl).origin;
   }
 
   get log() {
     return this.app.log.child("web");
+  }
+
+  /** The scheduler's last saturation verdict when it says saturated, else null (no banner). */
+  saturation(): SaturationReport | null {
+    const r = this.opts.saturation?.();
+    return r?.saturated ? r : null;
   }
 
   clientIp(request: Request, socketIp: string | null): string {

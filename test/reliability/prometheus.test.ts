@@ -5,7 +5,7 @@
  * is not installed: `apt-get install prometheus`, as .ci/run does), no gauge or histogram carries
  * the counters' `_total` suffix, and the series added for the issue are there with their types and
  * values: heartbeat checks in vigil_checks_total, open incidents, alert deliveries by result,
- * skipped runs as a counter.
+ * skipped runs as a counter, the saturation figures.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
@@ -73,7 +73,11 @@ test("the series added for issue 19, with their types and values", () => {
     skipped: t.get("vigil_scheduler_runs_skipped_total"),
     deliveries: t.get("vigil_alert_deliveries_total"),
     incidents: t.get("vigil_incidents_open"),
-  }).toEqual({ skipped: "counter", deliveries: "counter", incidents: "gauge" });
+    saturated: t.get("vigil_scheduler_saturated"),
+    lateness: t.get("vigil_scheduler_recent_lateness_p99_seconds"),
+    wait: t.get("vigil_scheduler_oldest_wait_seconds"),
+    notJudged: t.get("vigil_checks_latency_not_judged_total"),
+  }).toEqual({ skipped: "counter", deliveries: "counter", incidents: "gauge", saturated: "gauge", lateness: "gauge", wait: "gauge", notJudged: "counter" });
 
   // heartbeat checks are checks: two pings (up) and a /fail (down)
   expect(value('vigil_checks_total{status="up",type="heartbeat",region="local"}')).toBe(2);
@@ -84,4 +88,5 @@ test("the series added for issue 19, with their types and values", () => {
   expect(value('vigil_alert_deliveries_total{result="failed"}')).toBe(1);
   expect(value('vigil_alert_deliveries_total{result="retry"}')).toBe(0);
   expect(value("vigil_scheduler_runs_skipped_total")).toBe(0);
+  expect(value("vigil_scheduler_saturated")).toBe(0);
 });

@@ -1,3 +1,4 @@
+import type { SaturationReport } from "../../scheduler/saturation.ts";
 import type { SessionRecord } from "../../auth/sessions.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
@@ -32,7 +33,26 @@ function head(title: string): SafeHtml {
 <title>${title} · Vigil</title><link rel="stylesheet" href="${ASSETS.dashboardCss.url}"><script src="${ASSETS.appJs.url}" defer></script>`;
 }
 
-export function dashboardPage(o: { title: string; session: SessionRecord; section: Section; body: SafeHtml }): string {
+const count = (n: number) => Math.round(n).toLocaleString("en-US");
+const duration = (ms: number) => (ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toLocaleString("en-US", { maximumFractionDigits: 1 })} s`);
+
+/**
+ * Shown on every dashboard page while the scheduler is saturated (README "State, scheduling and
+ * incidents"): what is late, by how much, and what it means for the checks recorded meanwhile.
+ */
+export function saturationBanner(r: SaturationReport | null): SafeHtml {
+  if (!r) return html``;
+  const since = r.since === null ? "" : ` since ${new Date(r.since).toISOString().slice(11, 19)} UTC`;
+  return html`<div class="alert warn saturation" role="status"><strong>Checks are running late on this server${since}.</strong>
+It is asked for ${count(r.checks_per_sec_asked)} checks a second and starts ${count(r.checks_per_sec_started)} a second;
+${count(r.in_flight)} of its ${count(r.max_concurrent)} check slots are busy and ${count(r.waiting)} due checks are waiting for one
+(the longest for ${duration(r.oldest_wait_ms)}); checks start up to ${duration(r.lateness_p99_ms)} late (p99; on time means within ${duration(r.bound_ms)}).
+Checks are still recorded, but their latency includes this server's own delay, so it does not make a monitor degraded meanwhile:
+those checks say "not judged". Fewer checks a second (longer intervals, fewer monitors), or a higher --max-concurrent-checks
+when the processor has room to spare, ends it.</div>`;
+}
+
+export function dashboardPage(o: { title: string; session: SessionRecord; section: Section; body: SafeHtml; saturation?: SaturationReport | null }): string {
   return html`<!doctype html>
 <html lang="en"><head>${head(o.title)}</head>
 <body><a class="skip" href="#main">Skip to content</a>
@@ -41,7 +61,7 @@ export function dashboardPage(o: { title: string; session: SessionRecord; sectio
 <div class="who"><span>${o.session.username} · ${o.session.account_name}</span>
 <form class="inline" method="post" action="/logout"><input type="hidden" name="_csrf" value="${o.session.csrf_token}"><button type="submit">Sign out</button></form></div>
 </header>
-<main id="main">${o.body}</main></body></html>`.value;
+<main id="main">${saturationBanner(o.saturation ?? null)}${o.body}</main></body></html>`.value;
 }
 
 /** Sign-in and first-run setup: no navigation, no session yet. */

@@ -1,0 +1,190 @@
+/**
+ * Whether this instance runs its checks on time (README "State, scheduling and incidents").
+ *
+ * Saturated: over the last `windowMs`, more than 1% of checks started more than `boundMs` after
+ * they were due (start lateness p99 above the bound), or a due check has waited more than
+ * `boundMs` for a free slot (the in-flight cap is reached and the queue does not drain). It ends
+ * once every tick of a whole window saw at most 1% of its starts later than half the bound and no
+ * check waiting longer than half the bound, so a load at the edge does not flap. The start is one
+ * warning with the figures, a reminder follows every `remindEveryMs` while it lasts, and the end
+ * is one info line.
+ *
+ * Latency measured meanwhile includes our own queueing and event-loop delays: `judge` keeps such a
+ * check from being degraded by api_max_latency_ms.
+ */
+import type { CheckResult } from "../domain/check-result.ts";
+import { setAsideLatencyVerdict } from "../domain/latency-verdict.ts";
+import type { Logger } from "../lib/logger.ts";
+import { bucketOf, bucketQuantile, LATENESS_BUCKETS_MS } from "./lateness.ts";
+
+export interface SaturationOptions {
+  /** start lateness or wait for a slot beyond which checks are not on time */
+  boundMs: number;
+  /** the stretch of recent starts judged, and how long it must stay quiet before saturation ends */
+  windowMs: number;
+  /** how often the verdict is taken */
+  tickMs: number;
+  /** how often a lasting saturation is logged again */
+  remindEveryMs: number;
+}
+
+export const DEFAULT_SATURATION: SaturationOptions = { boundMs: 1000, windowMs: 10_000, tickMs: 1000, remindEveryMs: 60_000 };
+
+/** Share of starts allowed past the bound (1%: the p99 is within it). */
+const LATE_SHARE = 0.01;
+
+/** What the scheduler holds at the moment of a verdict. */
+export interface LoadNow {
+  inFlight: number;
+  maxConcurrent: number;
+  waiting: number;
+  /** how long the check at the head of the queue has waited for a slot */
+  oldestWaitMs: number;
+  /** checks per second the scheduled monitors ask for */
+  askedPerSec: number;
+}
+
+/** The last verdict and the figures it was taken on (logs, /metrics, the dashboard banner). */
+export interface SaturationReport {
+  saturated: boolean;
+  /** epoch ms when the current saturation began; null when not saturated */
+  since: number | null;
+  bound_ms: number;
+  checks_per_sec_asked: number;
+  checks_per_sec_started: number;
+  in_flight: number;
+  max_concurrent: number;
+  waiting: number;
+  oldest_wait_ms: number;
+  /** start lateness p99 over the window, as a histogram bucket bound */
+  lateness_p99_ms: number;
+}
+
+interface Slot {
+  runs: number;
+  overBound: number;
+  overHalf: number;
+  max: number;
+  counts: number[];
+}
+
+const emptySlot = (): Slot => ({ runs: 0, overBound: 0, overHalf: 0, max: 0, counts: new Array<number>(LATENESS_BUCKETS_MS.length + 1).fill(0) });
+
+export class SaturationWatch {
+  private readonly slots: Slot[];
+  private current = 0;
+  private readonly createdAt: number;
+  private since: number | null = null;
+  /** the last tick that was not quiet, while saturated */
+  private lastLoudAt = 0;
+  private lastEndedAt: number | null = null;
+  private lastLogAt = 0;
+  private setAside = 0;
+  private last: SaturationReport;
+
+  constructor(
+    private readonly o: SaturationOptions,
+    private readonly log: Logger,
+    private readonly now: () => number,
+  ) {
+    this.slots = Array.from({ length: Math.max(1, Math.ceil(o.windowMs / o.tickMs)) }, emptySlot);
+    this.createdAt = now();
+    this.last = { saturated: false, since: null, bound_ms: o.boundMs, checks_per_sec_asked: 0, checks_per_sec_started: 0, in_flight: 0, max_concurrent: 0, waiting: 0, oldest_wait_ms: 0, lateness_p99_ms: 0 };
+  }
+
+  get saturated(): boolean {
+    return this.since !== null;
+  }
+
+  report(): SaturationReport {
+    return this.last;
+  }
+
+  /** A check started `latenessMs` after it was due. */
+  observeStart(latenessMs: number): void {
+    const v = Math.max(0, latenessMs);
+    const s = this.slots[this.current]!;
+    s.runs++;
+    s.counts[bucketOf(v)]!++;
+    if (v > this.o.boundMs) s.overBound++;
+    if (v > this.o.boundMs / 2) s.overHalf++;
+    if (v > s.max) s.max = v;
+  }
+
+  /** Takes the verdict on the window and the load now, logs a change, and starts the next slot. */
+  tick(load: LoadNow): SaturationReport {
+    const now = this.now();
+    let runs = 0, overBound = 0, max = 0;
+    const counts = new Array<number>(LATENESS_BUCKETS_MS.length + 1).fill(0);
+    for (const s of this.slots) {
+      runs += s.runs;
+      overBound += s.overBound;
+      max = Math.max(max, s.max);
+      s.counts.forEach((c, i) => (counts[i]! += c));
+    }
+    const covered = Math.min(this.o.windowMs, Math.max(this.o.tickMs, now - this.createdAt));
+    const loud = overBound > runs * LATE_SHARE || load.oldestWaitMs > this.o.boundMs;
+    const slot = this.slots[this.current]!;
+    const quiet = slot.overHalf <= slot.runs * LATE_SHARE && load.oldestWaitMs <= this.o.boundMs / 2;
+    const figures = {
+      bound_ms: this.o.boundMs,
+      checks_per_sec_asked: round1(load.askedPerSec),
+      checks_per_sec_started: round1(runs / (covered / 1000)),
+      in_flight: load.inFlight,
+      max_concurrent: load.maxConcurrent,
+      waiting: load.waiting,
+      oldest_wait_ms: Math.round(load.oldestWaitMs),
+      lateness_p99_ms: Math.round(bucketQuantile(counts, runs, max, 0.99)),
+    };
+    if (this.since === null && loud) {
+      this.since = now;
+      this.lastLoudAt = now;
+      this.lastLogAt = now;
+      this.setAside = 0;
+      this.log.warn("saturated: checks are not starting on time; latency measured meanwhile does not degrade monitors", figures);
+    } else if (this.since !== null) {
+      if (!quiet) this.lastLoudAt = now;
+      if (quiet && now - this.lastLoudAt >= this.o.windowMs) {
+        this.log.info("saturation over: checks start on time again", { ...figures, lasted_ms: now - this.since, latency_not_judged: this.setAside });
+        this.since = null;
+        this.lastEndedAt = now;
+      } else if (now - this.lastLogAt >= this.o.remindEveryMs) {
+        this.lastLogAt = now;
+        this.log.warn("still saturated: checks are not starting on time", { ...figures, lasted_ms: now - this.since, latency_not_judged: this.setAside });
+      }
+    }
+    this.last = { saturated: this.since !== null, since: this.since, ...figures };
+    this.current = (this.current + 1) % this.slots.length;
+    this.slots[this.current] = emptySlot();
+    return this.last;
+  }
+
+  /**
+   * The result as recorded: a check that ran while this instance was saturated (now, or at any
+   * moment since it started), or that itself started later than the bound, is not degraded by its
+   * latency. `onSetAside` hears each check so spared.
+   */
+  judge(result: CheckResult, maxLatencyMs: number | null, startedAt: number, latenessMs: number, onSetAside?: () => void): CheckResult {
+    if (result.status !== "degraded") return result;
+    const lateItself = latenessMs > this.o.boundMs;
+    const duringSaturation = this.since !== null || (this.lastEndedAt !== null && this.lastEndedAt >= startedAt);
+    if (!lateItself && !duringSaturation) return result;
+    const why = lateItself
+      ? `measured while this Vigil instance was saturated (this check started ${seconds(latenessMs)} late)`
+      : `measured while this Vigil instance was saturated (start lateness p99 ${seconds(this.last.lateness_p99_ms)}, ${this.last.waiting} checks waiting for a free slot)`;
+    const judged = setAsideLatencyVerdict(result, maxLatencyMs, why);
+    if (judged !== result) {
+      this.setAside++;
+      onSetAside?.();
+    }
+    return judged;
+  }
+}
+
+function round1(n: number): number {
+  return Math.round(n * 10) / 10;
+}
+
+function seconds(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+}
