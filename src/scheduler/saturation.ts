@@ -10,7 +10,8 @@
  * is one info line.
  *
  * Latency measured meanwhile includes our own queueing and event-loop delays: `judge` keeps such a
- * check from being degraded by api_max_latency_ms.
+ * check from being degraded by api_max_latency_ms, and likewise, short of saturation, a check whose
+ * excess over the limit this instance's own recent delay could explain.
  */
 import type { CheckResult } from "../domain/check-result.ts";
 import { setAsideLatencyVerdict } from "../domain/latency-verdict.ts";
@@ -160,18 +161,24 @@ export class SaturationWatch {
   }
 
   /**
-   * The result as recorded: a check that ran while this instance was saturated (now, or at any
-   * moment since it started), or that itself started later than the bound, is not degraded by its
-   * latency. `onSetAside` hears each check so spared.
+   * The result as recorded: a check is not degraded by its latency when it ran while this instance
+   * was saturated (now, or at any moment since it started), when it itself started later than the
+   * bound, or when its excess over the limit is no more than how far behind this instance has been
+   * running (the window's start lateness p99): short of saturation the event loop that starts
+   * checks late also reads their answers late. `onSetAside` hears each check so spared.
    */
   judge(result: CheckResult, maxLatencyMs: number | null, startedAt: number, latenessMs: number, onSetAside?: () => void): CheckResult {
-    if (result.status !== "degraded") return result;
+    if (result.status !== "degraded" || maxLatencyMs === null || result.latency_ms === null) return result;
     const lateItself = latenessMs > this.o.boundMs;
     const duringSaturation = this.since !== null || (this.lastEndedAt !== null && this.lastEndedAt >= startedAt);
-    if (!lateItself && !duringSaturation) return result;
+    const behindMs = this.last.lateness_p99_ms;
+    const excessMs = Math.round(result.latency_ms - maxLatencyMs);
+    if (!lateItself && !duringSaturation && excessMs > behindMs) return result;
     const why = lateItself
       ? `measured while this Vigil instance was saturated (this check started ${seconds(latenessMs)} late)`
-      : `measured while this Vigil instance was saturated (start lateness p99 ${seconds(this.last.lateness_p99_ms)}, ${this.last.waiting} checks waiting for a free slot)`;
+      : duringSaturation
+        ? `measured while this Vigil instance was saturated (start lateness p99 ${seconds(behindMs)}, ${this.last.waiting} checks waiting for a free slot)`
+        : `this Vigil instance was running up to ${seconds(behindMs)} behind (start lateness p99 over the last ${seconds(this.o.windowMs)}), enough to account for the ${excessMs} ms over the limit`;
     const judged = setAsideLatencyVerdict(result, maxLatencyMs, why);
     if (judged !== result) {
       this.setAside++;
@@ -186,5 +193,5 @@ function round1(n: number): number {
 }
 
 function seconds(ms: number): string {
-  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(1)} s`;
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${(ms / 1000).toFixed(ms % 1000 === 0 ? 0 : 1)} s`;
 }

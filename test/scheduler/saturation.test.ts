@@ -93,6 +93,18 @@ describe("the saturation verdict", () => {
     // started after it ended: judged again
     expect(w.judge(degraded(now()), 100, now(), 5).status).toBe("degraded");
   });
+
+  test("short of saturation, an excess over the limit no larger than how late checks start is not judged; a larger one is", () => {
+    const { w, run, now } = watch();
+    run(1, new Array(100).fill(200));
+    expect(w.saturated).toBe(false);
+    expect(w.report().lateness_p99_ms).toBe(200);
+    const degraded = (latency: number): CheckResult => ({ ...emptyResult(now()), latency_ms: latency, status: "degraded", degraded_reason: latencyReason(latency, 100) });
+    const near = w.judge(degraded(280), 100, now(), 5);
+    expect(near).toMatchObject({ status: "up", degraded_reason: null });
+    expect(near.error_message).toBe("latency 280 ms above 100 ms not judged: this Vigil instance was running up to 200 ms behind (start lateness p99 over the last 10 s), enough to account for the 180 ms over the limit");
+    expect(w.judge(degraded(2000), 100, now(), 5)).toMatchObject({ status: "degraded", degraded_reason: "latency 2000 ms above 100 ms" });
+  });
 });
 
 describe("a scheduler whose slots are all held", () => {
