@@ -59,6 +59,8 @@ export interface SaturationReport {
   oldest_wait_ms: number;
   /** start lateness p99 over the window, as a histogram bucket bound */
   lateness_p99_ms: number;
+  /** the longest start lateness over the window */
+  lateness_max_ms: number;
 }
 
 interface Slot {
@@ -90,7 +92,7 @@ export class SaturationWatch {
   ) {
     this.slots = Array.from({ length: Math.max(1, Math.ceil(o.windowMs / o.tickMs)) }, emptySlot);
     this.createdAt = now();
-    this.last = { saturated: false, since: null, bound_ms: o.boundMs, checks_per_sec_asked: 0, checks_per_sec_started: 0, in_flight: 0, max_concurrent: 0, waiting: 0, oldest_wait_ms: 0, lateness_p99_ms: 0 };
+    this.last = { saturated: false, since: null, bound_ms: o.boundMs, checks_per_sec_asked: 0, checks_per_sec_started: 0, in_flight: 0, max_concurrent: 0, waiting: 0, oldest_wait_ms: 0, lateness_p99_ms: 0, lateness_max_ms: 0 };
   }
 
   get saturated(): boolean {
@@ -136,6 +138,7 @@ export class SaturationWatch {
       waiting: load.waiting,
       oldest_wait_ms: Math.round(load.oldestWaitMs),
       lateness_p99_ms: Math.round(bucketQuantile(counts, runs, max, 0.99)),
+      lateness_max_ms: Math.round(max),
     };
     if (this.since === null && loud) {
       this.since = now;
@@ -164,21 +167,23 @@ export class SaturationWatch {
    * The result as recorded: a check is not degraded by its latency when it ran while this instance
    * was saturated (now, or at any moment since it started), when it itself started later than the
    * bound, or when its excess over the limit is no more than how far behind this instance has been
-   * running (the window's start lateness p99): short of saturation the event loop that starts
-   * checks late also reads their answers late. `onSetAside` hears each check so spared.
+   * running (the longest start lateness of the window): short of saturation the event loop that
+   * starts checks late also reads their answers late. `onSetAside` hears each check so spared.
    */
   judge(result: CheckResult, maxLatencyMs: number | null, startedAt: number, latenessMs: number, onSetAside?: () => void): CheckResult {
     if (result.status !== "degraded" || maxLatencyMs === null || result.latency_ms === null) return result;
     const lateItself = latenessMs > this.o.boundMs;
     const duringSaturation = this.since !== null || (this.lastEndedAt !== null && this.lastEndedAt >= startedAt);
-    const behindMs = this.last.lateness_p99_ms;
+    // the window's longest lateness, the starts since the last verdict included: a stall that
+    // delayed a few starts (too few to move the p99) delayed the answers read meanwhile as much
+    const behindMs = Math.max(this.last.lateness_max_ms, Math.round(this.slots[this.current]!.max));
     const excessMs = Math.round(result.latency_ms - maxLatencyMs);
     if (!lateItself && !duringSaturation && excessMs > behindMs) return result;
     const why = lateItself
       ? `measured while this Vigil instance was saturated (this check started ${seconds(latenessMs)} late)`
       : duringSaturation
-        ? `measured while this Vigil instance was saturated (start lateness p99 ${seconds(behindMs)}, ${this.last.waiting} checks waiting for a free slot)`
-        : `this Vigil instance was running up to ${seconds(behindMs)} behind (start lateness p99 over the last ${seconds(this.o.windowMs)}), enough to account for the ${excessMs} ms over the limit`;
+        ? `measured while this Vigil instance was saturated (start lateness p99 ${seconds(this.last.lateness_p99_ms)}, ${this.last.waiting} checks waiting for a free slot)`
+        : `this Vigil instance was running up to ${seconds(behindMs)} behind (its checks' longest start lateness over the last ${seconds(this.o.windowMs)}), enough to account for the ${excessMs} ms over the limit`;
     const judged = setAsideLatencyVerdict(result, maxLatencyMs, why);
     if (judged !== result) {
       this.setAside++;
