@@ -100,7 +100,9 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
     at: result.checked_at,
     checkId,
     errorCode: result.error_code,
-    errorMessage: result.error_message,
+    // a check that succeeded carries no error; its message is at most a note (latency not judged
+    // while saturated) that an alert would otherwise show as the error of the change
+    errorMessage: result.status === "up" ? null : result.error_message,
     httpCode: result.http_code,
     // failed checks since each reporting region's last success, this one included (a region
     // silent for 3 intervals is out of the quorum, and its old failures are not this incident's)

@@ -166,3 +166,19 @@ describe("group commit", () => {
     expect(h.ctx.writes.counters.batches - before).toBeLessThan(20);
   });
 });
+
+test("a recovery's transition carries no error: a succeeded check's note (latency not judged) is not the change's error", async () => {
+  const id = await insertMonitor(h);
+  const t0 = 1_800_000_000_000;
+  h.ctx.clock = { now: () => t0 + 60_000 };
+  await recordCheckResult(h.ctx, id, "local", result("down", { checked_at: t0 }));
+  await recordCheckResult(h.ctx, id, "local", result("down", { checked_at: t0 + 10_000 }));
+  const note = "latency 1503 ms above 100 ms not judged: measured while this Vigil instance was saturated";
+  const up = await recordCheckResult(h.ctx, id, "local", result("up", { checked_at: t0 + 20_000, error_message: note }));
+  expect(up).toMatchObject({ from: "down", to: "up", changed: true });
+  const transition = await h.ctx.db.selectFrom("monitor_events").selectAll().where("monitor_id", "=", id).where("to_state", "=", "up").executeTakeFirstOrThrow();
+  expect(transition.reason).toBeNull();
+  // the check itself keeps its note
+  const check = await h.ctx.db.selectFrom("checks").selectAll().where("monitor_id", "=", id).orderBy("id", "desc").executeTakeFirstOrThrow();
+  expect(check.error_message).toBe(note);
+});
