@@ -87,9 +87,9 @@ describe("events", () => {
     const res = await events(id);
     expectListEnvelope(res.json, { page: 1, per_page: 25, total: 3, total_pages: 1 });
     expect(res.json.data.map((e: { attributes: unknown }) => e.attributes)).toEqual([
-      { monitor_id: id, kind: "ping", at: "2026-11-20T10:00:02.000Z", received_at: "2026-11-20T10:00:02.000Z", result: "rejected", reason: "status is not ok", source_ip: "::1", duration_ms: null },
+      { monitor_id: id, kind: "ping", at: "2026-11-20T10:00:02.000Z", received_at: "2026-11-20T10:00:02.000Z", result: "rejected", reason: "status is not ok", source_ip: "::1", duration_ms: null, body: null, body_bytes: null },
       { monitor_id: id, kind: "transition", at: "2026-11-20T10:00:01.000Z", from: "up", to: "down", reason: "no ping within period plus grace" },
-      { monitor_id: id, kind: "ping", at: "2026-11-20T10:00:00.000Z", received_at: "2026-11-20T10:00:00.000Z", result: "accepted", reason: null, source_ip: "127.0.0.1", duration_ms: 1200 },
+      { monitor_id: id, kind: "ping", at: "2026-11-20T10:00:00.000Z", received_at: "2026-11-20T10:00:00.000Z", result: "accepted", reason: null, source_ip: "127.0.0.1", duration_ms: 1200, body: null, body_bytes: null },
     ]);
     const page2 = await events(id, "?per_page=2&page=2");
     expect(page2.json.pagination).toEqual({ page: 2, per_page: 2, total: 3, total_pages: 2 });
