@@ -52,7 +52,7 @@ export const CHANNEL_FIELDS = {
   url: f(
     nullable(
       Type.String({ minLength: 1, maxLength: 2048 }),
-      "webhook/slack/discord/teams/ntfy/gotify: where to POST; telegram/pushover: optional API base for a self-hosted gateway. Responses show only its scheme and host (`https://hooks.example.com/***`): the path and query often hold the webhook's credential. Sending back the masked value keeps the stored URL.",
+      "where alerts are POSTed (webhook, slack, discord, teams, ntfy, gotify), or the API base of a self-hosted gateway (telegram, pushover). Read back as scheme and host only, https://hooks.example.com/*** (the path often holds a credential); writing that value back keeps the stored URL.",
     ),
     URL_TYPES,
     "must be an absolute http(s) URL of at most 2048 characters",
