@@ -136,10 +136,15 @@ describe("a scheduler whose slots are all held", () => {
     const sched = scheduler;
     await sched.start();
 
+    // on a loaded machine the first start alone may already be late enough to saturate, before anything
+    // waits; so the warning is taken as it comes and the held slot is read from the report once visible
     const warned = await waitFor(() => h.logs().find((l) => l.level === "warn" && String(l.msg).startsWith("saturated")));
-    expect(warned).toMatchObject({ component: "scheduler", in_flight: 1, max_concurrent: 1, waiting: 2, bound_ms: 100 });
-    expect(warned!.oldest_wait_ms as number).toBeGreaterThan(100);
-    expect(sched.saturation()).toMatchObject({ saturated: true, in_flight: 1, max_concurrent: 1 });
+    expect(warned).toMatchObject({ component: "scheduler", max_concurrent: 1, bound_ms: 100 });
+    const held = await waitFor(() => {
+      const r = sched.saturation();
+      return r.waiting === 2 && r.oldest_wait_ms > 100 ? r : null;
+    });
+    expect(held).toMatchObject({ saturated: true, in_flight: 1, max_concurrent: 1, waiting: 2 });
 
     open = true;
     for (const w of waiting.splice(0)) w();
