@@ -7,17 +7,15 @@
  * that did commit before a crash from firing twice. `monitor.changed` (pause, resume, edits,
  * deletion, token rotation) re-evaluates the monitor without a restart.
  *
- * Pings the last run acknowledged but did not fold out of the journal are folded before the timers
- * are rebuilt, so the deadlines are judged from every acknowledged ping; so are those older builds
- * journaled (the ping_journal table before migration 013, the SQLite file pings.db after it), and
- * those a restored backup carries (the ping_journal table).
- * Then the fold worker takes over the folding.
+ * Pings the last run acknowledged but did not fold out of the journal, and those a restored backup
+ * carries (the ping_journal table), are folded before the timers are rebuilt, so the deadlines are
+ * judged from every acknowledged ping. Then the fold worker takes over the folding.
  */
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
-import { openPingJournal, readJournalBatches, readSqliteJournal, removeSqliteJournal } from "../store/ping-journal-file.ts";
-import { legacyJournal, preparePingFold, storedEntry, watermarks, type StoredEntry } from "../store/ping-journal.ts";
+import { openPingJournal, readJournalBatches } from "../store/ping-journal-file.ts";
+import { carriedPings, preparePingFold, storedEntry, watermarks, type StoredEntry } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
@@ -41,13 +39,12 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
   };
   const file = openPingJournal(ctx.config.dataDir);
-  const legacy = legacyJournal(ctx.store.sqlite);
-  const oldTable = legacy.entries();
-  const oldFile = readSqliteJournal(ctx.config.dataDir);
+  const carried = carriedPings(ctx.store.sqlite);
+  const fromTable = carried.all();
   const onDisk = readJournalBatches(ctx.config.dataDir);
   const lastBatch = onDisk.reduce((n, b) => Math.max(n, b.id), 0);
   const marks = watermarks(ctx.store.sqlite);
-  const found = [...oldTable.map(storedEntry), ...oldFile.map(storedEntry), ...onDisk.flatMap((b) => b.entries)];
+  const found = [...fromTable.map(storedEntry), ...onDisk.flatMap((b) => b.entries)];
   // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
   let lastId = 0;
   for (const e of found) if (e[0] > lastId) lastId = e[0];
@@ -63,8 +60,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
   if (left > 0 || lastBatch > 0) await writer.foldAll();
-  if (oldTable.length > 0 && pending.size === 0) await ctx.writes.run(async () => legacy.clearThrough(oldTable.at(-1)!.id));
-  if (pending.size === 0) removeSqliteJournal(ctx.config.dataDir);
+  if (fromTable.length > 0 && pending.size === 0) await ctx.writes.run(async () => carried.clearThrough(fromTable.at(-1)!.id));
   if (left > 0) log.info("folded the pings the last run journaled", { pings: left });
   try {
     writer.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => writer.folded(m), log }));

@@ -4,8 +4,8 @@ import { join } from "node:path";
 import { createPrivateFile, restrictToOwner } from "../lib/private-files.ts";
 import { DATABASE_FILE } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
-import { JOURNAL_DIR, readJournalFile, SQLITE_JOURNAL_FILE } from "./ping-journal-file.ts";
-import { legacyJournal, watermarks, type JournalEntry } from "./ping-journal.ts";
+import { JOURNAL_DIR, readJournalFile } from "./ping-journal-file.ts";
+import { carriedPings, watermarks, type JournalEntry } from "./ping-journal.ts";
 import { applyPragmas, checkpointWal, integrityCheck, schemaVersion, setBusyTimeout } from "./pragmas.ts";
 
 /**
@@ -48,7 +48,7 @@ export function backupDatabase(dataDir: string, target: string): { bytes: number
     try {
       const marks = watermarks(copy);
       const missing = journal.filter((e) => e.id > (marks.get(e.monitorId) ?? Infinity));
-      if (missing.length > 0) copy.transaction(() => legacyJournal(copy).add(missing))();
+      if (missing.length > 0) copy.transaction(() => carriedPings(copy).add(missing))();
       journaled = missing.length;
     } finally {
       copy.close();
@@ -85,8 +85,8 @@ export function verifyBackup(file: string): { version: number } {
 /**
  * Replaces the data directory's database with a verified backup. The old database is kept beside it
  * as vigil.db.before-restore-<time> so a wrong restore can be undone, and so is its ping journal
- * (ping-journal.before-restore-<time>, and an older build's pings.db likewise). Run only while no
- * server uses the directory (the CLI checks the lock file first).
+ * (ping-journal.before-restore-<time>). Run only while no server uses the directory (the CLI checks
+ * the lock file first).
  */
 export function restoreDatabase(dataDir: string, file: string, now: number): { previous: string | null; version: number } {
   const { version } = verifyBackup(file);
@@ -105,7 +105,6 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
   const previous = setAside(target, stamp);
   // The journal's pings belong to the database being replaced (the backup carries its own): they go
   // aside with it.
-  setAside(join(dataDir, SQLITE_JOURNAL_FILE), stamp);
   const journal = join(dataDir, JOURNAL_DIR);
   if (existsSync(journal)) renameSync(journal, `${journal}.before-restore-${stamp}`);
   renameSync(staging, target);

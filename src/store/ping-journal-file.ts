@@ -19,15 +19,12 @@
  * deletes a closed segment once every batch in it is folded. So a segment lives about two fold
  * passes, and the fold worker reads only batches past the last pass by their ids in the headers.
  */
-import { Database } from "bun:sqlite";
-import { closeSync, existsSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
+import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir, PRIVATE_FILE_MODE, restrictToOwner } from "../lib/private-files.ts";
 import { entryOf, type JournalEntry, type StoredEntry } from "./ping-journal.ts";
 
 export const JOURNAL_DIR = "ping-journal";
-/** where builds from migration 013 until the segment files kept the journal: an SQLite file */
-export const SQLITE_JOURNAL_FILE = "pings.db";
 
 const HEADER = 16;
 const SEGMENT = /^(\d{12})\.log$/;
@@ -141,34 +138,12 @@ export function readJournalBatches(dataDir: string, after = 0, through = Infinit
 
 /**
  * Every entry in a data directory's journal, folded or not (the caller compares them with the
- * watermarks), the SQLite journal file of an older build included: for `vigil backup`, the
- * benchmarks and tests.
+ * watermarks): for `vigil backup`, the benchmarks and tests.
  */
 export function readJournalFile(dataDir: string): JournalEntry[] {
-  const entries = readSqliteJournal(dataDir);
+  const entries: JournalEntry[] = [];
   for (const b of readJournalBatches(dataDir)) for (const e of b.entries) entries.push(entryOf(e));
   return entries;
-}
-
-/** The entries of the SQLite journal file builds from migration 013 until the segment files wrote. */
-export function readSqliteJournal(dataDir: string): JournalEntry[] {
-  const path = join(dataDir, SQLITE_JOURNAL_FILE);
-  if (!existsSync(path)) return [];
-  // read-write: a WAL the crashed writer left must be recovered to be read
-  const sqlite = new Database(path);
-  try {
-    const table = sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'ping_batches'").get();
-    if (!table) return [];
-    const rows = sqlite.query("SELECT entries FROM ping_batches ORDER BY id").all() as { entries: string }[];
-    return rows.flatMap((r) => (JSON.parse(r.entries) as StoredEntry[]).map(entryOf));
-  } finally {
-    sqlite.close();
-  }
-}
-
-/** Deletes the SQLite journal file of an older build, once what it held is folded. */
-export function removeSqliteJournal(dataDir: string): void {
-  for (const ext of ["", "-wal", "-shm"]) rmSync(join(dataDir, SQLITE_JOURNAL_FILE + ext), { force: true });
 }
 
 function segmentNames(dir: string): string[] {

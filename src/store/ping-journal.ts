@@ -181,26 +181,27 @@ export function watermarks(sqlite: Database): Map<number, number> {
 
 
 // ---------------------------------------------------------------------------------------------
-// ping_journal in the main database: what builds before migration 013 journaled, and what
-// `vigil backup` copies out of the journal (ping-journal-file.ts)
+// The ping_journal table: the entries `vigil backup` copies out of the journal's files that its copy
+// has not folded (store/backup.ts), which a server started on the restored copy folds at start-up;
+// a build before migration 013 journaled there too.
 
-export interface LegacyJournal {
+export interface CarriedPings {
   /** its entries, oldest first */
-  entries(): JournalEntry[];
+  all(): JournalEntry[];
   /** Deletes entries up to `id` (they are folded); inside a transaction of the caller's. */
   clearThrough(id: number): void;
   /** Appends entries (a backup copy); inside a transaction of the caller's. */
   add(entries: readonly JournalEntry[]): void;
 }
 
-type LegacyRow = { id: number; monitor_id: number; at: number; source_ip: string | null; duration_ms: number | null; deadline_at: number | null };
+type CarriedRow = { id: number; monitor_id: number; at: number; source_ip: string | null; duration_ms: number | null; deadline_at: number | null };
 
-export function legacyJournal(sqlite: Database): LegacyJournal {
-  const all = sqlite.prepare("SELECT id, monitor_id, at, source_ip, duration_ms, deadline_at FROM ping_journal ORDER BY id") as Statement<LegacyRow, []>;
+export function carriedPings(sqlite: Database): CarriedPings {
+  const all = sqlite.prepare("SELECT id, monitor_id, at, source_ip, duration_ms, deadline_at FROM ping_journal ORDER BY id") as Statement<CarriedRow, []>;
   const clear = sqlite.prepare("DELETE FROM ping_journal WHERE id <= ?");
   const insert = sqlite.prepare("INSERT OR IGNORE INTO ping_journal (id, monitor_id, at, source_ip, duration_ms, deadline_at) VALUES (?, ?, ?, ?, ?, ?)");
   return {
-    entries: () => all.all().map((r) => ({ id: r.id, monitorId: r.monitor_id, at: r.at, sourceIp: r.source_ip, durationMs: r.duration_ms, deadlineAt: r.deadline_at })),
+    all: () => all.all().map((r) => ({ id: r.id, monitorId: r.monitor_id, at: r.at, sourceIp: r.source_ip, durationMs: r.duration_ms, deadlineAt: r.deadline_at })),
     clearThrough: (id) => {
       clear.run(id);
     },

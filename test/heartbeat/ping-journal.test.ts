@@ -5,17 +5,16 @@
  * acknowledged is lost or written twice on the way, and that nobody reading a monitor, or judging
  * its deadline, sees it before the fold.
  */
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
-import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile, SQLITE_JOURNAL_FILE } from "../../src/store/ping-journal-file.ts";
-import { legacyJournal, preparePingFold, ROWS_PER_INSERT, storedEntry, type JournalEntry, type StoredEntry } from "../../src/store/ping-journal.ts";
+import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile } from "../../src/store/ping-journal-file.ts";
+import { carriedPings, preparePingFold, ROWS_PER_INSERT, storedEntry, type JournalEntry, type StoredEntry } from "../../src/store/ping-journal.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
@@ -302,13 +301,13 @@ describe("the ping journal's store statements", () => {
   });
 
   test("the ping_journal table (older builds, backups) keeps entries until cleared", () => {
-    const legacy = legacyJournal(store.sqlite);
-    store.sqlite.transaction(() => legacy.add([entry(20, 1), entry(21, 2)]))();
-    store.sqlite.transaction(() => legacy.add([entry(21, 2)]))(); // a repeat is ignored
-    expect(legacy.entries()).toEqual([entry(20, 1), entry(21, 2)]);
-    store.sqlite.transaction(() => legacy.clearThrough(20))();
-    expect(legacy.entries()).toEqual([entry(21, 2)]);
-    store.sqlite.transaction(() => legacy.clearThrough(21))();
+    const carried = carriedPings(store.sqlite);
+    store.sqlite.transaction(() => carried.add([entry(20, 1), entry(21, 2)]))();
+    store.sqlite.transaction(() => carried.add([entry(21, 2)]))(); // a repeat is ignored
+    expect(carried.all()).toEqual([entry(20, 1), entry(21, 2)]);
+    store.sqlite.transaction(() => carried.clearThrough(20))();
+    expect(carried.all()).toEqual([entry(21, 2)]);
+    store.sqlite.transaction(() => carried.clearThrough(21))();
   });
 
   test("pending entries: ids never repeat, and dropping is by id, so a later entry survives", () => {
@@ -443,38 +442,14 @@ describe("the ping journal across a restart", () => {
     );
   });
 
-  test("entries in an older build's SQLite journal file (pings.db) are folded at start-up and the file removed", async () => {
-    await acrossRestart(
-      async (server, m, up) => {
-        // as the build before the segment files left it: one row per batch, stored entries as JSON
-        const db = new Database(join(server.dataDir, SQLITE_JOURNAL_FILE), { create: true });
-        db.exec("PRAGMA journal_mode = WAL");
-        db.exec("CREATE TABLE ping_batches (id INTEGER PRIMARY KEY, entries TEXT NOT NULL)");
-        db.query("INSERT INTO ping_batches (id, entries) VALUES (1, ?)").run(JSON.stringify([[3_000_000, m.id, up + 4000, "10.6.6.6", null, up + 604_000]]));
-        db.close();
-        expect(readJournalFile(server.dataDir).map((e) => e.id)).toEqual([3_000_000]);
-      },
-      async (second, m, up) => {
-        expect(existsSync(join(second.dataDir, SQLITE_JOURNAL_FILE))).toBe(false);
-        expect(rowAsStored(second, m.id).last).toBe(up + 4000);
-        const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
-        expect(ips.at(-1)).toBe("10.6.6.6");
-        // numbered above it: a new journaled ping is folded, not taken for one folded before
-        await ping(second.url, m.token);
-        await ping(second.url, m.token);
-        expect(readJournalFile(second.dataDir).find((e) => e.monitorId === m.id)!.id).toBeGreaterThan(3_000_000);
-      },
-    );
-  });
-
   test("entries in the ping_journal table (an older build's, a backup's) are folded at start-up and the table emptied", async () => {
     await acrossRestart(
       async (server, m, up) => {
         const sqlite = server.ctx.store.sqlite;
-        sqlite.transaction(() => legacyJournal(sqlite).add([{ id: 5, monitorId: m.id, at: up + 3000, sourceIp: "10.5.5.5", durationMs: null, deadlineAt: up + 603_000 }]))();
+        sqlite.transaction(() => carriedPings(sqlite).add([{ id: 5, monitorId: m.id, at: up + 3000, sourceIp: "10.5.5.5", durationMs: null, deadlineAt: up + 603_000 }]))();
       },
       async (second, m, up) => {
-        expect(legacyJournal(second.ctx.store.sqlite).entries()).toEqual([]);
+        expect(carriedPings(second.ctx.store.sqlite).all()).toEqual([]);
         expect(rowAsStored(second, m.id).last).toBe(up + 3000);
         const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
         expect(ips.at(-1)).toBe("10.5.5.5");
