@@ -105,17 +105,16 @@ export async function applyBatch(
     if (r === undefined) rows.set(id, (r = stmts.pingMonitor(id)));
     return r;
   };
-  const region = ctx.config.region;
   // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
   // change committed in this very transaction: then the cache starts over.
   const cacheStale = stmts.heartbeatEpoch() !== cacheEpoch;
   const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded: new Map(), cacheStale, epoch: 0, checks: { up: 0, down: 0, degraded: 0 } };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
-  const record = stmts.insertEvent;
+  const record = stmts.events.insert;
   const insertCheck = (id: number, r: CheckResult) => {
     result.checks[r.status]++;
-    return stmts.insertCheck(id, region, r);
+    return stmts.checks.insert(id, r);
   };
   const setFields = (r: PingMonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
     Object.assign(r, p);
@@ -224,9 +223,9 @@ export async function applyBatch(
       continue;
     }
     // without intermediate objects: the first ping of a monitor in a while, or after a change
-    if (base.bodyBytes === null) stmts.insertPingEvent(r.id, "ping", at, "accepted", ping.sourceIp, durationMs);
+    if (base.bodyBytes === null) stmts.events.insertPing(r.id, at, ping.sourceIp, durationMs);
     else record({ ...base, result: "accepted", durationMs });
-    const checkId = stmts.insertUpCheck(r.id, region, at, durationMs);
+    const checkId = stmts.checks.insertPing(r.id, at, durationMs);
     result.checks.up++;
     r.heartbeat_last_ping_at = laterPing(r.heartbeat_last_ping_at, at);
     r.last_checked_at = at;

@@ -55,7 +55,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const replay = found.filter(unfolded).sort((a, b) => a[0] - b[0]);
   for (const e of replay) pending.add(e);
   const left = replay.length;
-  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
+  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
     for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
   });
   const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));

@@ -2,7 +2,8 @@
  * The ping journal. The plain pings on up heartbeat monitors that one ping batch accepts are
  * appended as one record of the journal's segment files (ping-journal-file.ts) and acknowledged
  * once it is written; seconds later they are folded into their permanent rows in the main database:
- * a monitor_events ping, an up check and the monitor's bookkeeping columns.
+ * a monitor_events ping and an up check (through the writers of store/monitor-events.ts and
+ * store/checks.ts, the one module for each table) and the monitor's bookkeeping columns.
  *
  * Why a journal: written directly, each ping inserted into two (monitor_id, time) indexes and
  * updated its monitor row, three random pages per ping in every commit (heartbeat bench profile:
@@ -10,8 +11,8 @@
  * rows share their index pages.
  *
  * Why outside the main database: the fold's inserts cost ~4 µs a ping when this was built (2.5 µs
- * since they go 32 rows to a statement; BENCHMARKS.md), and on the thread that serves pings they were
- * a fifth of its time. A fold worker (heartbeat/fold-worker.ts) does them on its own connection,
+ * since they go 32 rows to a statement, store/multi-row-insert.ts; BENCHMARKS.md), and on the
+ * thread that serves pings they were a fifth of its time. A fold worker (heartbeat/fold-worker.ts) does them on its own connection,
  * and because the journal is not in the main database, a plain ping's append never waits for its
  * write lock while the worker holds it (a worker folding a journal kept in the main database left
  * the serving thread idle 22% of the time, waiting on that lock).
@@ -22,6 +23,8 @@
  * deleted once a fold pass has folded everything in it.
  */
 import type { Database, Statement } from "bun:sqlite";
+import { prepareCheckWrites } from "./checks.ts";
+import { prepareEventWrites } from "./monitor-events.ts";
 
 export interface JournalEntry {
   /** given by the writer, increasing across restarts: a monitor's watermark compares against it */
@@ -77,20 +80,11 @@ export function takeSlice(
   return { monitors, done, next: i };
 }
 
-/**
- * Through prepared statements, the monitor's watermark read once per monitor, and the rows inserted
- * ROWS_PER_INSERT to a statement: one row a statement cost 3.9-4.2 µs a ping against 4.8-5.5 for
- * INSERT ... SELECT over json_each (the array parsed and joined with monitors once per table), and
- * 32 rows a statement cut the two inserts from 2.8-3.1 µs a ping to 1.8 (alternating transactions of
- * 500 pings over 10,000 monitors; 8 rows: 2.1, 64: 1.7, 128: 1.9). The statement and its binding
- * per row were the cost, not the b-trees.
- */
-export const ROWS_PER_INSERT = 32;
-
+/** Through prepared statements, the monitor's watermark read once per monitor, the rows many to an INSERT. */
 export function preparePingFold(sqlite: Database, region: string): PingFold {
   const mark = sqlite.prepare("SELECT coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE id = ? AND monitor_type = 'heartbeat'") as Statement<{ n: number }, [number]>;
-  const events = new RowInserts(sqlite, "INSERT INTO monitor_events (monitor_id, kind, at, result, source_ip, duration_ms) VALUES", "(?, 'ping', ?, 'accepted', ?, ?)");
-  const checks = new RowInserts(sqlite, "INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms) VALUES", "(?, ?, 'up', ?, ?)");
+  const events = prepareEventWrites(sqlite);
+  const checks = prepareCheckWrites(sqlite, region);
   // Monotonic, so a fold arriving after a newer write of these columns never moves them back. The
   // deadline is the newest ping's only while the monitor is still up and running: a pause or a flip
   // since has set its own, and the evaluation that follows every change recomputes it anyway. Reads
@@ -107,70 +101,34 @@ export function preparePingFold(sqlite: Database, region: string): PingFold {
   return {
     fold: (monitors) => {
       let written = 0;
-      for (const entries of monitors) {
-        if (entries.length === 0) continue;
-        const monitorId = entries[0]![1];
-        // no row: the monitor was deleted (or is no longer a heartbeat), and its pings go with it
-        const through = mark.get(monitorId)?.n;
-        if (through === undefined) continue;
-        let newest = entries[0]!;
-        for (const e of entries) {
-          if (e[2] >= newest[2]) newest = e;
-          if (e[0] <= through) continue;
-          events.add(monitorId, e[2], e[3], e[4]);
-          checks.add(monitorId, region, e[2], e[4]);
-          written++;
+      try {
+        for (const entries of monitors) {
+          if (entries.length === 0) continue;
+          const monitorId = entries[0]![1];
+          // no row: the monitor was deleted (or is no longer a heartbeat), and its pings go with it
+          const through = mark.get(monitorId)?.n;
+          if (through === undefined) continue;
+          let newest = entries[0]!;
+          for (const e of entries) {
+            if (e[2] >= newest[2]) newest = e;
+            if (e[0] <= through) continue;
+            events.addPing(monitorId, e[2], e[3], e[4]);
+            checks.addPing(monitorId, e[2], e[4]);
+            written++;
+          }
+          touch.run(newest[2], newest[5], monitorId, entries[entries.length - 1]![0]);
         }
-        touch.run(newest[2], newest[5], monitorId, entries[entries.length - 1]![0]);
+        events.flush();
+        checks.flush();
+      } catch (err) {
+        // the transaction is rolled back: rows gathered for it must not reach the next one
+        events.discard();
+        checks.discard();
+        throw err;
       }
-      events.flush();
-      checks.flush();
       return written;
     },
   };
-}
-
-type Bound = string | number | null;
-
-/**
- * Rows of one INSERT gathered and written ROWS_PER_INSERT to a statement, the rest with a statement
- * of their count (prepared once, when first needed), in the order they were added.
- */
-class RowInserts {
-  private params: Bound[] = [];
-  private rows = 0;
-  private byCount = new Map<number, Statement>();
-
-  constructor(
-    private readonly sqlite: Database,
-    private readonly head: string,
-    /** four placeholders */
-    private readonly row: string,
-  ) {}
-
-  add(a: Bound, b: Bound, c: Bound, d: Bound): void {
-    this.params.push(a, b, c, d);
-    if (++this.rows === ROWS_PER_INSERT) this.flush();
-  }
-
-  flush(): void {
-    if (this.rows === 0) return;
-    // cleared before the run, so a failed statement (its transaction is rolled back) leaves nothing behind
-    const params = this.params;
-    const n = this.rows;
-    this.params = [];
-    this.rows = 0;
-    this.statement(n).run(...params);
-  }
-
-  private statement(n: number): Statement {
-    let s = this.byCount.get(n);
-    if (s === undefined) {
-      s = this.sqlite.prepare(`${this.head} ${Array.from({ length: n }, () => this.row).join(", ")}`);
-      this.byCount.set(n, s);
-    }
-    return s;
-  }
 }
 
 /** Each heartbeat monitor's watermark (0: nothing folded): entries at or below it are folded. */

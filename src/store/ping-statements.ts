@@ -1,16 +1,16 @@
 /**
- * The ping path's four statements as prepared statements on the raw bun:sqlite handle.
+ * The ping path's direct writes as prepared statements on the raw bun:sqlite handle: the monitor
+ * row's reads and bookkeeping here, its events and checks through the writers of the modules that
+ * own those tables (store/monitor-events.ts, store/checks.ts).
  *
- * Why not Kysely here: Kysely builds and compiles a query tree per call and kysely-bun-sqlite
- * prepares every statement anew, which together were about 60% of the CPU a ping cost
- * (scripts/bench/heartbeat.ts with --profile). Prepared once, each statement costs a few
- * microseconds. They must only be run inside a transaction the caller holds through Kysely (a
- * write-queue job): there is one connection, so they are part of that transaction. The SQL is plain
- * ANSI; a PostgreSQL port replaces this file.
+ * Why not Kysely here: building and compiling a query tree per call was most of the CPU a ping cost
+ * (README "Heartbeat monitors"; BENCHMARKS.md, heartbeat). They must only be run inside a
+ * transaction the caller holds through Kysely (a write-queue job): there is one connection, so they
+ * are part of that transaction. The SQL is plain ANSI; a PostgreSQL port replaces this file.
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { CheckResult } from "../domain/check-result.ts";
-import type { NewMonitorEvent } from "./monitor-events.ts";
+import { prepareCheckWrites, type CheckWrites } from "./checks.ts";
+import { prepareEventWrites, type EventWrites } from "./monitor-events.ts";
 import type { MonitorRow } from "./tables.ts";
 
 export interface HeartbeatRowState {
@@ -22,9 +22,9 @@ export interface HeartbeatRowState {
 }
 
 /**
- * The columns the ping path reads. `SELECT *` built a ~60-property object per ping and was the
- * costliest statement of a ping (heartbeat bench profile: `get` under `monitor`, ~7% of the
- * server's CPU); the whole row is read only for the rare state change.
+ * The columns the ping path reads: `SELECT *` builds a ~60-property object per ping, and was the
+ * costliest statement of a ping in the heartbeat bench's profile; the whole row is read only for
+ * the rare state change.
  */
 export const PING_MONITOR_COLUMNS = [
   "id", "account_id", "monitor_type", "heartbeat_token", "is_paused", "is_in_maintenance", "last_status", "state_changed_at",
@@ -39,13 +39,9 @@ export interface PingStatements {
   monitor(id: number): MonitorRow | null;
   /** the columns of PING_MONITOR_COLUMNS only */
   pingMonitor(id: number): PingMonitorRow | null;
-  insertEvent(e: NewMonitorEvent): void;
-  /** a ping's event, without the event object (the ping path's every request) */
-  insertPingEvent(monitorId: number, kind: string, at: number, result: string, sourceIp: string | null, durationMs: number | null): void;
-  /** returns the new check's id */
-  insertCheck(monitorId: number, region: string, r: CheckResult): number;
-  /** an accepted ping's check: up, with the job's duration if known; returns the new check's id */
-  insertUpCheck(monitorId: number, region: string, at: number, latencyMs: number | null): number;
+  events: EventWrites;
+  /** this instance's region's check rows */
+  checks: CheckWrites;
   /** the heartbeat bookkeeping columns only, never configuration or state */
   updateBookkeeping(r: HeartbeatRowState): void;
   /**
@@ -56,15 +52,9 @@ export interface PingStatements {
   heartbeatEpoch(): number;
 }
 
-export function preparePingStatements(sqlite: Database): PingStatements {
+export function preparePingStatements(sqlite: Database, region: string): PingStatements {
   const monitor = sqlite.prepare("SELECT * FROM monitors WHERE id = ?") as Statement<MonitorRow, [number]>;
   const pingMonitor = sqlite.prepare(`SELECT ${PING_MONITOR_COLUMNS.join(", ")} FROM monitors WHERE id = ?`) as Statement<PingMonitorRow, [number]>;
-  const event = sqlite.prepare(
-    "INSERT INTO monitor_events (monitor_id, kind, at, result, reason, source_ip, from_state, to_state, duration_ms, body, body_bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-  );
-  const check = sqlite.prepare(
-    "INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms, http_code, error_code, error_message, degraded_reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-  );
   const bookkeeping = sqlite.prepare(
     "UPDATE monitors SET heartbeat_last_ping_at = ?, heartbeat_last_start_at = ?, heartbeat_deadline_at = ?, last_checked_at = ? WHERE id = ?",
   );
@@ -74,20 +64,8 @@ export function preparePingStatements(sqlite: Database): PingStatements {
   return {
     monitor: (id) => monitor.get(id) ?? null,
     pingMonitor: (id) => pingMonitor.get(id) ?? null,
-    insertEvent: (e) => {
-      event.run(e.monitorId, e.kind, e.at, e.result ?? null, e.reason ?? null, e.sourceIp ?? null, e.fromState ?? null, e.toState ?? null, e.durationMs ?? null, e.body ?? null, e.bodyBytes ?? null);
-    },
-    insertPingEvent: (monitorId, kind, at, result, sourceIp, durationMs) => {
-      event.run(monitorId, kind, at, result, null, sourceIp, null, null, durationMs, null, null);
-    },
-    insertUpCheck: (monitorId, region, at, latencyMs) => {
-      const res = check.run(monitorId, region, "up", at, latencyMs === null ? null : Math.round(latencyMs), null, null, null, null);
-      return Number(res.lastInsertRowid);
-    },
-    insertCheck: (monitorId, region, r) => {
-      const res = check.run(monitorId, region, r.status, r.checked_at, r.latency_ms === null ? null : Math.round(r.latency_ms), r.http_code, r.error_code, r.error_message, r.degraded_reason);
-      return Number(res.lastInsertRowid);
-    },
+    events: prepareEventWrites(sqlite),
+    checks: prepareCheckWrites(sqlite, region),
     heartbeatEpoch: () => epoch.get()?.n ?? 0,
     updateBookkeeping: (r) => {
       bookkeeping.run(r.heartbeat_last_ping_at, r.heartbeat_last_start_at, r.heartbeat_deadline_at, r.last_checked_at, r.id);

@@ -60,7 +60,7 @@ describe("native routes", () => {
     // own), entry ids far from the server's writer's, which shares the main database
     const journalDir = tempDir("vigil-journal-");
     const journal = { file: openPingJournal(journalDir), fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending: new PendingPings(1e12) };
-    const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite), journal, ctx.log.child("test"), () => {}, () => {});
+    const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), journal, ctx.log.child("test"), () => {}, () => {});
     const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) });
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
     try {

@@ -14,7 +14,8 @@ import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
 import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile } from "../../src/store/ping-journal-file.ts";
-import { carriedPings, preparePingFold, ROWS_PER_INSERT, storedEntry, type JournalEntry, type StoredEntry } from "../../src/store/ping-journal.ts";
+import { ROWS_PER_INSERT } from "../../src/store/multi-row-insert.ts";
+import { carriedPings, preparePingFold, storedEntry, type JournalEntry, type StoredEntry } from "../../src/store/ping-journal.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
