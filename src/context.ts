@@ -11,6 +11,7 @@ import { createMetrics, type Metrics } from "./lib/metrics.ts";
 import { PRIVATE_FILE_MODE, restrictToOwner } from "./lib/private-files.ts";
 import { createSecretBox, parseSecretKey, type SecretBox } from "./lib/secret-box.ts";
 import type { Db, Store } from "./store/database.ts";
+import { nothingJournaled, type JournaledPings } from "./store/ping-journal.ts";
 import { WriteQueue } from "./store/write-queue.ts";
 
 /** What changed, announced by writers and heard by the scheduler, heartbeat timers, peers and UI. */
@@ -19,17 +20,6 @@ export interface AppEvents extends Record<string, unknown> {
   "monitor.changed": { monitorId: number; accountId: number; deleted?: boolean };
   /** a monitor's aggregate state changed */
   "monitor.state": { monitorId: number; accountId: number; from: string; to: string; at: number };
-}
-
-/**
- * Acknowledged pings the heartbeat service holds in its journal, not yet in monitor_events, checks
- * and the monitor row (heartbeat/ping-writer.ts). Readers of one monitor's pings settle it first.
- */
-export interface JournaledPings {
-  /** the newest journaled ping of a monitor, if any: newer than its row's heartbeat_last_ping_at */
-  lastPingAt(monitorId: number): number | undefined;
-  /** folds a monitor's journaled pings into its rows now */
-  settle(monitorId: number): Promise<void>;
 }
 
 /**
@@ -53,8 +43,11 @@ export interface AppContext {
    * endpoint an API token opens, /api/v1, /metrics and /peer/v1/peers (auth/token-gate.ts)
    */
   apiRateLimits: FixedWindowLimiter<number>;
-  /** set while the heartbeat service runs */
-  pings?: JournaledPings;
+  /**
+   * Acknowledged pings not yet in monitor_events, checks and the monitor row: the heartbeat
+   * service's ping journal while it runs, else nothing. Reads of those rows go through it.
+   */
+  pings: JournaledPings;
   /** which accounts' checks and notifications may reach private addresses */
   privateTargets: PrivateTargetPolicy;
 }
@@ -78,10 +71,13 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
 }
 
 export function buildContext(
-  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
+  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits" | "pings"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
 ): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
   const writes = parts.writes ?? new WriteQueue(parts.store.db, { log: parts.log.child("write-queue") });
   const privateTargets = new PrivateTargetPolicy(parts.store.db, parts.config.blockPrivateTargets, () => parts.clock.now());
-  return { ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets, apiRateLimits: new FixedWindowLimiter<number>(60_000) };
+  return {
+    ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets, apiRateLimits: new FixedWindowLimiter<number>(60_000),
+    pings: nothingJournaled(parts.store.db),
+  };
 }

@@ -21,7 +21,7 @@ import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore } from "../../src/store/database.ts";
 import { readJournalFile } from "../../src/store/ping-journal-file.ts";
-import { watermarks } from "../../src/store/ping-journal.ts";
+import { watermarks } from "../../src/store/ping-fold.ts";
 import { fmt, pickGenerator, pool, runLoad, type Generator, type LoadResult } from "./lib/load.ts";
 import { memoryTable } from "./lib/memory.ts";
 import { cpuMeter, machine, rssBytes, spawnUntil, startVigil } from "./lib/proc.ts";

@@ -12,11 +12,10 @@ import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import type { PingFold } from "../store/ping-journal.ts";
+import type { PingJournal } from "../store/ping-journal.ts";
 import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
 import { PING_BODY_KEEP } from "./ping-body.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
-import type { PendingPings } from "./pending-pings.ts";
 
 export type PingKind = "ping" | "start" | "fail";
 
@@ -72,7 +71,7 @@ export interface BatchResult {
   transitions: Transition[];
   /** every monitor row this batch read, as it left it (null: no such monitor): the next batches' cache */
   rows: Map<number, PingMonitorRow | null>;
-  /** monitors whose pending entries this batch folded, with the newest id it folded */
+  /** monitors whose journaled pings this batch folded, with the newest id it folded */
   folded: Map<number, number>;
   /** the cached rows the batch was given were stale (the epoch had moved): the cache starts over */
   cacheStale: boolean;
@@ -82,19 +81,14 @@ export interface BatchResult {
   checks: Record<CheckStatus, number>;
 }
 
-/** The ping journal's fold on the main database, and what is pending from batches committed before this one. */
-export interface JournalAccess {
-  fold: PingFold;
-  pending: PendingPings;
-}
-
 /**
  * `trx` is the write queue's transaction; `stmts` are prepared statements on the same connection,
  * used for the per-ping work (see store/ping-statements.ts), while the rare state changes go
- * through applyStateChange on `trx`. `cacheEpoch` is the heartbeat epoch the writer's cached rows are true at.
+ * through applyStateChange on `trx`. `journal` folds what batches before this one journaled.
+ * `cacheEpoch` is the heartbeat epoch the intake's cached rows are true at.
  */
 export async function applyBatch(
-  trx: Db, ctx: AppContext, stmts: PingStatements, journal: JournalAccess, ops: HeartbeatOp[], cacheEpoch = -1,
+  trx: Db, ctx: AppContext, stmts: PingStatements, journal: Pick<PingJournal, "foldNow">, ops: HeartbeatOp[], cacheEpoch = -1,
 ): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
   // moment ago and its monitor.changed has not been heard yet. (Plain pings on up monitors, nearly
@@ -140,10 +134,8 @@ export async function applyBatch(
    * timeline hold every ping acknowledged before: a deadline is judged from the true last ping.
    */
   function settle(id: number): void {
-    const earlier = result.folded.has(id) ? undefined : journal.pending.of(id);
-    if (earlier === undefined || earlier.length === 0) return;
-    journal.fold.fold([earlier]);
-    result.folded.set(id, earlier[earlier.length - 1]![0]);
+    if (result.folded.has(id)) return;
+    for (const [monitorId, through] of journal.foldNow([id])) result.folded.set(monitorId, through);
   }
 
   for (const op of ops) {

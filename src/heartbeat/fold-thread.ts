@@ -24,7 +24,7 @@ export interface FoldThreadOptions {
   slice: number;
   /** the worker's module (tests); default fold-worker.ts */
   module?: string;
-  /** after each commit of the worker's: (monitor, newest entry id folded) */
+  /** after each commit of the worker's: (monitor, newest ping id folded) */
   onFolded(monitors: [number, number][]): void;
   log: Logger;
 }
@@ -63,7 +63,7 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
       }
     },
     // A worker that failed is not trusted again: what it left pending is folded by the serving
-    // thread (ping-writer.ts), whose passes are as correct, only on the thread that serves pings.
+    // thread (fold-scheduler.ts), whose passes are as correct, only on the thread that serves pings.
     onFailed(error) {
       o.log.error("the fold worker failed; the serving thread folds the ping journal from now on", { error });
       settle(false);

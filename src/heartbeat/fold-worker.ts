@@ -1,23 +1,22 @@
 /**
  * The fold worker: a thread that folds the ping journal (store/ping-journal.ts) into the main
- * database with connections of its own, so the fold's inserts (~2.5 µs a ping; 4-5 µs when the
- * worker was built) are not spent on the thread that serves pings (heartbeat bench: folds were a
- * fifth of that thread's time, and the serving thread with no fold at all did 22.6 µs a ping
- * against 27.6).
+ * database with a connection of its own, so the fold's inserts are not spent on the thread that
+ * serves pings, where they were a fifth of its time (BENCHMARKS.md, heartbeat: "the journal in its
+ * own file, folded by a worker").
  *
  * Asked to fold the batches in a range of ids, it reads them from the journal's segment files, folds
- * them monitor by monitor in id order, FOLD_SLICE entries a transaction, tells after each commit
- * what it folded, and when the pass is through says so: the serving thread then drops those entries
- * from memory and deletes the segments that hold nothing newer. Each monitor's watermark makes a fold of entries a reader's settle folded
- * meanwhile write nothing.
+ * them monitor by monitor in id order, FOLD_SLICE pings a transaction (store/ping-fold.ts), tells
+ * after each commit what it folded, and when the pass is through says so: the serving thread then
+ * drops those pings from memory and deletes the segments that hold nothing newer. Each monitor's
+ * watermark makes a fold of pings a reader's settle folded meanwhile write nothing.
  *
  * Loaded as a module (scripts/build.ts lists it as an entry point, so the single binary has it).
  */
 import { Database } from "bun:sqlite";
-import { applyPragmas } from "../store/pragmas.ts";
+import { PendingPings } from "../store/pending-pings.ts";
+import { preparePingFold, takeSlice } from "../store/ping-fold.ts";
 import { readJournalBatches } from "../store/ping-journal-file.ts";
-import { preparePingFold, takeSlice } from "../store/ping-journal.ts";
-import { PendingPings } from "./pending-pings.ts";
+import { applyPragmas } from "../store/pragmas.ts";
 
 export type ToFoldWorker =
   | { type: "start"; databasePath: string; dataDir: string; region: string; slice: number }
@@ -48,7 +47,7 @@ const post = (m: FromFoldWorker) => postMessage(m);
 
 async function pass(after: number, through: number): Promise<void> {
   const pending = new PendingPings();
-  for (const batch of readJournalBatches(dataDir, after, through)) pending.addBatch(batch.id, batch.entries);
+  for (const batch of readJournalBatches(dataDir, after, through)) pending.addBatch(batch.id, batch.pings);
   const order = pending.monitorIds();
   let pings = 0;
   for (let i = 0; i < order.length && !stopping; ) {

@@ -11,7 +11,7 @@
  * from that op on, so a monitor's ops are applied in their order.
  */
 import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-rules.ts";
-import type { StoredEntry } from "../store/ping-journal.ts";
+import type { JournaledPing } from "../store/ping-journal-file.ts";
 import type { PingMonitorRow } from "../store/ping-statements.ts";
 import { laterPing, runDuration, type HeartbeatOp } from "./apply-batch.ts";
 import { cutAt } from "./apply-batch.ts";
@@ -21,8 +21,8 @@ import { evaluatePingPayload } from "./payload-policy.ts";
 export interface JournalPart {
   /** the journaled ops' places in the batch */
   indexes: number[];
-  /** as stored: written to the journal and kept pending as they are */
-  entries: StoredEntry[];
+  /** written to the journal and kept pending as they are */
+  pings: JournaledPing[];
   /** per monitor, what these pings change in its cached row: applied once the journal record is written */
   updates: Map<number, RowUpdate>;
 }
@@ -51,7 +51,7 @@ export function applyToCache(part: JournalPart): Map<number, number | null> {
 /**
  * Splits a batch: the journal part, and the places of the ops that take applyBatch. `cache` holds
  * rows as committed batches left them, and must be empty unless the heartbeat epoch has not moved
- * since it was filled; `nextId` numbers journal entries.
+ * since it was filled; `nextId` numbers the journaled pings.
  */
 export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap<number, PingMonitorRow>, nextId: () => number): { journal: JournalPart; rest: number[] } {
   const elsewhere = new Set<number>();
@@ -59,7 +59,7 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
     if (op.type === "evaluate") elsewhere.add(op.monitorId);
     else if (op.ping.kind !== "ping") elsewhere.add(op.ping.monitorId);
   }
-  const journal: JournalPart = { indexes: [], entries: [], updates: new Map() };
+  const journal: JournalPart = { indexes: [], pings: [], updates: new Map() };
   const rest: number[] = [];
   for (let i = 0; i < ops.length; i++) {
     const op = ops[i]!;
@@ -73,7 +73,7 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
     const row = update?.row ?? cache.get(id);
     if (
       row === undefined || row.heartbeat_token !== ping.token || row.last_status !== "up" || row.is_paused || row.monitor_type !== "heartbeat" ||
-      // a cut body's event records its size, which the journal's entries do not carry
+      // a cut body's event records its size, which the journal does not carry
       cutAt(ping, PING_BODY_KEEP) !== null ||
       !evaluatePingPayload(row.heartbeat_payload_policy, row.heartbeat_payload_status_key, ping.body, ping.exitCode).valid
     ) {
@@ -85,7 +85,7 @@ export function splitJournalable(ops: readonly HeartbeatOp[], cache: ReadonlyMap
     const lastPingAt = laterPing(update ? update.lastPingAt : row.heartbeat_last_ping_at, at);
     const deadline = nextHeartbeatTransition("up", lastPingAt, heartbeatPlanOf(row))?.at ?? null;
     const durationMs = runDuration(update ? null : row.heartbeat_last_start_at, at);
-    journal.entries.push([nextId(), id, at, ping.sourceIp, durationMs, deadline]);
+    journal.pings.push({ id: nextId(), monitorId: id, at, sourceIp: ping.sourceIp, durationMs, deadlineAt: deadline });
     journal.indexes.push(i);
     if (update === undefined) journal.updates.set(id, { row, lastPingAt, deadline, at });
     else {

@@ -1,6 +1,6 @@
 /**
- * The heartbeat service: the ping endpoint, the group-commit intake and the deadline timers,
- * started once per leader process from start-services.ts.
+ * The heartbeat service: the ping endpoint, the group-commit intake, the ping journal's fold and the
+ * deadline timers, started once per leader process from start-services.ts.
  *
  * Start-up rebuilds the timers from monitors.heartbeat_deadline_at; a deadline that passed while the
  * server was down fires at once, and the conditional UPDATE in applyStateChange keeps a transition
@@ -14,14 +14,13 @@
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
-import { openPingJournal, readJournalBatches } from "../store/ping-journal-file.ts";
-import { carriedPings, preparePingFold, storedEntry, watermarks, type StoredEntry } from "../store/ping-journal.ts";
+import { nothingJournaled, PingJournal } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
-import { PendingPings } from "./pending-pings.ts";
+import { FOLD_SLICE, FoldScheduler } from "./fold-scheduler.ts";
 import { startFoldThread } from "./fold-thread.ts";
-import { FOLD_SLICE, PingWriter, type Committed } from "./ping-writer.ts";
+import { PingBatches, type Committed } from "./ping-batches.ts";
 import { TokenCache } from "./token-cache.ts";
 
 /** after a batch failed to commit, its evaluations are tried again this much later */
@@ -38,36 +37,26 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     }
     for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
   };
-  const file = openPingJournal(ctx.config.dataDir);
-  const carried = carriedPings(ctx.store.sqlite);
-  const fromTable = carried.all();
-  const onDisk = readJournalBatches(ctx.config.dataDir);
-  const lastBatch = onDisk.reduce((n, b) => Math.max(n, b.id), 0);
-  const marks = watermarks(ctx.store.sqlite);
-  const found = [...fromTable.map(storedEntry), ...onDisk.flatMap((b) => b.entries)];
-  // new entries are numbered above every entry and watermark there is, or a new one could be taken for folded
-  let lastId = 0;
-  for (const e of found) if (e[0] > lastId) lastId = e[0];
-  for (const mark of marks.values()) if (mark > lastId) lastId = mark;
-  const pending = new PendingPings(lastId, lastBatch);
-  const unfolded = (e: StoredEntry) => e[0] > (marks.get(e[1]) ?? Infinity);
-  // in id order, whichever place they come from: a monitor's pending entries must be
-  const replay = found.filter(unfolded).sort((a, b) => a[0] - b[0]);
-  for (const e of replay) pending.add(e);
-  const left = replay.length;
-  const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), { file, fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending }, log, onCommitted, (ids) => {
-    for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
+  const journal = PingJournal.open(ctx.store, { dataDir: ctx.config.dataDir, region: ctx.config.region, writes: ctx.writes });
+  const folds = new FoldScheduler(journal, ctx.writes, log);
+  const batches = new PingBatches(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), journal, {
+    afterBatch: () => folds.soon(),
+    onCommitted,
+    onEvaluateFailed: (ids) => {
+      for (const id of ids) timers.set(id, ctx.clock.now() + RETRY_MS);
+    },
+    log,
   });
-  const timers = new DeadlineTimers(ctx.clock, (ids) => writer.evaluate(ids));
-  if (left > 0 || lastBatch > 0) await writer.foldAll();
-  if (fromTable.length > 0 && pending.size === 0) await ctx.writes.run(async () => carried.clearThrough(fromTable.at(-1)!.id));
-  if (left > 0) log.info("folded the pings the last run journaled", { pings: left });
+  const timers = new DeadlineTimers(ctx.clock, (ids) => batches.evaluate(ids));
+  if (journal.left > 0) await folds.foldAll();
+  await journal.forgetCarried();
+  if (journal.replayed > 0) log.info("folded the pings the last run journaled", { pings: journal.replayed });
   try {
-    writer.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => writer.folded(m), log }));
+    folds.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => journal.folded(m), log }));
   } catch (err) {
     log.error("the fold worker could not start; the serving thread folds the ping journal", { error: err instanceof Error ? err.message : String(err) });
   }
-  ctx.pings = { lastPingAt: (id) => pending.lastPingAt(id), settle: (id) => writer.settle(id) };
+  ctx.pings = journal;
 
   const cached = await tokens.warm();
   const rows = await listHeartbeatDeadlines(ctx.db);
@@ -76,21 +65,21 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     if (r.heartbeat_deadline_at === null) unscheduled.push(r.id);
     else timers.set(r.id, r.heartbeat_deadline_at);
   }
-  if (unscheduled.length) writer.evaluate(unscheduled);
+  if (unscheduled.length) batches.evaluate(unscheduled);
   log.info("heartbeat timers rebuilt", { monitors: cached, deadlines: timers.size, overdue: rows.filter((r) => r.heartbeat_deadline_at !== null && r.heartbeat_deadline_at <= ctx.clock.now()).length });
 
   ctx.metrics.gauge("vigil_heartbeat_deadlines", "Heartbeat monitors with a pending deadline timer", () => timers.size);
-  ctx.metrics.gauge("vigil_heartbeat_queue_length", "Pings and deadline evaluations waiting to be written", () => writer.pending);
-  ctx.metrics.gauge("vigil_heartbeat_journaled_pings", "Acknowledged pings in the ping journal, not yet folded into events and checks", () => writer.journaled);
+  ctx.metrics.gauge("vigil_heartbeat_queue_length", "Pings and deadline evaluations waiting to be written", () => batches.pending);
+  ctx.metrics.gauge("vigil_heartbeat_journaled_pings", "Acknowledged pings in the ping journal, not yet folded into events and checks", () => journal.size);
 
   const off = ctx.events.on("monitor.changed", ({ monitorId, deleted }) => {
     tokens.changed(monitorId, deleted === true).catch((err) => log.error("token cache reload failed", { monitor_id: monitorId, error: String(err) }));
-    writer.forget(monitorId);
+    batches.forget(monitorId);
     if (deleted) timers.set(monitorId, null);
-    else writer.evaluate([monitorId]);
+    else batches.evaluate([monitorId]);
   });
 
-  const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) });
+  const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => batches.submit(p) });
   return {
     name: "heartbeat",
     plugin: endpoint.plugin,
@@ -98,9 +87,15 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     async stop(deadlineMs) {
       off();
       timers.stop();
-      await Promise.race([writer.close(), Bun.sleep(deadlineMs)]);
-      ctx.pings = undefined;
-      file.close();
+      await Promise.race([
+        (async () => {
+          await batches.close();
+          await folds.close();
+        })(),
+        Bun.sleep(deadlineMs),
+      ]);
+      ctx.pings = nothingJournaled(ctx.db);
+      journal.close();
     },
   };
 }

@@ -40,10 +40,9 @@ function checkAttributes(r: CheckRow): CheckAttributes {
   };
 }
 
-/** A page of the monitor's checks, newest first; its journaled pings are folded in first. */
+/** A page of the monitor's checks, newest first, its journaled pings included. */
 export async function listChecks(ctx: AppContext, actor: Actor, monitorId: number, filter: store.CheckFilter, window: PageWindow): Promise<Listed<CheckAttributes>> {
   if (!(await findMonitor(ctx.db, actor.accountId, monitorId))) throw notFound("monitor");
-  await ctx.pings?.settle(monitorId);
-  const { rows, total } = await store.listChecks(ctx.db, monitorId, filter, window);
+  const { rows, total } = await store.listChecks(ctx.pings, monitorId, filter, window);
   return { items: rows.map((r) => ({ id: r.id, attributes: checkAttributes(r) })), total };
 }

@@ -20,10 +20,9 @@ function eventAttributes(e: MonitorEventRow): EventAttributes {
   return out as EventAttributes;
 }
 
-/** A page of the monitor's timeline, newest first; its journaled pings are folded in first. */
+/** A page of the monitor's timeline, newest first, its journaled pings included. */
 export async function listMonitorEvents(ctx: AppContext, actor: Actor, monitorId: number, filter: { kind?: string }, window: PageWindow): Promise<Listed<EventAttributes>> {
   if (!(await findMonitor(ctx.db, actor.accountId, monitorId))) throw notFound("monitor");
-  await ctx.pings?.settle(monitorId);
-  const { rows, total } = await listEventRows(ctx.db, monitorId, filter, window);
+  const { rows, total } = await listEventRows(ctx.pings, monitorId, filter, window);
   return { items: rows.map((r) => ({ id: r.id, attributes: eventAttributes(r) })), total };
 }

@@ -32,7 +32,7 @@ async function present(ctx: AppContext, row: MonitorRow): Promise<MonitorItem> {
 
 /** The row as the pings acknowledged but still in the heartbeat journal will leave it. */
 function withJournaled(ctx: AppContext, row: MonitorRow): MonitorRow {
-  const at = row.monitor_type === "heartbeat" ? ctx.pings?.lastPingAt(row.id) : undefined;
+  const at = row.monitor_type === "heartbeat" ? ctx.pings.lastPingAt(row.id) : undefined;
   if (at === undefined || (row.heartbeat_last_ping_at !== null && row.heartbeat_last_ping_at >= at)) return row;
   return { ...row, heartbeat_last_ping_at: at, last_checked_at: Math.max(row.last_checked_at ?? 0, at) };
 }
@@ -135,6 +135,6 @@ export async function storedMonitorSecrets(ctx: AppContext, actor: Actor, id: nu
 export async function monitorUptime(ctx: AppContext, actor: Actor, id: number, spansMs: readonly number[]): Promise<(number | null)[]> {
   await owned(ctx, actor, id);
   const now = ctx.clock.now();
-  const found = await Promise.all(spansMs.map((span) => uptimeFromRollups(ctx.db, id, now - span, now)));
+  const found = await Promise.all(spansMs.map((span) => uptimeFromRollups(ctx.pings, id, now - span, now)));
   return found.map((u) => u.uptime);
 }

@@ -115,8 +115,8 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
   const firstDay = bucketStart(now, "d") - (BAR_DAYS - 1) * DAY_MS;
   const firstHour = bucketStart(now, "h") - (SPARK_HOURS - 1) * HOUR_MS;
   const [counts, latency, incidents] = await Promise.all([
-    dailyCounts(ctx.db, ids, firstDay, now + 1),
-    hourlyLatency(ctx.db, ids, firstHour, now + 1),
+    dailyCounts(ctx.pings, ids, firstDay, now + 1),
+    hourlyLatency(ctx.pings, ids, firstHour, now + 1),
     pageIncidents(ctx.db, ids, now - RECENT_INCIDENT_DAYS * DAY_MS, 50),
   ]);
   const out: StatusMonitor[] = monitors.map((m) => {

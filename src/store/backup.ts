@@ -4,8 +4,9 @@ import { join } from "node:path";
 import { createPrivateFile, restrictToOwner } from "../lib/private-files.ts";
 import { DATABASE_FILE } from "./database.ts";
 import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
-import { JOURNAL_DIR, readJournalFile } from "./ping-journal-file.ts";
-import { carriedPings, watermarks, type JournalEntry } from "./ping-journal.ts";
+import { watermarks } from "./ping-fold.ts";
+import { JOURNAL_DIR, readJournalFile, type JournaledPing } from "./ping-journal-file.ts";
+import { carriedPings } from "./ping-journal.ts";
 import { applyPragmas, checkpointWal, integrityCheck, schemaVersion, setBusyTimeout } from "./pragmas.ts";
 
 /**
@@ -27,7 +28,7 @@ export function backupDatabase(dataDir: string, target: string): { bytes: number
   if (!existsSync(source)) throw new Error(`no database at ${source}`);
   if (!createPrivateFile(target)) throw new Error(`${target} already exists; choose a new file name`);
   let version: number;
-  let journal: JournalEntry[];
+  let journal: JournaledPing[];
   try {
     journal = readJournalFile(dataDir);
     const db = new SqliteDatabase(source, { readonly: false });

@@ -2,6 +2,7 @@ import { blockCount, blockEnd, blockMetas, packedUntil, readBlock, type BlockMet
 import type { PackedCheck } from "./check-block-codec.ts";
 import type { Db } from "./database.ts";
 import type { PageWindow } from "./monitors.ts";
+import type { JournaledPings } from "./ping-journal.ts";
 import type { CheckRow } from "./tables.ts";
 
 export interface CheckFilter {
@@ -36,11 +37,12 @@ interface Chunk {
 
 /**
  * A monitor's checks, newest first (docs/api-rules.md "Paging and sorting": checked_at descending),
- * from the checks table and the packed blocks alike (store/check-blocks.ts). The recent page most
- * callers ask for comes from the table alone; deeper pages skip whole blocks by their counts and
- * unpack only the one or two they land in.
+ * its journaled pings' included, from the checks table and the packed blocks alike
+ * (store/check-blocks.ts). The recent page most callers ask for comes from the table alone; deeper
+ * pages skip whole blocks by their counts and unpack only the one or two they land in.
  */
-export async function listChecks(db: Db, monitorId: number, f: CheckFilter, page: PageWindow): Promise<{ rows: CheckRow[]; total: number }> {
+export async function listChecks(pings: JournaledPings, monitorId: number, f: CheckFilter, page: PageWindow): Promise<{ rows: CheckRow[]; total: number }> {
+  const db = await pings.settled([monitorId]);
   let query = db.selectFrom("checks").where("monitor_id", "=", monitorId);
   if (f.status) query = query.where("status", "=", f.status);
   if (f.from !== undefined) query = query.where("checked_at", ">=", f.from);

@@ -1,19 +1,20 @@
 /**
  * The ping journal on disk: `<data>/ping-journal/`, a directory of append-only segment files. A
- * ping batch's journaled entries are one record, written with one write(2) before the batch is
+ * ping batch's journaled pings are one record, written with one write(2) before the batch is
  * acknowledged.
  *
- * Why not an SQLite file: a transaction of one ~3 KB row there cost 36 µs (BEGIN, the insert, the
- * WAL frames of the table's pages, COMMIT), a write(2) of the same bytes 3 µs; in the heartbeat
- * bench's profile the journal's SQLite commits were a fifth of the serving thread. The durability
- * is the same as the main database's (WAL, synchronous=NORMAL): a written record is in the page
- * cache and survives a crash of the process; neither is fsynced per commit.
+ * Why not an SQLite file: an SQLite transaction per batch (BEGIN, the insert, the WAL frames of the
+ * table's pages, COMMIT) cost about ten times a write(2) of the same bytes, and was a fifth of the
+ * serving thread (BENCHMARKS.md, heartbeat: "the journal as append-only segment files"). The
+ * durability is the same as the main database's (WAL, synchronous=NORMAL): a written record is in
+ * the page cache and survives a crash of the process; neither is fsynced per commit.
  *
- * A record: payload length (u32 LE), CRC-32 of the rest (u32 LE), batch id (f64 LE), then the
- * entries as a JSON array of stored entries. A reader stops at the first record that is short or
- * whose CRC does not match: the tail a crash or a full disk cut off, never acknowledged. A write that
- * fails is cut off again at once (or, if that fails too, the segment is left for a new one), so a
- * bad record is only ever the last of its file.
+ * A record: payload length (u32 LE), CRC-32 of the rest (u32 LE), batch id (f64 LE), then the pings
+ * as a JSON array of arrays, [id, monitor id, at, source ip, duration ms, deadline at]: compact, and
+ * only this file knows the order. A reader stops at the first record that is short or whose CRC does
+ * not match: the tail a crash or a full disk cut off, never acknowledged. A write that fails is cut
+ * off again at once (or, if that fails too, the segment is left for a new one), so a bad record is
+ * only ever the last of its file.
  *
  * Segments: the writer starts a new one when it opens and whenever folded batches are dropped, and
  * deletes a closed segment once every batch in it is folded. So a segment lives about two fold
@@ -22,17 +23,35 @@
 import { closeSync, ftruncateSync, openSync, readdirSync, readFileSync, rmSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { makePrivateDir, PRIVATE_FILE_MODE, restrictToOwner } from "../lib/private-files.ts";
-import { entryOf, type JournalEntry, type StoredEntry } from "./ping-journal.ts";
 
 export const JOURNAL_DIR = "ping-journal";
+
+/** An acknowledged plain ping on an up monitor, as the journal holds it until it is folded. */
+export interface JournaledPing {
+  /** given by the journal's writer, increasing across restarts: a monitor's watermark compares against it */
+  id: number;
+  monitorId: number;
+  at: number;
+  sourceIp: string | null;
+  /** how long the job ran, after a /start */
+  durationMs: number | null;
+  /** the monitor's deadline as this ping left it */
+  deadlineAt: number | null;
+}
+
+/** A ping as a record holds it. */
+type EncodedPing = [number, number, number, string | null, number | null, number | null];
+
+const encodePing = (p: JournaledPing): EncodedPing => [p.id, p.monitorId, p.at, p.sourceIp, p.durationMs, p.deadlineAt];
+const decodePing = (e: EncodedPing): JournaledPing => ({ id: e[0], monitorId: e[1], at: e[2], sourceIp: e[3], durationMs: e[4], deadlineAt: e[5] });
 
 const HEADER = 16;
 const SEGMENT = /^(\d{12})\.log$/;
 
 /** The journal's writer: only the process's serving thread has one. */
 export interface PingJournalFile {
-  /** Appends one batch's entries as batch `batchId`; throws (ENOSPC, EIO, ...) if they were not written. */
-  append(batchId: number, entries: readonly StoredEntry[]): void;
+  /** Appends one batch's pings as batch `batchId`; throws (ENOSPC, EIO, ...) if they were not written. */
+  append(batchId: number, pings: readonly JournaledPing[]): void;
   /** Deletes what holds only batches up to `batchId` (everything in them is folded) and starts a new segment. */
   dropBatches(batchId: number): void;
   /** the directory */
@@ -42,7 +61,7 @@ export interface PingJournalFile {
 
 export interface JournalBatch {
   id: number;
-  entries: StoredEntry[];
+  pings: JournaledPing[];
 }
 
 interface Segment {
@@ -57,7 +76,7 @@ export function openPingJournal(dataDir: string): PingJournalFile {
   restrictToOwner(dir);
   const closed: Segment[] = [];
   let seq = 0;
-  // which batches each segment holds, from the record headers alone: whoever replays the entries
+  // which batches each segment holds, from the record headers alone: whoever replays the pings
   // (start-up) reads them with readJournalBatches
   for (const name of segmentNames(dir)) {
     seq = Math.max(seq, Number(SEGMENT.exec(name)![1]));
@@ -88,9 +107,9 @@ export function openPingJournal(dataDir: string): PingJournalFile {
 
   return {
     path: dir,
-    append(batchId, entries) {
+    append(batchId, pings) {
       const seg = (active ??= openSegment());
-      const record = encodeRecord(batchId, entries);
+      const record = encodeRecord(batchId, pings);
       try {
         for (let off = 0; off < record.length; ) {
           const n = writeSync(seg.fd, record, off, record.length - off);
@@ -136,14 +155,9 @@ export function readJournalBatches(dataDir: string, after = 0, through = Infinit
   return out;
 }
 
-/**
- * Every entry in a data directory's journal, folded or not (the caller compares them with the
- * watermarks): for `vigil backup`, the benchmarks and tests.
- */
-export function readJournalFile(dataDir: string): JournalEntry[] {
-  const entries: JournalEntry[] = [];
-  for (const b of readJournalBatches(dataDir)) for (const e of b.entries) entries.push(entryOf(e));
-  return entries;
+/** Every ping in a data directory's journal, folded or not (the caller compares them with the watermarks): for `vigil backup`, the benchmarks and tests. */
+export function readJournalFile(dataDir: string): JournaledPing[] {
+  return readJournalBatches(dataDir).flatMap((b) => b.pings);
 }
 
 function segmentNames(dir: string): string[] {
@@ -157,8 +171,8 @@ function segmentNames(dir: string): string[] {
   return names.filter((n) => SEGMENT.test(n)).sort();
 }
 
-function encodeRecord(batchId: number, entries: readonly StoredEntry[]): Buffer {
-  const json = JSON.stringify(entries);
+function encodeRecord(batchId: number, pings: readonly JournaledPing[]): Buffer {
+  const json = JSON.stringify(pings.map(encodePing));
   const length = Buffer.byteLength(json);
   const record = Buffer.allocUnsafe(HEADER + length);
   record.writeDoubleLE(batchId, 8);
@@ -176,7 +190,7 @@ function encodeRecord(batchId: number, entries: readonly StoredEntry[]): Buffer 
 function readSegment(file: string, after: number, through: number, out: JournalBatch[]): void {
   const data = readSegmentFile(file);
   eachRecord(data, (id, start, end) => {
-    if (id > after && id <= through) out.push({ id, entries: JSON.parse(data.toString("utf8", start, end)) as StoredEntry[] });
+    if (id > after && id <= through) out.push({ id, pings: (JSON.parse(data.toString("utf8", start, end)) as EncodedPing[]).map(decodePing) });
   });
 }
 
@@ -190,7 +204,7 @@ function readSegmentFile(file: string): Buffer {
   }
 }
 
-/** Each sound record's batch id and where its entries' JSON lies, up to the first short or corrupt one. */
+/** Each sound record's batch id and where its pings' JSON lies, up to the first short or corrupt one. */
 function eachRecord(data: Buffer, visit: (id: number, start: number, end: number) => void): void {
   for (let off = 0; off + HEADER <= data.length; ) {
     const length = data.readUInt32LE(off);

@@ -3,6 +3,7 @@ import { checkSamples, monitorsWithPackedChecks } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
 import { getKv, putKv } from "./kv.ts";
 import { monitorIdsWhere } from "./monitor-ids.ts";
+import type { JournaledPings } from "./ping-journal.ts";
 
 /** kv keys: every bucket before this time has been rolled up (epoch ms, as text). */
 export const HOURLY_WATERMARK = "rollups.hourly_until";
@@ -108,10 +109,11 @@ async function rawCounts(db: Db, monitorId: number, from: number, to: number): P
 /**
  * Up/degraded/down counts and the uptime ratio of one monitor over [from, to), for status pages:
  * whole days from daily rollups, whole hours from hourly ones, and what is not rolled up yet (the
- * current hour) or not a whole hour from raw checks. A partial hour older than raw retention counts
- * nothing, as its checks are gone.
+ * current hour, its journaled pings included) or not a whole hour from raw checks. A partial hour
+ * older than raw retention counts nothing, as its checks are gone.
  */
-export async function uptimeFromRollups(db: Db, monitorId: number, from: number, to: number): Promise<Uptime> {
+export async function uptimeFromRollups(pings: JournaledPings, monitorId: number, from: number, to: number): Promise<Uptime> {
+  const db = await pings.settled([monitorId]);
   const hourlyUntil = (await getWatermark(db, HOURLY_WATERMARK)) ?? 0;
   const dailyUntil = (await getWatermark(db, DAILY_WATERMARK)) ?? 0;
   const total: UptimeCounts = { up: 0, degraded: 0, down: 0 };
@@ -124,8 +126,9 @@ export async function uptimeFromRollups(db: Db, monitorId: number, from: number,
   return uptimeOf(total);
 }
 
-/** The current, partial bucket computed on demand from raw checks (not stored). */
-export async function partialBucket(db: Db, monitorId: number, g: Granularity, now: number): Promise<RollupRow> {
+/** The current, partial bucket computed on demand from raw checks, journaled pings included (not stored). */
+export async function partialBucket(pings: JournaledPings, monitorId: number, g: Granularity, now: number): Promise<RollupRow> {
+  const db = await pings.settled([monitorId]);
   const start = bucketStart(now, g);
   const samples = await checkSamples(db, [monitorId], start, start + bucketSize(g));
   return { bucket_start: start, ...summarize(samples) };

@@ -1,6 +1,7 @@
 import { bucketStart, splitRange, type UptimeCounts } from "../domain/uptime.ts";
 import { checkSamples } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
+import type { JournaledPings } from "./ping-journal.ts";
 import { DAILY_WATERMARK, getWatermark, HOURLY_WATERMARK } from "./rollups.ts";
 import type { IncidentRow, StatusPageRow } from "./tables.ts";
 
@@ -8,7 +9,8 @@ import type { IncidentRow, StatusPageRow } from "./tables.ts";
  * Reads for the public status pages: the page by slug or custom domain, its monitors, day-by-day
  * uptime and hour-by-hour latency for all of its monitors in a few queries (not one per day), and
  * its incidents. Uptime uses the same sources as uptimeFromRollups (rollups.ts): daily rollups,
- * then hourly ones, then raw checks for what is not rolled up yet, split by `splitRange`.
+ * then hourly ones, then raw checks for what is not rolled up yet (journaled pings included), split
+ * by `splitRange`.
  */
 export async function findStatusPageBySlug(db: Db, slug: string): Promise<StatusPageRow | undefined> {
   return db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
@@ -55,9 +57,10 @@ async function watermarks(db: Db): Promise<{ hourlyUntil: number; dailyUntil: nu
 }
 
 /** Up/degraded/down counts per monitor per UTC day in [from, to). */
-export async function dailyCounts(db: Db, monitorIds: number[], from: number, to: number): Promise<Counts> {
+export async function dailyCounts(pings: JournaledPings, monitorIds: number[], from: number, to: number): Promise<Counts> {
   const out: Counts = new Map();
   if (monitorIds.length === 0) return out;
+  const db = await pings.settled(monitorIds);
   const { hourlyUntil, dailyUntil } = await watermarks(db);
   for (const p of splitRange(from, to, hourlyUntil, dailyUntil)) {
     if (p.source === "raw") {
@@ -89,9 +92,10 @@ export interface LatencyPoint {
 }
 
 /** Latency sums and counts per monitor per UTC hour in [from, to): hourly rollups, then raw checks. */
-export async function hourlyLatency(db: Db, monitorIds: number[], from: number, to: number): Promise<Map<number, Map<number, LatencyPoint>>> {
+export async function hourlyLatency(pings: JournaledPings, monitorIds: number[], from: number, to: number): Promise<Map<number, Map<number, LatencyPoint>>> {
   const out = new Map<number, Map<number, LatencyPoint>>();
   if (monitorIds.length === 0) return out;
+  const db = await pings.settled(monitorIds);
   const add = (id: number, hour: number, sum: number, count: number) => {
     if (count <= 0) return;
     let hours = out.get(id);

@@ -49,10 +49,11 @@ export class WriteQueue {
 
   /**
    * Runs `job` in the next batch's transaction; resolves with its value after the commit.
-   * `gathered`: the job already carries a batch its caller gathered (the ping writer's), so waiting
-   * the window for company only adds latency: the batch starts on the next turn of the event loop.
-   * Under a fixed number of clients waiting on their answers, nothing arrives during the window, and
-   * it was 2 ms of dead time per ping batch (heartbeat bench: server CPU at ~60%, p50 4 ms).
+   * `gathered`: the job already carries a batch its caller gathered (heartbeat/ping-batches.ts, a
+   * fold pass's slice), so waiting the window for company only adds latency: the batch starts on the
+   * next turn of the event loop. Under a fixed number of clients waiting on their answers, nothing
+   * arrives during the window, and it was dead time per ping batch (BENCHMARKS.md, "What changed to
+   * get here").
    */
   run<T>(job: WriteJob<T>, opts?: { gathered?: boolean }): Promise<T> {
     if (this.closed) return Promise.reject(new Error("the write queue is closed"));

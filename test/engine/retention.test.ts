@@ -79,7 +79,7 @@ test("rollups: counts and percentiles of completed hours and days; the current h
   expect(await getWatermark(h.ctx.db, HOURLY_WATERMARK)).toBe(TODAY + 12 * HOUR_MS);
   expect(await getWatermark(h.ctx.db, DAILY_WATERMARK)).toBe(TODAY);
 
-  const partial = await partialBucket(h.ctx.db, a, "h", NOW);
+  const partial = await partialBucket(h.ctx.pings, a, "h", NOW);
   expect(partial).toMatchObject({ bucket_start: TODAY + 12 * HOUR_MS, up_count: 3, latency_count: 3, latency_p99: 5 });
 
   // idempotent: a second run rewrites the same rows
@@ -101,12 +101,12 @@ test("uptimeFromRollups: daily and hourly rollups plus raw checks of the current
   // raw checks of yesterday and of hour 10 gone (as after retention): the figures come from rollups
   await h.ctx.db.deleteFrom("checks").where("monitor_id", "=", a).where("checked_at", "<", TODAY + 11 * HOUR_MS).execute();
 
-  const u = await uptimeFromRollups(h.ctx.db, a, YESTERDAY, NOW);
+  const u = await uptimeFromRollups(h.ctx.pings, a, YESTERDAY, NOW);
   expect(u).toEqual({ up: 22 + 90 + 3, degraded: 5, down: 2 + 5, total: 127, uptime: 120 / 127 });
   // a window with nothing in it
-  expect(await uptimeFromRollups(h.ctx.db, a, YESTERDAY - 5 * DAY_MS, YESTERDAY - 4 * DAY_MS)).toEqual({ up: 0, degraded: 0, down: 0, total: 0, uptime: null });
+  expect(await uptimeFromRollups(h.ctx.pings, a, YESTERDAY - 5 * DAY_MS, YESTERDAY - 4 * DAY_MS)).toEqual({ up: 0, degraded: 0, down: 0, total: 0, uptime: null });
   // only hour 10 (whole hour from the hourly rollup)
-  expect(await uptimeFromRollups(h.ctx.db, a, H10, H10 + HOUR_MS)).toMatchObject({ up: 90, degraded: 5, down: 5 });
+  expect(await uptimeFromRollups(h.ctx.pings, a, H10, H10 + HOUR_MS)).toMatchObject({ up: 90, degraded: 5, down: 5 });
 });
 
 test("retention: raw checks older than retentionDays are pruned in batches, newer ones kept; rollups past theirs too", async () => {

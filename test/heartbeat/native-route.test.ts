@@ -6,12 +6,11 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { heartbeatEndpoint } from "../../src/heartbeat/endpoint.ts";
-import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
-import { PingWriter } from "../../src/heartbeat/ping-writer.ts";
+import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
+import { PingBatches } from "../../src/heartbeat/ping-batches.ts";
 import { TokenCache } from "../../src/heartbeat/token-cache.ts";
 import { buildHttpApp } from "../../src/server.ts";
-import { openPingJournal } from "../../src/store/ping-journal-file.ts";
-import { preparePingFold } from "../../src/store/ping-journal.ts";
+import { PingJournal } from "../../src/store/ping-journal.ts";
 import { preparePingStatements } from "../../src/store/ping-statements.ts";
 import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
 import { rmSync } from "node:fs";
@@ -56,12 +55,14 @@ describe("native routes", () => {
     const ctx = server.ctx;
     const tokens = new TokenCache(ctx.db);
     await tokens.warm();
-    // a journal of its own (a pass deletes the segments it folded, and the server's writer has its
-    // own), entry ids far from the server's writer's, which shares the main database
+    // a journal of its own (a pass deletes the segments it folded, and the server's has its own);
+    // only this test's intake pings its monitor, so the two never fold the same monitor's pings
     const journalDir = tempDir("vigil-journal-");
-    const journal = { file: openPingJournal(journalDir), fold: preparePingFold(ctx.store.sqlite, ctx.config.region), pending: new PendingPings(1e12) };
-    const writer = new PingWriter(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), journal, ctx.log.child("test"), () => {}, () => {});
-    const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => writer.submit(p) });
+    const log = ctx.log.child("test");
+    const journal = PingJournal.open(ctx.store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes });
+    const folds = new FoldScheduler(journal, ctx.writes, log);
+    const batches = new PingBatches(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), journal, { afterBatch: () => folds.soon(), onCommitted: () => {}, onEvaluateFailed: () => {}, log });
+    const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => batches.submit(p) });
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
     try {
       const m = await createHeartbeat(server, { periodSec: 60 });
@@ -98,15 +99,16 @@ describe("native routes", () => {
       expect(viaNative[0]!.type).toBe("application/json; charset=utf-8");
 
       // both paths recorded their accepted pings: GET, POST, HEAD, /start, /0, twice each
-      await writer.foldAll();
+      await folds.foldAll();
       const pings = (await timeline(ctx, m.id)).filter((e) => e.kind !== "transition");
       expect(pings.map((e) => `${e.kind}:${e.result}`).sort()).toEqual(
         Array.from({ length: 2 }, () => ["ping:accepted", "ping:accepted", "ping:accepted", "start:accepted", "ping:accepted"]).flat().sort(),
       );
     } finally {
       await native.stop(true);
-      await writer.close();
-      journal.file.close();
+      await batches.close();
+      await folds.close();
+      journal.close();
       rmSync(journalDir, { recursive: true, force: true });
     }
   });

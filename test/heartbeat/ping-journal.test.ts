@@ -1,7 +1,7 @@
 /**
- * The ping journal (store/ping-journal.ts, heartbeat/ping-writer.ts, heartbeat/fold-worker.ts): a
- * plain ping on an up monitor is acknowledged once it is journaled in <data>/ping-journal/ and folded
- * into monitor_events, checks and the row later, by the fold worker. These tests check that nothing
+ * The ping journal (store/ping-journal.ts, heartbeat/ping-batches.ts, heartbeat/fold-scheduler.ts,
+ * heartbeat/fold-worker.ts): a plain ping on an up monitor is acknowledged once it is journaled in
+ * <data>/ping-journal/ and folded into monitor_events, checks and the row later, by the fold worker. These tests check that nothing
  * acknowledged is lost or written twice on the way, and that nobody reading a monitor, or judging
  * its deadline, sees it before the fold.
  */
@@ -9,13 +9,14 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { PendingPings } from "../../src/heartbeat/pending-pings.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
-import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile } from "../../src/store/ping-journal-file.ts";
 import { ROWS_PER_INSERT } from "../../src/store/multi-row-insert.ts";
-import { carriedPings, preparePingFold, storedEntry, type JournalEntry, type StoredEntry } from "../../src/store/ping-journal.ts";
+import { PendingPings } from "../../src/store/pending-pings.ts";
+import { preparePingFold } from "../../src/store/ping-fold.ts";
+import { JOURNAL_DIR, openPingJournal, readJournalBatches, readJournalFile, type JournaledPing } from "../../src/store/ping-journal-file.ts";
+import { carriedPings } from "../../src/store/ping-journal.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
@@ -140,9 +141,8 @@ describe("the ping journal's store statements", () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  const entry = (id: number, at: number, monitor = monitorId): JournalEntry => ({ id, monitorId: monitor, at, sourceIp: "10.0.0.1", durationMs: id === 2 ? 1500 : null, deadlineAt: at + 60_000 });
+  const entry = (id: number, at: number, monitor = monitorId): JournaledPing => ({ id, monitorId: monitor, at, sourceIp: "10.0.0.1", durationMs: id === 2 ? 1500 : null, deadlineAt: at + 60_000 });
   const count = (table: string) => (store.sqlite.query(`SELECT count(*) AS n FROM ${table} WHERE monitor_id = ?`).get(monitorId) as { n: number }).n;
-  const stored = (list: JournalEntry[]) => list.map(storedEntry);
 
   /** a fresh data directory for a journal of its own */
   function withJournalDir(f: (dir: string) => void): void {
@@ -160,17 +160,17 @@ describe("the ping journal's store statements", () => {
       const file = openPingJournal(jdir);
       try {
         expect(readJournalBatches(jdir, 0, Infinity)).toEqual([]);
-        file.append(1, stored([entry(1, 1000), entry(2, 2000)]));
-        file.append(2, stored([entry(3, 1500)]));
+        file.append(1, [entry(1, 1000), entry(2, 2000)]);
+        file.append(2, [entry(3, 1500)]);
         // [batch id, newest entry id]
-        expect(readJournalBatches(jdir, 0, Infinity).map((b) => [b.id, b.entries.at(-1)![0]])).toEqual([[1, 2], [2, 3]]);
-        expect(readJournalBatches(jdir, 0, 1)).toEqual([{ id: 1, entries: stored([entry(1, 1000), entry(2, 2000)]) }]);
+        expect(readJournalBatches(jdir, 0, Infinity).map((b) => [b.id, b.pings.at(-1)!.id])).toEqual([[1, 2], [2, 3]]);
+        expect(readJournalBatches(jdir, 0, 1)).toEqual([{ id: 1, pings: [entry(1, 1000), entry(2, 2000)] }]);
         expect(readJournalBatches(jdir, 1, 10).map((b) => b.id)).toEqual([2]);
         expect(readJournalFile(jdir)).toEqual([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
         // batch 2 is not folded: its segment stays, and later batches go to a new one
         file.dropBatches(1);
         expect(segments(jdir).length).toBe(1);
-        file.append(3, stored([entry(4, 3000)]));
+        file.append(3, [entry(4, 3000)]);
         expect(segments(jdir).length).toBe(2);
         expect(readJournalBatches(jdir, 0, 10).map((b) => b.id)).toEqual([1, 2, 3]);
         file.dropBatches(2);
@@ -206,7 +206,7 @@ describe("the ping journal's store statements", () => {
       writeFileSync(join(jdir, JOURNAL_DIR, "000000000001.log"), data);
       const batches = readJournalBatches(jdir);
       expect(batches.length).toBe(n);
-      expect(batches.at(-1)).toEqual({ id: n, entries: [] });
+      expect(batches.at(-1)).toEqual({ id: n, pings: [] });
       const file = openPingJournal(jdir);
       expect(readJournalBatches(jdir, n - 2, n).map((b) => b.id)).toEqual([n - 1, n]);
       // the writer opened on it knows its newest batch is n: the segment goes only once n is folded
@@ -221,8 +221,8 @@ describe("the ping journal's store statements", () => {
   test("a record a crash cut short, or one whose bytes changed, ends its segment's reading; the rest of the journal reads on", () => {
     withJournalDir((jdir) => {
       const file = openPingJournal(jdir);
-      file.append(1, stored([entry(1, 1000)]));
-      file.append(2, stored([entry(2, 2000)]));
+      file.append(1, [entry(1, 1000)]);
+      file.append(2, [entry(2, 2000)]);
       file.close();
       const [first] = segments(jdir);
       const path = join(jdir, JOURNAL_DIR, first!);
@@ -238,8 +238,8 @@ describe("the ping journal's store statements", () => {
       writeFileSync(path, whole.subarray(0, whole.length - 1));
       // a new writer starts a segment of its own; what it writes reads after the cut record
       const next = openPingJournal(jdir);
-      expect(readJournalBatches(jdir, 0, Infinity)).toEqual([{ id: 1, entries: stored([entry(1, 1000)]) }]);
-      next.append(3, stored([entry(3, 3000)]));
+      expect(readJournalBatches(jdir, 0, Infinity)).toEqual([{ id: 1, pings: [entry(1, 1000)] }]);
+      next.append(3, [entry(3, 3000)]);
       next.close();
       expect(segments(jdir).length).toBe(2);
       expect(readJournalFile(jdir).map((e) => e.id)).toEqual([1, 3]);
@@ -248,7 +248,7 @@ describe("the ping journal's store statements", () => {
 
   test("folding the same entries twice writes them once, and the row and watermark move to the newest", () => {
     const f = preparePingFold(store.sqlite, "local");
-    const entries = stored([entry(1, 1000), entry(2, 2000), entry(3, 1500)]);
+    const entries = [entry(1, 1000), entry(2, 2000), entry(3, 1500)];
     expect(store.sqlite.transaction(() => f.fold([entries]))()).toBe(3);
     expect(store.sqlite.transaction(() => f.fold([entries]))()).toBe(0);
     expect(count("monitor_events")).toBe(3);
@@ -258,10 +258,10 @@ describe("the ping journal's store statements", () => {
     const durations = store.sqlite.query("SELECT duration_ms AS d FROM monitor_events WHERE monitor_id = ? ORDER BY id").all(monitorId);
     expect(durations).toEqual([{ d: null }, { d: 1500 }, { d: null }]);
     // a fold that overlaps the watermark writes only what lies past it
-    expect(store.sqlite.transaction(() => f.fold([stored([entry(3, 1500), entry(4, 2500)])]))()).toBe(1);
+    expect(store.sqlite.transaction(() => f.fold([[entry(3, 1500), entry(4, 2500)]]))()).toBe(1);
     expect(count("monitor_events")).toBe(4);
     // an older entry folded late never moves the row back
-    store.sqlite.transaction(() => f.fold([stored([entry(5, 500)])]))();
+    store.sqlite.transaction(() => f.fold([[entry(5, 500)]]))();
     expect(count("monitor_events")).toBe(5);
     expect((store.sqlite.query("SELECT heartbeat_last_ping_at AS last FROM monitors WHERE id = ?").get(monitorId) as { last: number }).last).toBe(2500);
   });
@@ -269,7 +269,7 @@ describe("the ping journal's store statements", () => {
   test("a deleted monitor's entries are dropped, not written, and the rest of the slice is", () => {
     const f = preparePingFold(store.sqlite, "local");
     const before = count("monitor_events");
-    expect(store.sqlite.transaction(() => f.fold([stored([entry(11, 3000, 999_999)]), stored([entry(10, 3000)])]))()).toBe(1);
+    expect(store.sqlite.transaction(() => f.fold([[entry(11, 3000, 999_999)], [entry(10, 3000)]]))()).toBe(1);
     expect(count("monitor_events")).toBe(before + 1);
   });
 
@@ -282,8 +282,8 @@ describe("the ping journal's store statements", () => {
       .executeTakeFirstOrThrow()).id;
     const f = preparePingFold(store.sqlite, "eu-west");
     // ROWS_PER_INSERT twice over and a remainder, then a monitor whose first entries are folded already
-    const first = Array.from({ length: 2 * ROWS_PER_INSERT + 6 }, (_, i): StoredEntry => [1000 + i, other, 100_000 + i, `10.0.${i >> 8}.${i & 255}`, i % 3 === 0 ? i : null, 200_000 + i]);
-    const second: StoredEntry[] = [1, 2, 3].map((k) => [2000 + k, monitorId, 300_000 + k, null, null, 400_000 + k]);
+    const first = Array.from({ length: 2 * ROWS_PER_INSERT + 6 }, (_, i): JournaledPing => ({ id: 1000 + i, monitorId: other, at: 100_000 + i, sourceIp: `10.0.${i >> 8}.${i & 255}`, durationMs: i % 3 === 0 ? i : null, deadlineAt: 200_000 + i }));
+    const second = [1, 2, 3].map((k): JournaledPing => ({ id: 2000 + k, monitorId, at: 300_000 + k, sourceIp: null, durationMs: null, deadlineAt: 400_000 + k }));
     store.sqlite.run("UPDATE monitors SET heartbeat_journal_through = 2001 WHERE id = ?", [monitorId]);
     const eventsBefore = (store.sqlite.query("SELECT coalesce(max(id), 0) AS n FROM monitor_events").get() as { n: number }).n;
     const checksBefore = (store.sqlite.query("SELECT coalesce(max(id), 0) AS n FROM checks").get() as { n: number }).n;
@@ -291,8 +291,8 @@ describe("the ping journal's store statements", () => {
     const events = store.sqlite.query("SELECT monitor_id AS m, kind, at, result, source_ip AS ip, duration_ms AS d FROM monitor_events WHERE id > ? ORDER BY id").all(eventsBefore);
     const checks = store.sqlite.query("SELECT monitor_id AS m, region, status, checked_at AS at, latency_ms AS d FROM checks WHERE id > ? ORDER BY id").all(checksBefore);
     const written = [...first, ...second.slice(1)];
-    expect(events).toEqual(written.map((e) => ({ m: e[1], kind: "ping", at: e[2], result: "accepted", ip: e[3], d: e[4] })));
-    expect(checks).toEqual(written.map((e) => ({ m: e[1], region: "eu-west", status: "up", at: e[2], d: e[4] })));
+    expect(events).toEqual(written.map((e) => ({ m: e.monitorId, kind: "ping", at: e.at, result: "accepted", ip: e.sourceIp, d: e.durationMs })));
+    expect(checks).toEqual(written.map((e) => ({ m: e.monitorId, region: "eu-west", status: "up", at: e.at, d: e.durationMs })));
     const marks = store.sqlite.query("SELECT id, heartbeat_journal_through AS mark, heartbeat_last_ping_at AS last FROM monitors WHERE id IN (?, ?) ORDER BY id").all(monitorId, other);
     expect(marks).toEqual([
       { id: monitorId, mark: 2003, last: 300_003 },
@@ -314,14 +314,14 @@ describe("the ping journal's store statements", () => {
   test("pending entries: ids never repeat, and dropping is by id, so a later entry survives", () => {
     const p = new PendingPings(41);
     expect(p.nextId()).toBe(42);
-    p.add(storedEntry(entry(42, 1)));
-    p.add(storedEntry(entry(50, 2)));
-    p.add(storedEntry(entry(51, 3, 7)));
+    p.add(entry(42, 1));
+    p.add(entry(50, 2));
+    p.add(entry(51, 3, 7));
     expect(p.nextId()).toBe(52);
     expect(p.size).toBe(3);
     expect(p.monitorIds()).toEqual([7, monitorId].sort((a, b) => a - b));
     p.dropThrough(monitorId, 42);
-    expect(p.of(monitorId)).toEqual(stored([entry(50, 2)]));
+    expect(p.of(monitorId)).toEqual([entry(50, 2)]);
     expect(p.lastPingAt(monitorId)).toBe(2);
     p.dropThrough(monitorId, 42); // again: nothing else goes
     expect(p.size).toBe(2);
@@ -337,9 +337,9 @@ describe("the ping journal's store statements", () => {
     const b = p.nextBatchId();
     expect(b).toBe(8);
     expect(p.batchesThrough).toBe(7); // given out, not committed
-    p.addBatch(b, stored([entry(p.nextId(), 1), entry(p.nextId(), 2)]));
+    p.addBatch(b, [entry(p.nextId(), 1), entry(p.nextId(), 2)]);
     expect(p.batchesThrough).toBe(8);
-    expect(p.of(monitorId)!.map((e) => e[0])).toEqual([101, 102]);
+    expect(p.of(monitorId)!.map((e) => e.id)).toEqual([101, 102]);
   });
 });
 
@@ -356,7 +356,7 @@ describe("the ping journal across a restart", () => {
       const up = rowAsStored(server, m.id).last!;
       // as a killed process leaves it: acknowledged pings in the journal, the row behind
       const file = openPingJournal(dir);
-      file.append(1_000_000, [[1_000_000, m.id, up + 5000, "10.9.9.9", null, up + 5000 + 600_000]]);
+      file.append(1_000_000, [{ id: 1_000_000, monitorId: m.id, at: up + 5000, sourceIp: "10.9.9.9", durationMs: null, deadlineAt: up + 5000 + 600_000 }]);
       file.close();
       await server.stop();
       second = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"], { dataDir: dir });
@@ -405,11 +405,11 @@ describe("the ping journal across a restart", () => {
     await acrossRestart(
       async (server, m, up) => {
         const sqlite = server.ctx.store.sqlite;
-        const entryAt = (id: number, at: number, ip: string): JournalEntry => ({ id, monitorId: m.id, at, sourceIp: ip, durationMs: null, deadlineAt: at + 600_000 });
+        const entryAt = (id: number, at: number, ip: string): JournaledPing => ({ id, monitorId: m.id, at, sourceIp: ip, durationMs: null, deadlineAt: at + 600_000 });
         // entry 2_000_000 was folded (rows and watermark committed), 2_000_001 was not; their batch row stayed
-        sqlite.transaction(() => preparePingFold(sqlite, "local").fold([[storedEntry(entryAt(2_000_000, up + 1000, "10.1.1.1"))]]))();
+        sqlite.transaction(() => preparePingFold(sqlite, "local").fold([[entryAt(2_000_000, up + 1000, "10.1.1.1")]]))();
         const file = openPingJournal(server.dataDir);
-        file.append(2_000_000, [entryAt(2_000_000, up + 1000, "10.1.1.1"), entryAt(2_000_001, up + 2000, "10.2.2.2")].map(storedEntry));
+        file.append(2_000_000, [entryAt(2_000_000, up + 1000, "10.1.1.1"), entryAt(2_000_001, up + 2000, "10.2.2.2")]);
         file.close();
         expect(journaled(server, m.id)).toBe(1);
       },

@@ -149,14 +149,14 @@ export async function ping(
 
 /** The monitor's row, with every acknowledged ping folded in (as the API reads it). */
 export async function monitorRow(ctx: AppContext, id: number): Promise<MonitorRow> {
-  await ctx.pings?.settle(id);
-  return ctx.db.selectFrom("monitors").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
+  const db = await ctx.pings.settled([id]);
+  return db.selectFrom("monitors").selectAll().where("id", "=", id).executeTakeFirstOrThrow();
 }
 
 /** The monitor's timeline, oldest first. */
 export async function timeline(ctx: AppContext, id: number): Promise<MonitorEventRow[]> {
-  await ctx.pings?.settle(id);
-  return ctx.db.selectFrom("monitor_events").selectAll().where("monitor_id", "=", id).orderBy("id").execute();
+  const db = await ctx.pings.settled([id]);
+  return db.selectFrom("monitor_events").selectAll().where("monitor_id", "=", id).orderBy("id").execute();
 }
 
 export async function transitions(ctx: AppContext, id: number): Promise<string[]> {

@@ -147,7 +147,7 @@ test("restore sets the replaced database's ping journal aside, so a server on th
   backupDatabase(data, snap);
   // pings the old database acknowledged after the backup: they belong to it, not to the copy
   const journal = openPingJournal(data);
-  journal.append(1, [[1, 1, 1_000, "10.0.0.1", null, 61_000]]);
+  journal.append(1, [{ id: 1, monitorId: 1, at: 1_000, sourceIp: "10.0.0.1", durationMs: null, deadlineAt: 61_000 }]);
   journal.close();
   expect(readJournalBatches(data).length).toBe(1);
   restoreDatabase(data, snap, Date.parse("2026-11-23T12:00:00Z"));

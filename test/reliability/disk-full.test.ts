@@ -103,7 +103,7 @@ describe.skipIf(!disk)("disk full", () => {
 
     const names = (await s.ctx.db.selectFrom("monitors").select("name").orderBy("id").execute()).map((r) => r.name);
     expect(names).toEqual(["job", "renamed-after", "after"]);
-    await s.ctx.pings?.settle(hb.id); // a ping on an up monitor waits in the ping journal
+    await s.ctx.pings.settled([hb.id]); // a ping on an up monitor waits in the ping journal
     const pings = await s.ctx.db.selectFrom("monitor_events").select("kind").where("monitor_id", "=", hb.id).where("kind", "=", "ping").execute();
     expect(pings.length).toBe(2 + accepted); // the one before, those accepted while full, the one after; none refused
 

@@ -75,7 +75,7 @@ async function expectListsMatch(label: string): Promise<number> {
       .filter((r) => (!f.status || r.status === f.status) && (!f.region || r.region === f.region) && (f.from === undefined || r.checked_at >= f.from) && (f.to === undefined || r.checked_at <= f.to))
       .sort(newestFirst);
     for (const [offset, limit] of [[0, 25], [0, 100], [17, 40], [130, 100], [ref.length - 3, 10], [ref.length + 5, 10]] as const) {
-      const got = await listChecks(h.ctx.db, a, f, { offset: Math.max(0, offset), limit });
+      const got = await listChecks(h.ctx.pings, a, f, { offset: Math.max(0, offset), limit });
       const want = ref.slice(Math.max(0, offset), Math.max(0, offset) + limit);
       expect({ label, f, offset, total: got.total, ids: got.rows.map((r) => r.id) }).toEqual({ label, f, offset, total: ref.length, ids: want.map((r) => r.id) });
       for (let i = 0; i < want.length; i++) expect(got.rows[i]).toMatchObject({ ...want[i], result_uid: null });
@@ -166,5 +166,5 @@ test("a damaged block costs its own monitor's packing, not the run: other monito
   expect(errors).toHaveLength(1);
   expect(String(errors[0]!.msg)).toContain("cannot be read");
   // reading that monitor's history says what is wrong instead of answering wrongly
-  await expect(listChecks(h.ctx.db, a, {}, { offset: 0, limit: 5000 })).rejects.toThrow(/check block/);
+  await expect(listChecks(h.ctx.pings, a, {}, { offset: 0, limit: 5000 })).rejects.toThrow(/check block/);
 });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bucketStart, DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { DAILY_WATERMARK, HOURLY_WATERMARK, setWatermark } from "../../src/store/rollups.ts";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
+import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { addUser, signedInClient, unescape, WebClient } from "./helpers.ts";
 
@@ -174,6 +175,30 @@ describe("public page", () => {
     await addUser(s, "leak-owner");
     const owner = await signedInClient(s, "leak-owner");
     expect(unescape((await owner.get(`/monitors/${m}`)).text)).toContain(leak);
+  });
+});
+
+describe("a heartbeat ping just acknowledged", () => {
+  test("counts at once on the public page and in the dashboard's uptime, while it still waits in the ping journal", async () => {
+    const m = await createHeartbeat(s, { periodSec: 600, graceSec: 60 });
+    const p = await page({ name: "Nightly jobs", monitor_ids: [m.id] });
+    // a failure (a down check), a ping that brings the monitor up (written directly: it was down),
+    // then a run: /start, and a plain ping on an up monitor, which goes to the ping journal with
+    // the run's time as its check's latency
+    for (const suffix of ["/fail", "", "/start", ""]) expect((await ping(s.url, m.token, { suffix })).json).toEqual({ result: "accepted" });
+    expect(s.ctx.pings.lastPingAt(m.id)).toBeDefined(); // acknowledged, not folded yet
+
+    const json = await (await get(`/s/${p.slug}.json`)).json();
+    // two up checks of three, and the journaled one's latency: not one of two, and no latency
+    expect(json.monitors).toEqual([{ name: "job", status: "up", uptime_90d: 66.6666, avg_latency_ms_24h: expect.any(Number) }]);
+    expect(s.ctx.pings.lastPingAt(m.id)).toBeUndefined(); // reading it folded it
+
+    const m2 = await createHeartbeat(s, { name: "job 2", periodSec: 600, graceSec: 60 });
+    for (const suffix of ["/fail", "", ""]) expect((await ping(s.url, m2.token, { suffix })).json).toEqual({ result: "accepted" });
+    expect(s.ctx.pings.lastPingAt(m2.id)).toBeDefined();
+    await addUser(s, "uptime-reader");
+    const reader = await signedInClient(s, "uptime-reader");
+    expect((await reader.get(`/monitors/${m2.id}`)).text).toContain("<dt>Uptime 24 h</dt><dd>66.66%</dd>");
   });
 });
 
