@@ -10,8 +10,9 @@ const outfile = process.argv[2] ?? join(root, "dist", "vigil");
 mkdirSync(join(outfile, ".."), { recursive: true });
 const started = performance.now();
 const result = await Bun.build({
-  // the fold worker is loaded as a module of its own (src/heartbeat/fold-thread.ts)
-  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "heartbeat", "fold-worker.ts")],
+  // the worker threads are loaded as modules of their own (src/heartbeat/fold-thread.ts,
+  // src/store/checkpointer.ts)
+  entrypoints: [join(root, "src", "main.ts"), join(root, "src", "heartbeat", "fold-worker.ts"), join(root, "src", "store", "checkpoint-worker.ts")],
   compile: { outfile },
   minify: true,
   sourcemap: "linked",

@@ -16,7 +16,7 @@ import { Database } from "bun:sqlite";
 import { PendingPings } from "../store/pending-pings.ts";
 import { preparePingFold, takeSlice } from "../store/ping-fold.ts";
 import { readJournalBatches } from "../store/ping-journal-file.ts";
-import { applyPragmas } from "../store/pragmas.ts";
+import { applyPragmas, setAutoCheckpoint } from "../store/pragmas.ts";
 
 export type ToFoldWorker =
   | { type: "start"; databasePath: string; dataDir: string; region: string; slice: number }
@@ -67,7 +67,7 @@ self.onmessage = (e: MessageEvent<ToFoldWorker>) => {
     main = new Database(m.databasePath, { strict: false });
     applyPragmas(main);
     // the checkpointer (store/checkpointer.ts) checkpoints; a commit here must not do it inline
-    main.exec("PRAGMA wal_autocheckpoint = 0");
+    setAutoCheckpoint(main, 0);
     dataDir = m.dataDir;
     fold = preparePingFold(main, m.region);
     slice = m.slice;

@@ -1,21 +1,21 @@
 /**
- * WAL checkpoints on a worker thread, off the event loop.
+ * WAL checkpoints on a worker thread (store/checkpoint-worker.ts), off the event loop.
  *
  * Why: with SQLite's automatic checkpoints, the commit that crosses wal_autocheckpoint copies the
- * whole WAL into the database file and fsyncs it, on the thread that serves requests. Under a
- * steady write load (heartbeat bench, 10,000 monitors) that made p99 latency 35-45 ms where it was
- * 4 ms without checkpoints, and left the server's core idle while it waited on the disk. A second
- * connection on a worker runs PASSIVE checkpoints every few hundred ms instead: they copy what the
- * writer has committed without blocking it, and the writer restarts the WAL from its start once a
- * checkpoint has caught up. If the WAL still grows past a bound (a writer that never pauses), one
- * RESTART checkpoint waits for a gap in the writes and resets it.
- *
- * The worker's code is inline (a Blob URL) so the single-binary build needs no extra entry point.
+ * whole WAL into the database file and fsyncs it, on the thread that serves requests: under a
+ * steady write load that multiplied the heartbeat bench's p99 latency, and left the server's core
+ * idle while it waited on the disk (BENCHMARKS.md, "What changed to get here"). A second connection
+ * on a worker runs PASSIVE checkpoints every few hundred ms instead: they copy what the writer has
+ * committed without blocking it, and the writer restarts the WAL from its start once a checkpoint
+ * has caught up. If the WAL still grows past a bound (a writer that never pauses), one RESTART
+ * checkpoint waits for a gap in the writes and resets it.
  */
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startWorkerThread, type WorkerThread } from "../lib/worker-thread.ts";
+import type { FromCheckpointWorker, ToCheckpointWorker } from "./checkpoint-worker.ts";
 import type { Store } from "./database.ts";
+import { autoCheckpoint, setAutoCheckpoint } from "./pragmas.ts";
 
 export interface CheckpointerOptions {
   /** how often the worker checkpoints (default 250 ms) */
@@ -23,8 +23,8 @@ export interface CheckpointerOptions {
   /** WAL frames (pages) past which a RESTART checkpoint resets the log (default 65,536: 256 MiB) */
   restartAboveFrames?: number;
   log?: Logger;
-  /** the worker's source (tests); default WORKER_SOURCE */
-  workerSource?: string;
+  /** the worker's module (tests); default checkpoint-worker.ts */
+  module?: string;
 }
 
 export interface Checkpointer {
@@ -36,35 +36,12 @@ export interface Checkpointer {
   stop(): Promise<void>;
 }
 
-const WORKER_SOURCE = `
-import { Database } from "bun:sqlite";
-let db = null;
-let timer = null;
-let restartAbove = 65536;
-function tick() {
-  try {
-    let r = db.query("PRAGMA wal_checkpoint(PASSIVE)").get();
-    if (r.log > restartAbove) r = db.query("PRAGMA wal_checkpoint(RESTART)").get();
-    postMessage({ type: "ran", log: r.log });
-  } catch (err) {
-    postMessage({ type: "error", message: String(err && err.message || err) });
-  }
-}
-self.onmessage = (e) => {
-  const m = e.data;
-  if (m.type === "start") {
-    db = new Database(m.path);
-    db.exec("PRAGMA busy_timeout = 2000");
-    restartAbove = m.restartAbove;
-    timer = setInterval(tick, m.everyMs);
-    postMessage({ type: "started" });
-  } else if (m.type === "stop") {
-    if (timer) clearInterval(timer);
-    try { db && db.close(); } catch {}
-    postMessage({ type: "stopped" });
-  }
-};
-`;
+/**
+ * Where the worker's module is. In the single binary every module's import.meta.url is the
+ * binary's own (file:///$bunfs/root/...) and the worker's entry point (scripts/build.ts) sits at its
+ * path below src/; from source it is beside this file.
+ */
+const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/root/store/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
 
 /**
  * Starts the worker and takes checkpoints away from the writing connection. A worker that does not
@@ -72,26 +49,25 @@ self.onmessage = (e) => {
  * WAL must never grow without bound because a thread died.
  */
 export async function startCheckpointer(store: Store, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
-  const url = URL.createObjectURL(new Blob([opts.workerSource ?? WORKER_SOURCE], { type: "application/javascript" }));
   const stats = { runs: 0, walFrames: 0, errors: 0 };
   // failures logged once a minute, not every few hundred milliseconds
   const errorLog = new FixedWindowLimiter<"failed">(60_000);
-  const own = (store.sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+  const own = autoCheckpoint(store.sqlite);
   let handedBack = false;
   const handBack = () => {
     if (handedBack) return;
     handedBack = true;
     try {
-      store.sqlite.exec(`PRAGMA wal_autocheckpoint = ${Number(own)}`);
+      setAutoCheckpoint(store.sqlite, own);
     } catch {
       // the store is closed already (a failure during shutdown): there is nothing to hand back to
     }
   };
-  let thread: WorkerThread<ToWorker>;
+  let thread: WorkerThread<ToCheckpointWorker>;
   try {
-    thread = await startWorkerThread<ToWorker, FromWorker>({
+    thread = await startWorkerThread<ToCheckpointWorker, FromCheckpointWorker>({
       name: "the checkpoint worker",
-      url,
+      url: opts.module ?? WORKER_MODULE,
       start: { type: "start", path: store.path, everyMs: opts.everyMs ?? 250, restartAbove: opts.restartAboveFrames ?? 65_536 },
       onMessage(m) {
         if (m.type === "ran") {
@@ -108,13 +84,12 @@ export async function startCheckpointer(store: Store, opts: CheckpointerOptions 
       },
     });
   } catch (err) {
-    URL.revokeObjectURL(url);
     opts.log?.error("the checkpoint worker did not start; the writing connection checkpoints the WAL itself", { error: err instanceof Error ? err.message : String(err) });
     return { stats, running: false, stop: async () => {} };
   }
   // only once the worker runs: the writer never goes without checkpoints; on stop, or when the
   // worker fails, it gets its own threshold (store/pragmas.ts) back
-  store.sqlite.exec("PRAGMA wal_autocheckpoint = 0");
+  setAutoCheckpoint(store.sqlite, 0);
   return {
     stats,
     get running() {
@@ -123,10 +98,6 @@ export async function startCheckpointer(store: Store, opts: CheckpointerOptions 
     async stop() {
       handBack();
       await thread.stop({ type: "stop" }, 2000);
-      URL.revokeObjectURL(url);
     },
   };
 }
-
-type ToWorker = { type: "start"; path: string; everyMs: number; restartAbove: number } | { type: "stop" };
-type FromWorker = { type: "ran"; log: number } | { type: "error"; message: string };

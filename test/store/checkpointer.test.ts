@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
-import { rmSync, statSync } from "node:fs";
+import { rmSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { startCheckpointer } from "../../src/store/checkpointer.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
 import { createLogger } from "../../src/lib/logger.ts";
@@ -75,7 +76,9 @@ describe("WAL checkpointer when its worker fails", () => {
     store = openStore(dir);
     const own = autocheckpoint(store);
     const { log, lines } = logger();
-    const ckpt = await startCheckpointer(store, { log, workerSource: "this is not JavaScript (" });
+    const module = join(dir, "broken-worker.js");
+    writeFileSync(module, "this is not JavaScript (");
+    const ckpt = await startCheckpointer(store, { log, module });
     expect(ckpt.running).toBe(false);
     expect(autocheckpoint(store)).toBe(own);
     expect(lines.some((l) => l.level === "error" && String(l.msg).startsWith("the checkpoint worker did not start"))).toBe(true);
@@ -91,7 +94,9 @@ describe("WAL checkpointer when its worker fails", () => {
     const failing = `self.onmessage = (e) => {
       if (e.data.type === "start") { postMessage({ type: "started" }); setTimeout(() => { throw new Error("disk on fire"); }, 20); }
     };`;
-    const ckpt = await startCheckpointer(store, { log, workerSource: failing });
+    const module = join(dir, "failing-worker.js");
+    writeFileSync(module, failing);
+    const ckpt = await startCheckpointer(store, { log, module });
     expect(autocheckpoint(store)).toBe(0);
     await waitFor(() => !ckpt.running, { timeoutMs: 5000 });
     expect(ckpt.running).toBe(false);
