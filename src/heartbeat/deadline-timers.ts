@@ -6,8 +6,8 @@
  *
  * Each monitor has one heap entry whose key is no later than its live deadline. Moving a deadline
  * later (what every ping does) only updates the live time: when the entry surfaces it is re-keyed to
- * it. Only a new or earlier deadline touches the heap. Before, every ping pushed an entry and the
- * pushes, pops and rebuilds were ~5% of the ping path's CPU (heartbeat bench profile: siftDown, set).
+ * it. Only a new or earlier deadline touches the heap: a push per ping was a measurable share of the
+ * ping path's CPU (BENCHMARKS.md, heartbeat: "Figures behind the ping path's code").
  */
 import type { Clock } from "../lib/clock.ts";
 import { MinHeap, type HeapItem } from "../lib/min-heap.ts";

@@ -26,7 +26,7 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{8,128}$/;
 const FAIL_REASON_MAX = 200;
 
 export interface PingIntake {
-  /** a cached answer comes back synchronously: an await per ping is measurable at 30k pings/s */
+  /** a cached answer comes back synchronously: an await per ping is measurable at the rates pings come in */
   resolveToken(token: string): number | null | Promise<number | null>;
   submit(ping: PingRequest): Promise<PingOutcome>;
 }
@@ -53,9 +53,9 @@ const tokenNotFound = () => new ApiError(404, "not_found", "no heartbeat monitor
  * Elysia plugin (the same handler, for app.handle and for a server built without the native routes).
  *
  * Why native routes: through Elysia (its router, the context it builds and the app's global
- * onRequest hooks) a trivial /h/:token handler answered ~64k req/s where Bun.serve's router
- * answered ~104k on the same box (wrk, 64 connections); on the ping path Elysia was the largest
- * cost after SQLite.
+ * onRequest hooks) a trivial /h/:token handler answered far fewer requests a second than through
+ * Bun.serve's router; on the ping path Elysia was the largest cost after SQLite (BENCHMARKS.md,
+ * heartbeat: "Figures behind the ping path's code").
  */
 export function heartbeatEndpoint(ctx: AppContext, intake: PingIntake): { plugin: ReturnType<typeof pluginFor>; routes: Record<string, NativeRoute> } {
   const handle = pingHandler(ctx, intake);
@@ -84,8 +84,8 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
   const peers = new PeerAddresses();
   const debug = log.level === "debug";
 
-  // The hot path allocates only what the answer needs: a ping cost ~30 µs of CPU where Bun.serve
-  // alone costs ~10 (heartbeat bench), and every object per ping is also garbage to collect.
+  // The hot path allocates only what the answer needs: a ping costs a few times the CPU of Bun.serve
+  // alone (BENCHMARKS.md, heartbeat), and every object per ping is also garbage to collect.
   async function handle(request: Request, state: RequestState, socketIp: string | null, token: string, action: string | null): Promise<Response> {
     try {
       const method = request.method;

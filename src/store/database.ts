@@ -72,7 +72,7 @@ class RollbackSafeDialect extends BunSqliteDialect {
     // BEGIN IMMEDIATE: the write lock is taken at the start, where SQLite waits (busy_timeout) for
     // another connection that holds it (the WAL checkpointer, a CLI command). A plain BEGIN takes
     // it at the first write, after a read, and that upgrade fails at once with "database is
-    // locked" instead of waiting (heartbeat bench: ~1 batch in 300 failed this way). Prepared once:
+    // locked" instead of waiting (it failed ping batches in the heartbeat bench). Prepared once:
     // Kysely would prepare BEGIN and COMMIT anew for every transaction.
     const begin = this.sqlite.prepare("BEGIN IMMEDIATE");
     const commit = this.sqlite.prepare("COMMIT");
@@ -80,8 +80,8 @@ class RollbackSafeDialect extends BunSqliteDialect {
     const wait = () => setBusyTimeout(this.sqlite);
     // While another connection holds the write lock (the ping journal's fold worker, a CLI command),
     // BEGIN waits on the event loop, 1 ms at a time, instead of in SQLite's busy handler, which
-    // blocks the thread and every request with it (load bench: API writes p99 35 ms and check
-    // lateness p99 250 ms with the fold worker's transactions met in the busy handler).
+    // blocks the thread and every request with it (BENCHMARKS.md, heartbeat: the load bench's API
+    // writes and check lateness, the first time the fold worker's transactions met it there).
     driver.beginTransaction = async () => {
       const giveUpAt = Date.now() + BUSY_TIMEOUT_MS;
       for (;;) {
