@@ -48,6 +48,7 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
   };
   const thread = await startWorkerThread<ToFoldWorker, FromFoldWorker>({
     name: "the fold worker",
+    threadName: "vigil-fold",
     url: o.module ?? WORKER_MODULE,
     start: { type: "start", databasePath: o.databasePath, dataDir: o.dataDir, region: o.region, slice: o.slice },
     onMessage(m) {

@@ -19,6 +19,8 @@ export interface Metrics {
   alertDeliveries: Counter<"result">;
   /** heartbeat pings by result (accepted, rejected, ignored, not_found, rate_limited) */
   pings: Counter<"result">;
+  /** how long each WAL checkpoint took, by mode (passive, or restart when the log had grown past its bound) */
+  walCheckpoint: Histogram<"mode">;
   /** API request durations, by method, route pattern and status */
   httpDuration: Histogram<"method" | "route" | "status">;
   /** a gauge whose value is read from `read` at scrape time */
@@ -53,6 +55,13 @@ export function createMetrics(): Metrics {
     }),
     alertDeliveries: new Counter({ name: "vigil_alert_deliveries_total", help: "Alert delivery attempts, by result", labelNames: ["result"], registers: [registry] }),
     pings: new Counter({ name: "vigil_heartbeat_pings_total", help: "Heartbeat pings received, by result", labelNames: ["result"], registers: [registry] }),
+    walCheckpoint: new Histogram({
+      name: "vigil_wal_checkpoint_duration_seconds",
+      help: "Duration of each WAL checkpoint, by mode (passive; restart once the log outgrew its bound)",
+      labelNames: ["mode"],
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+      registers: [registry],
+    }),
     httpDuration: new Histogram({
       name: "vigil_http_request_duration_seconds",
       help: "API request duration, by method, route and status",

@@ -22,6 +22,8 @@ export interface WorkerThread<To> {
 export interface WorkerThreadOptions<To, From> {
   /** how errors name it: "the fold worker" */
   name: string;
+  /** the OS thread's name (at most 15 characters: `/proc/<pid>/task/<tid>/comm`), so per-thread CPU can be told apart */
+  threadName?: string;
   /** the worker's module: a path, a file URL or a Blob URL */
   url: string;
   start: To;
@@ -37,7 +39,7 @@ type Handshake = { type: "started" } | { type: "stopped" };
 
 /** Starts the worker; rejects if it fails to load or start, or does not start in time. */
 export async function startWorkerThread<To, From>(o: WorkerThreadOptions<To, From>): Promise<WorkerThread<To>> {
-  const worker = new Worker(o.url);
+  const worker = new Worker(o.url, o.threadName === undefined ? undefined : { name: o.threadName });
   let alive = true;
   let started: (() => void) | null = null;
   let startFailed: ((err: Error) => void) | null = null;

@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { checkpointWal, setBusyTimeout } from "./pragmas.ts";
 
 export type ToCheckpointWorker = { type: "start"; path: string; everyMs: number; restartAbove: number } | { type: "stop" };
-export type FromCheckpointWorker = { type: "ran"; log: number } | { type: "error"; message: string };
+export type FromCheckpointWorker = { type: "ran"; log: number; ms: number; restarted: boolean } | { type: "error"; message: string };
 
 /** how long a RESTART checkpoint waits for the writers to pause */
 const BUSY_TIMEOUT_MS = 2000;
@@ -24,9 +24,11 @@ const post = (m: FromCheckpointWorker | { type: "started" } | { type: "stopped" 
 
 function tick(): void {
   try {
+    const t = performance.now();
     let r = checkpointWal(db!, "PASSIVE");
-    if (r.log > restartAbove) r = checkpointWal(db!, "RESTART");
-    post({ type: "ran", log: r.log });
+    const restarted = r.log > restartAbove;
+    if (restarted) r = checkpointWal(db!, "RESTART");
+    post({ type: "ran", log: r.log, ms: performance.now() - t, restarted });
   } catch (err) {
     post({ type: "error", message: err instanceof Error ? err.message : String(err) });
   }

@@ -25,11 +25,13 @@ export interface CheckpointerOptions {
   log?: Logger;
   /** the worker's module (tests); default checkpoint-worker.ts */
   module?: string;
+  /** after each checkpoint: how long it took, and whether it had to RESTART the log */
+  onCheckpoint?(seconds: number, restarted: boolean): void;
 }
 
 export interface Checkpointer {
   /** checkpoints run so far, and the last one's WAL size in frames */
-  readonly stats: { runs: number; walFrames: number; errors: number };
+  readonly stats: { runs: number; restarts: number; walFrames: number; errors: number };
   /** false when the worker did not start or failed since: the writing connection checkpoints itself */
   readonly running: boolean;
   /** Stops the worker and gives checkpoints back to the writing connection. */
@@ -49,7 +51,7 @@ const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/r
  * WAL must never grow without bound because a thread died.
  */
 export async function startCheckpointer(store: Store, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
-  const stats = { runs: 0, walFrames: 0, errors: 0 };
+  const stats = { runs: 0, restarts: 0, walFrames: 0, errors: 0 };
   // failures logged once a minute, not every few hundred milliseconds
   const errorLog = new FixedWindowLimiter<"failed">(60_000);
   const own = autoCheckpoint(store.sqlite);
@@ -68,11 +70,14 @@ export async function startCheckpointer(store: Store, opts: CheckpointerOptions 
     thread = await startWorkerThread<ToCheckpointWorker, FromCheckpointWorker>({
       name: "the checkpoint worker",
       url: opts.module ?? WORKER_MODULE,
+      threadName: "vigil-checkpnt",
       start: { type: "start", path: store.path, everyMs: opts.everyMs ?? 250, restartAbove: opts.restartAboveFrames ?? 65_536 },
       onMessage(m) {
         if (m.type === "ran") {
           stats.runs++;
+          if (m.restarted) stats.restarts++;
           stats.walFrames = m.log;
+          opts.onCheckpoint?.(m.ms / 1000, m.restarted);
         } else if (m.type === "error") {
           stats.errors++;
           if (errorLog.take("failed", 1, Date.now())) opts.log?.warn("WAL checkpoint failed; retrying", { error: m.message, failures: stats.errors });

@@ -4,7 +4,7 @@
  * waits longer than it is told to.
  */
 import { afterAll, expect, test } from "bun:test";
-import { rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startWorkerThread } from "../../src/lib/worker-thread.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -81,4 +81,16 @@ test("a worker that never answers the stop is ended after the wait it was given"
   expect(t.alive).toBe(false);
   // a second stop is the same stop
   await t.stop({ type: "stop" }, 100);
+});
+
+// Linux: per-thread CPU (/proc/<pid>/task) is how the sustained benches tell the fold worker and the checkpointer apart
+test.skipIf(!existsSync("/proc/self/task"))("a thread name given is the OS thread's name", async () => {
+  const names = () => readdirSync("/proc/self/task").map((tid) => readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim());
+  expect(names()).not.toContain("vigil-test-echo");
+  const t = await startWorkerThread<To, From>({ name: "the echo worker", threadName: "vigil-test-echo", url: module("named.ts", ECHO), start: { type: "start" }, onMessage: () => {}, onFailed: () => {} });
+  try {
+    expect(names()).toContain("vigil-test-echo");
+  } finally {
+    await t.stop({ type: "stop" }, 5000);
+  }
 });

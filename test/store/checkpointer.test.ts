@@ -43,6 +43,7 @@ describe("WAL checkpointer", () => {
     // the writer restarted the log once the worker had copied it: it holds a round or two, not all
     expect(statSync(`${store.path}-wal`).size).toBeLessThan(written / 3);
     expect(ckpt.stats.errors).toBe(0);
+    expect(ckpt.stats.restarts).toBe(0);
 
     await ckpt.stop();
     expect(autocheckpoint(store)).toBe(own);
@@ -54,11 +55,42 @@ describe("WAL checkpointer", () => {
     check.close();
   });
 
+  test("each checkpoint reports how long it took, and whether the log had outgrown its bound and was RESTARTed", async () => {
+    dir = tempDir("vigil-ckpt-");
+    store = openStore(dir);
+    store.sqlite.exec("CREATE TABLE filler (id INTEGER PRIMARY KEY, blob BLOB)");
+    const seen: { seconds: number; restarted: boolean }[] = [];
+    // a bound of 8 frames: the ~1,000 a round writes take a RESTART (the first test, under the default bound, none)
+    const ckpt = await startCheckpointer(store, { everyMs: 20, restartAboveFrames: 8, onCheckpoint: (seconds, restarted) => seen.push({ seconds, restarted }) });
+    const insert = store.sqlite.prepare("INSERT INTO filler (blob) VALUES (?)");
+    const blob = new Uint8Array(2000).fill(7);
+    for (let r = 0; r < 3; r++) {
+      store.sqlite.transaction(() => {
+        for (let i = 0; i < 1000; i++) insert.run(blob);
+      })();
+      const before = ckpt.stats.runs;
+      await waitFor(() => ckpt.stats.runs >= before + 2, { timeoutMs: 10_000 });
+    }
+    await ckpt.stop();
+    expect(seen.length).toBe(ckpt.stats.runs);
+    expect(seen.every((c) => c.seconds >= 0 && c.seconds < 10)).toBe(true);
+    expect(ckpt.stats.restarts).toBeGreaterThan(0);
+    expect(seen.filter((c) => c.restarted).length).toBe(ckpt.stats.restarts);
+  });
+
   test("the server runs one: the writing connection does not checkpoint while it serves", async () => {
     const { startTestServer } = await import("../helpers/server.ts");
     const server = await startTestServer();
     try {
       expect(autocheckpoint(server.ctx.store)).toBe(0);
+      // and its checkpoints' durations reach /metrics
+      const count = async () => {
+        const text = await server.ctx.metrics.registry.metrics();
+        return Number(text.match(/^vigil_wal_checkpoint_duration_seconds_count\{mode="passive"\} (\d+)$/m)?.[1] ?? 0);
+      };
+      const end = Date.now() + 10_000;
+      while ((await count()) === 0 && Date.now() < end) await Bun.sleep(50);
+      expect(await count()).toBeGreaterThan(0);
     } finally {
       await server.stop();
     }
