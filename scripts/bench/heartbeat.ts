@@ -2,6 +2,7 @@
  * Heartbeat ping throughput:
  *   npm run bench -- heartbeat [--monitors N] [--duration S] [--connections C] [--generator wrk|autocannon]
  *                              [--memory 1000,10000,100000 | --skip-memory] [--keep] [--profile DIR]
+ *   npm run bench -- heartbeat --sustained [--duration 600] [--interval 60] ...   (lib/heartbeat-sustained.ts)
  *
  * Starts the real server (`vigil serve`, a child process) on a temp data dir holding N heartbeat
  * monitors, pings every monitor once (unknown → up, so the measured run is the steady state), then
@@ -23,6 +24,7 @@ import { openStore } from "../../src/store/database.ts";
 import { readJournalFile } from "../../src/store/ping-journal-file.ts";
 import { watermarks } from "../../src/store/ping-fold.ts";
 import { fmt, pickGenerator, pool, runLoad, type Generator, type LoadResult } from "./lib/load.ts";
+import { MAX_SUSTAINED_SECONDS, sustainedRun } from "./lib/heartbeat-sustained.ts";
 import { memoryTable } from "./lib/memory.ts";
 import { cpuMeter, machine, rssBytes, spawnUntil, startVigil } from "./lib/proc.ts";
 
@@ -36,23 +38,36 @@ interface Options {
   profile: string | null;
   /** heartbeat monitor counts to measure memory at (none: skip) */
   memory: number[];
+  /** the sustained mode (lib/heartbeat-sustained.ts) and its options */
+  sustained: boolean;
+  interval: number;
+  bare: number;
+  btrees: boolean;
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { monitors: 10_000, duration: 10, connections: 64, generator: null, keep: false, profile: null, memory: [1000, 10_000, 100_000] };
+  const o: Options = {
+    monitors: 10_000, duration: NaN, connections: 64, generator: null, keep: false, profile: null, memory: [1000, 10_000, 100_000],
+    sustained: false, interval: 60, bare: 30, btrees: true,
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const v = () => Number(args[++i]);
     if (a === "--monitors") o.monitors = v();
-    else if (a === "--duration") o.duration = Math.min(v(), 120);
+    else if (a === "--duration") o.duration = v();
     else if (a === "--connections") o.connections = v();
     else if (a === "--generator") o.generator = args[++i]!;
     else if (a === "--keep") o.keep = true;
     else if (a === "--profile") o.profile = args[++i]!;
     else if (a === "--memory") o.memory = args[++i]!.split(",").map(Number);
     else if (a === "--skip-memory") o.memory = [];
+    else if (a === "--sustained") o.sustained = true;
+    else if (a === "--interval") o.interval = Math.max(5, v());
+    else if (a === "--bare") o.bare = Math.max(1, Math.min(v(), 120));
+    else if (a === "--no-btree") o.btrees = false;
     else throw new Error(`unknown option ${a}`);
   }
+  o.duration = o.sustained ? Math.min(Number.isNaN(o.duration) ? 600 : o.duration, MAX_SUSTAINED_SECONDS) : Math.min(Number.isNaN(o.duration) ? 10 : o.duration, 120);
   return o;
 }
 
@@ -99,7 +114,7 @@ export async function warmUp(url: string, paths: string[]): Promise<number> {
 }
 
 /** The bare server (a child process of its own) under the same generator: its rate and CPU (% of a core). */
-async function measureBare(gen: Generator, paths: string[], connections: number, seconds: number): Promise<{ run: LoadResult; cpu: number }> {
+export async function measureBare(gen: Generator, paths: string[], connections: number, seconds: number): Promise<{ run: LoadResult; cpu: number }> {
   const bare = await spawnUntil([process.execPath, "-e", BARE_SERVER], (l) => l.startsWith("bare "));
   try {
     const url = bare.line.slice(5).trim();
@@ -143,8 +158,42 @@ async function memoryRun(o: Options): Promise<boolean> {
   return ok;
 }
 
+/**
+ * Every 2xx since `measuredFrom` must be a ping in the timeline or, not folded yet (past its
+ * monitor's watermark), in the ping journal, token by token. A fold moves an entry from one to the
+ * other in one transaction of the main database. The server must be stopped.
+ */
+export async function checkDurability(dir: string, measuredFrom: number, ackedByPath: Map<number, number>, tokens: string[]): Promise<{ acked: number; missing: number; totalRecorded: number }> {
+  const store = openStore(dir);
+  const rows = store.sqlite
+    .query(
+      `SELECT m.heartbeat_token AS token, count(*) AS n FROM monitor_events e JOIN monitors m ON m.id = e.monitor_id
+       WHERE e.kind = 'ping' AND e.result = 'accepted' AND e.at >= ?1 GROUP BY m.heartbeat_token`,
+    )
+    .all(measuredFrom) as { token: string; n: number }[];
+  const marks = watermarks(store.sqlite);
+  const tokenOf = new Map((store.sqlite.query("SELECT id, heartbeat_token AS token FROM monitors").all() as { id: number; token: string }[]).map((r) => [r.id, r.token]));
+  await store.close();
+  const recorded = new Map(rows.map((r) => [r.token, r.n]));
+  for (const e of readJournalFile(dir)) {
+    if (e.at < measuredFrom || e.id <= (marks.get(e.monitorId) ?? Infinity)) continue;
+    const t = tokenOf.get(e.monitorId)!;
+    recorded.set(t, (recorded.get(t) ?? 0) + 1);
+  }
+  let missing = 0;
+  let acked = 0;
+  for (const [k, n] of ackedByPath) {
+    acked += n;
+    missing += Math.max(0, n - (recorded.get(tokens[k]!) ?? 0));
+  }
+  let totalRecorded = 0;
+  for (const n of recorded.values()) totalRecorded += n;
+  return { acked, missing, totalRecorded };
+}
+
 export async function main(args: string[]): Promise<number> {
   const o = parseArgs(args);
+  if (o.sustained) return sustainedRun(o);
   const gen: Generator = pickGenerator(o.generator);
   const dir = mkdtempSync(join(tmpdir(), "vigil-bench-"));
   console.log(`heartbeat bench: ${fmt(o.monitors)} monitors, ${o.connections} connections, ${o.duration} s per run, generator ${gen}`);
@@ -188,33 +237,7 @@ export async function main(args: string[]): Promise<number> {
 
   const bareAfter = await measureBare(gen, paths, o.connections, bareSeconds);
 
-  // Every 2xx of the measured run must be a ping in the timeline or, not folded yet (past its
-  // monitor's watermark), in the ping journal, token by token. A fold moves an entry from one
-  // to the other in one transaction of the main database.
-  const store = openStore(dir);
-  const rows = store.sqlite
-    .query(
-      `SELECT m.heartbeat_token AS token, count(*) AS n FROM monitor_events e JOIN monitors m ON m.id = e.monitor_id
-       WHERE e.kind = 'ping' AND e.result = 'accepted' AND e.at >= ?1 GROUP BY m.heartbeat_token`,
-    )
-    .all(measuredFrom) as { token: string; n: number }[];
-  const marks = watermarks(store.sqlite);
-  const tokenOf = new Map((store.sqlite.query("SELECT id, heartbeat_token AS token FROM monitors").all() as { id: number; token: string }[]).map((r) => [r.id, r.token]));
-  await store.close();
-  const recorded = new Map(rows.map((r) => [r.token, r.n]));
-  for (const e of readJournalFile(dir)) {
-    if (e.at < measuredFrom || e.id <= (marks.get(e.monitorId) ?? Infinity)) continue;
-    const t = tokenOf.get(e.monitorId)!;
-    recorded.set(t, (recorded.get(t) ?? 0) + 1);
-  }
-  let missing = 0;
-  let acked = 0;
-  for (const [k, n] of vigilRun.acked) {
-    acked += n;
-    missing += Math.max(0, n - (recorded.get(tokens[k]!) ?? 0));
-  }
-  let totalRecorded = 0;
-  for (const n of recorded.values()) totalRecorded += n;
+  const { acked, missing, totalRecorded } = await checkDurability(dir, measuredFrom, vigilRun.acked, tokens);
 
   const sustained = vigilRun.ok / (o.duration + stopMs / 1000);
   const bareRate = (bareBefore.run.perSecond + bareAfter.run.perSecond) / 2;
