@@ -2,6 +2,7 @@
  * Scheduler at scale:
  *   npm run bench -- scheduler [--http N] [--tcp N] [--interval S] [--duration S] [--warmup S]
  *                              [--addresses N] [--memory 1000,10000,100000 | --skip-memory] [--keep]
+ *   npm run bench -- scheduler --sustained [--duration 600] [--history 60] ...   (lib/scheduler-sustained.ts)
  *
  * Seeds N http and N tcp monitors (interval 60 s, due times spread over one interval, as a server
  * in its steady state) straight into a store, starts local targets (HTTP servers and TCP listeners
@@ -15,12 +16,13 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore } from "../../src/store/database.ts";
+import { openStore, type Store } from "../../src/store/database.ts";
 import { fmt } from "./lib/load.ts";
 import { memoryTable } from "./lib/memory.ts";
+import { schedulerSustainedRun } from "./lib/scheduler-sustained.ts";
 import { histogramQuantile, scrape, total, type Scrape } from "./lib/metrics.ts";
 import { cpuMeter, cpuSeconds, machine, rssBytes, spawnUntil, startVigil, type Child } from "./lib/proc.ts";
-import { seedAccount, seedMonitors } from "./lib/seed.ts";
+import { seedAccount, seedCheckHistory, seedMonitors } from "./lib/seed.ts";
 import type { TargetList } from "./lib/targets.ts";
 
 interface Options {
@@ -34,26 +36,41 @@ interface Options {
   keep: boolean;
   /** write the server's CPU profile (markdown) into this directory */
   profile: string | null;
+  /** the sustained mode (lib/scheduler-sustained.ts) and its options */
+  sustained: boolean;
+  every: number;
+  history: number;
+  btrees: boolean;
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { http: 100_000, tcp: 10_000, interval: 60, duration: 150, warmup: 30, addresses: 32, memory: [1000, 10_000, 100_000], keep: false, profile: null };
+  const o: Options = {
+    http: 100_000, tcp: 10_000, interval: 60, duration: NaN, warmup: NaN, addresses: 32, memory: [1000, 10_000, 100_000], keep: false, profile: null,
+    sustained: false, every: 60, history: 60, btrees: true,
+  };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const v = () => Number(args[++i]);
     if (a === "--http") o.http = v();
     else if (a === "--tcp") o.tcp = v();
     else if (a === "--interval") o.interval = v();
-    else if (a === "--duration") o.duration = Math.min(v(), 600);
+    else if (a === "--duration") o.duration = v();
     else if (a === "--warmup") o.warmup = v();
     else if (a === "--addresses") o.addresses = Math.min(v(), 250);
     else if (a === "--memory") o.memory = args[++i]!.split(",").map(Number);
     else if (a === "--skip-memory") o.memory = [];
     else if (a === "--keep") o.keep = true;
     else if (a === "--profile") o.profile = args[++i]!;
+    else if (a === "--sustained") o.sustained = true;
+    else if (a === "--every") o.every = Math.max(10, v());
+    else if (a === "--history") o.history = Math.max(0, Math.min(v(), 180));
+    else if (a === "--no-btree") o.btrees = false;
     else throw new Error(`unknown option ${a}`);
   }
-  if (o.warmup >= o.duration) throw new Error("--warmup must be shorter than --duration");
+  // sustained: up to an hour, measured after the warm-up; otherwise the warm-up is part of the duration
+  o.duration = Math.min(Number.isNaN(o.duration) ? (o.sustained ? 600 : 150) : o.duration, o.sustained ? 3600 : 600);
+  if (Number.isNaN(o.warmup)) o.warmup = o.sustained ? 60 : 30;
+  if (!o.sustained && o.warmup >= o.duration) throw new Error("--warmup must be shorter than --duration");
   return o;
 }
 
@@ -62,15 +79,37 @@ export async function startTargets(addresses: number, httpPorts: number, tcpPort
   return { proc: t.proc, list: JSON.parse(t.line) as TargetList };
 }
 
-/** A data dir with `http` + `tcp` monitors, due spread over one interval starting `startInMs` from now. */
-export function seedScheduler(dir: string, list: TargetList, http: number, tcp: number, intervalSec: number, startInMs: number): void {
+/**
+ * A data dir with `http` + `tcp` monitors, due spread over one interval starting `startInMs` from
+ * now, and optionally `historyMinutes` of their checks before that (seedCheckHistory). Seeding an
+ * hour takes a minute or two: the due times are then moved on by as long, so none is overdue at
+ * the start (the history keeps that gap before its newest checks).
+ */
+export function seedScheduler(dir: string, list: TargetList, http: number, tcp: number, intervalSec: number, startInMs: number, historyMinutes = 0): number {
   const store = openStore(dir);
   const account = seedAccount(store);
   const t0 = Date.now() + startInMs;
   const spread = (i: number, n: number) => t0 + Math.floor(((i + 0.5) / Math.max(1, n)) * intervalSec * 1000);
-  seedMonitors(store, account, http, (i) => ({ type: "http", target: `http://${list.http[i % list.http.length]}/m/${i}`, intervalSec, nextRunAt: spread(i, http) }));
-  seedMonitors(store, account, tcp, (i) => ({ type: "tcp", target: list.tcp[i % list.tcp.length]!, intervalSec, nextRunAt: spread(i, tcp) }));
+  const firstHttp = seedMonitors(store, account, http, (i) => ({ type: "http", target: `http://${list.http[i % list.http.length]}/m/${i}`, intervalSec, nextRunAt: spread(i, http) }));
+  const firstTcp = seedMonitors(store, account, tcp, (i) => ({ type: "tcp", target: list.tcp[i % list.tcp.length]!, intervalSec, nextRunAt: spread(i, tcp) }));
+  let rows = 0;
+  if (historyMinutes > 0) {
+    const due = [
+      ...Array.from({ length: http }, (_, i) => ({ id: firstHttp + i, nextRunAt: spread(i, http) })),
+      ...Array.from({ length: tcp }, (_, i) => ({ id: firstTcp + i, nextRunAt: spread(i, tcp) })),
+    ];
+    rows = seedCheckHistory(store, due, intervalSec, historyMinutes);
+    postponeDue(store, startInMs);
+  }
   void store.close();
+  return rows;
+}
+
+/** Moves every due time on so that the first is `startInMs` from now (seeding took that long): none is overdue at the start. */
+export function postponeDue(store: Store, startInMs: number): void {
+  const first = (store.sqlite.query("SELECT min(next_run_at) AS t FROM monitors").get() as { t: number | null }).t;
+  const lateBy = first === null ? 0 : Date.now() + startInMs - first;
+  if (lateBy > 0) store.sqlite.query("UPDATE monitors SET next_run_at = next_run_at + ?1, last_checked_at = last_checked_at + ?1").run(lateBy);
 }
 
 const MiB = 1024 * 1024;
@@ -172,6 +211,7 @@ export async function main(args: string[]): Promise<number> {
   const targets = await startTargets(o.addresses, 4, 2);
   console.log(`targets: ${targets.list.http.length} http servers, ${targets.list.tcp.length} tcp listeners`);
   try {
+    if (o.sustained) return (await schedulerSustainedRun(o, targets.list)) ? 0 : 1;
     // --http 0 --tcp 0: the memory figures alone
     const { ok } = o.http + o.tcp > 0 ? await schedulerRun(o, targets.list, targets.proc) : { ok: true };
     if (o.memory.length) await memoryRun(o, targets.list);

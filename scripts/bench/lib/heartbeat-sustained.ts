@@ -16,8 +16,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkDurability, measureBare, seedHeartbeats, warmUp } from "../heartbeat.ts";
 import { fmt, pickGenerator, runLoad, type LoadResult } from "./load.ts";
-import { loadAverage, machine, startVigil } from "./proc.ts";
-import { btreeLine, flatness, Sampler, STORE_HEADER, storeInterval, storeLine, type Sample } from "./sustained.ts";
+import { loadAverage, machine, rssBytes, startVigil } from "./proc.ts";
+import { btreeLine, flatness, GROWING, Sampler, storeHeader, storeInterval, storeLine, type Sample } from "./sustained.ts";
 
 export interface SustainedOptions {
   monitors: number;
@@ -52,26 +52,33 @@ export async function sustainedRun(o: SustainedOptions): Promise<number> {
   const acked = new Map<number, number>();
   let measuredFrom = 0;
   let stopMs = 0;
-  const sampler = new Sampler(vigil.pid, dir, vigil.url);
+  const sampler = new Sampler(vigil.pid, dir, vigil.url, { writer: "vigil-fold", btrees: o.btrees ? GROWING : [] });
   try {
     const bad = await warmUp(vigil.url, paths);
     if (bad) throw new Error(`${bad} warm-up pings were not accepted`);
     measuredFrom = Date.now();
-    samples.push(await sampler.sample(o.btrees));
+    samples.push(await sampler.sample());
     console.log("");
-    console.log(" min  pings/s   p50 ms  p99 ms  errors  load avg   " + STORE_HEADER);
+    console.log(" min  pings/s   p50 ms  p99 ms  errors  rss MiB  load avg   " + storeHeader("vigil-fold"));
     for (let i = 0; i < intervals; i++) {
       const load = loadAverage().split(" ")[0]!;
       const run = await runLoad(gen, { url: vigil.url, paths, connections: o.connections, durationSec: o.interval, countAcks: true });
-      const s = await sampler.sample(o.btrees);
+      const s = await sampler.sample();
       runs.push(run);
       samples.push(s);
       for (const [k, n] of run.acked) acked.set(k, (acked.get(k) ?? 0) + n);
       const st = storeInterval(samples[i]!, s, "monitor_events");
       console.log(
-        `${String(i + 1).padStart(4)} ${fmt(run.perSecond).padStart(8)}  ${fmt(run.p50, 2).padStart(7)} ${fmt(run.p99, 2).padStart(7)} ${String(run.errors).padStart(7)}  ${load.padStart(8)}   ${storeLine(st, s, "monitor_events")}`,
+        `${String(i + 1).padStart(4)} ${fmt(run.perSecond).padStart(8)}  ${fmt(run.p50, 2).padStart(7)} ${fmt(run.p99, 2).padStart(7)} ${String(run.errors).padStart(7)}  ${fmt(rssBytes(vigil.pid) / 2 ** 20).padStart(7)}  ${load.padStart(8)}   ${storeLine(st, s, "monitor_events", "vigil-fold")}`,
       );
     }
+  } catch (err) {
+    // a server that died mid-run: say how, with what it logged
+    if (vigil.proc.exitCode !== null || vigil.proc.signalCode !== null) {
+      console.log(`the server exited during the run (code ${vigil.proc.exitCode}, signal ${vigil.proc.signalCode})`);
+      for (const p of problems) console.log(`server log: ${p.slice(0, 400)}`);
+    }
+    throw err;
   } finally {
     sampler.close();
     const t = performance.now();

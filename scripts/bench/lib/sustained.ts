@@ -3,10 +3,11 @@
  * sample is taken at the end of every interval, and each row of the report is the difference
  * between two samples:
  * - CPU per thread, from /proc/<pid>/task (the workers name their threads: vigil-fold,
- *   vigil-checkpnt; the serving thread's id is the process's), and the fold thread's read(2) and
- *   write(2) bytes from /proc/<pid>/task/<tid>/io: SQLite reads a page the connection's page cache
- *   misses with one pread and writes each committed page to the WAL, so those bytes per ping are
- *   its cache misses and its WAL frames (the journal segments it reads are ~70 bytes a ping);
+ *   vigil-checkpnt; the serving thread's id is the process's), and the read(2) and write(2) bytes
+ *   of the thread that writes the rows (the fold worker's for pings, the serving thread's for
+ *   checks) from /proc/<pid>/task/<tid>/io: SQLite reads a page its connection's page cache misses
+ *   with one pread and writes each committed page to the WAL, so those bytes per row are its cache
+ *   misses and its WAL frames (for pings, the journal segments the fold reads add ~70 bytes a row);
  * - rows written, from sqlite_sequence (ids are AUTOINCREMENT and nothing is deleted during a run
  *   shorter than the packing grace), the database's and the WAL file's size, the server's /metrics
  *   (checkpoint durations, WAL frames, pings not folded yet);
@@ -39,11 +40,11 @@ export function threadCpu(pid: number): Map<string, number> {
   return out;
 }
 
-/** read(2)/write(2) bytes of the named thread (0 when it does not exist). */
+/** read(2)/write(2) bytes of the named thread ("serving": the process's own; 0 when it does not exist). */
 export function threadIo(pid: number, name: string): { read: number; written: number } {
   for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      if (readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() !== name) continue;
+      if (name === "serving" ? Number(tid) !== pid : readFileSync(`/proc/${pid}/task/${tid}/comm`, "utf8").trim() !== name) continue;
       const io = readFileSync(`/proc/${pid}/task/${tid}/io`, "utf8");
       const g = (k: string) => Number(io.match(new RegExp(`${k}: (\\d+)`))?.[1] ?? 0);
       return { read: g("rchar"), written: g("wchar") };
@@ -64,17 +65,29 @@ export interface BtreeStats {
 export interface Sample {
   at: number;
   cpu: Map<string, number>;
-  foldIo: { read: number; written: number };
+  /** of the thread that writes the rows (SamplerOptions.writer) */
+  writerIo: { read: number; written: number };
   /** newest id per AUTOINCREMENT table */
   seq: Map<string, number>;
+  /** rows per counted table (SamplerOptions.counts) */
+  counts: Map<string, number>;
   dbBytes: number;
   walBytes: number;
   metrics: Scrape;
   btrees: Map<string, BtreeStats> | null;
 }
 
-/** B-trees whose growth the report follows. */
+/** B-trees whose growth the heartbeat report follows (the scheduler's: the first two). */
 export const GROWING = ["checks", "checks_monitor_time", "monitor_events", "monitor_events_monitor_at"];
+
+export interface SamplerOptions {
+  /** the thread that writes the rows followed: "vigil-fold" (pings), "serving" (checks) */
+  writer: string;
+  /** b-trees to follow through dbstat (none: skip) */
+  btrees: string[];
+  /** tables whose rows are counted at every sample (rows are deleted from them during the run) */
+  counts?: string[];
+}
 
 export class Sampler {
   private readonly db: Database;
@@ -85,6 +98,7 @@ export class Sampler {
     private readonly pid: number,
     private readonly dataDir: string,
     private readonly url: string,
+    private readonly o: SamplerOptions,
   ) {
     this.db = new Database(join(dataDir, "vigil.db"), { readonly: true });
     this.db.exec("PRAGMA busy_timeout = 5000");
@@ -94,19 +108,20 @@ export class Sampler {
     );
   }
 
-  async sample(withBtrees: boolean): Promise<Sample> {
+  async sample(): Promise<Sample> {
     const at = performance.now();
     const cpu = threadCpu(this.pid);
-    const foldIo = threadIo(this.pid, "vigil-fold");
+    const writerIo = threadIo(this.pid, this.o.writer);
     const metrics = await scrape(this.url);
     const seq = new Map((this.seqQuery.all() as { name: string; seq: number }[]).map((r) => [r.name, r.seq]));
     const size = (f: string) => (existsSync(join(this.dataDir, f)) ? statSync(join(this.dataDir, f)).size : 0);
     let btrees: Map<string, BtreeStats> | null = null;
-    if (withBtrees) {
+    if (this.o.btrees.length) {
       btrees = new Map();
-      for (const name of GROWING) btrees.set(name, this.btreeQuery.get(name) as BtreeStats);
+      for (const name of this.o.btrees) btrees.set(name, this.btreeQuery.get(name) as BtreeStats);
     }
-    return { at, cpu, foldIo, seq, dbBytes: size("vigil.db"), walBytes: size("vigil.db-wal"), metrics, btrees };
+    const counts = new Map((this.o.counts ?? []).map((t) => [t, this.count(t)]));
+    return { at, cpu, writerIo, seq, counts, dbBytes: size("vigil.db"), walBytes: size("vigil.db-wal"), metrics, btrees };
   }
 
   /** rows now in a table (exact: one count, at the start) */
@@ -142,8 +157,9 @@ export interface StoreInterval {
   cpu: Map<string, number>;
   /** rows added per AUTOINCREMENT table */
   rows: Map<string, number>;
-  foldReadPerRow: number;
-  foldWrittenPerRow: number;
+  /** the writing thread's read(2) and write(2) bytes per row */
+  readPerRow: number;
+  writtenPerRow: number;
   checkpoints: number;
   checkpointMeanMs: number;
   /** the bucket bound holding the longest checkpoint */
@@ -163,8 +179,8 @@ export function storeInterval(a: Sample, b: Sample, rowsTable: string): StoreInt
     seconds,
     cpu,
     rows,
-    foldReadPerRow: (b.foldIo.read - a.foldIo.read) / n,
-    foldWrittenPerRow: (b.foldIo.written - a.foldIo.written) / n,
+    readPerRow: (b.writerIo.read - a.writerIo.read) / n,
+    writtenPerRow: (b.writerIo.written - a.writerIo.written) / n,
     checkpoints: ck.count,
     checkpointMeanMs: ck.count ? (ck.sum / ck.count) * 1000 : 0,
     checkpointMaxMs: ck.le * 1000,
@@ -174,16 +190,18 @@ export function storeInterval(a: Sample, b: Sample, rowsTable: string): StoreInt
 
 const MiB = 1024 * 1024;
 
-/** The store's side of an interval as one line (header: STORE_HEADER). */
-export const STORE_HEADER = "  serving  fold  ckpt  other  fold µs/row  read B/row  WAL B/row  ckpts  mean ms  max ms  restarts  WAL MiB   db MiB";
+/** The store's side of an interval as one line (header: storeHeader), the writing thread's CPU and bytes per row. */
+export function storeHeader(writer: string): string {
+  return `  serving  fold  ckpt  other  ${`${writer} µs/row`.padStart(17)}  read B/row  WAL B/row  ckpts  mean ms  max ms  restarts  WAL MiB   db MiB`;
+}
 
-export function storeLine(s: StoreInterval, b: Sample, rowsTable: string, foldThread = "vigil-fold"): string {
+export function storeLine(s: StoreInterval, b: Sample, rowsTable: string, writer: string): string {
   const c = (k: string) => fmt(s.cpu.get(k) ?? 0).padStart(k === "serving" ? 8 : 5);
   const rows = Math.max(1, s.rows.get(rowsTable) ?? 0);
-  const foldUs = ((s.cpu.get(foldThread) ?? 0) / 100) * s.seconds * 1e6 / rows;
+  const us = ((s.cpu.get(writer) ?? 0) / 100) * s.seconds * 1e6 / rows;
   return (
-    `${c("serving")}% ${c(foldThread)}% ${c("vigil-checkpnt")}% ${fmt(s.cpu.get("other") ?? 0).padStart(5)}%` +
-    `  ${fmt(foldUs, 2).padStart(11)}  ${fmt(s.foldReadPerRow).padStart(10)}  ${fmt(s.foldWrittenPerRow).padStart(9)}` +
+    `${c("serving")}% ${c("vigil-fold")}% ${c("vigil-checkpnt")}% ${fmt(s.cpu.get("other") ?? 0).padStart(5)}%` +
+    `  ${fmt(us, 2).padStart(17)}  ${fmt(s.readPerRow).padStart(10)}  ${fmt(s.writtenPerRow).padStart(9)}` +
     `  ${fmt(s.checkpoints).padStart(5)}  ${fmt(s.checkpointMeanMs, 1).padStart(7)}  ${fmt(s.checkpointMaxMs).padStart(6)}  ${fmt(s.restarts).padStart(8)}` +
     `  ${fmt(b.walBytes / MiB).padStart(7)}  ${fmt(b.dbBytes / MiB).padStart(7)}`
   );
@@ -195,7 +213,7 @@ export function btreeLine(b: Sample): string {
   return [...b.btrees].map(([name, s]) => `${name} ${fmt(s.pages)} pages, depth ${s.depth}, ${fmt(s.fill * 100)}% full`).join("; ");
 }
 
-/** Last interval's figure over the first's, and whether each interval's p99 stayed under a bound. */
+/** The last interval's figure over the first's. */
 export function flatness(values: number[]): { first: number; last: number; ratio: number } {
   const first = values[0] ?? NaN;
   const last = values.at(-1) ?? NaN;
