@@ -17,9 +17,18 @@ import type { PingJournal } from "../store/ping-journal.ts";
 import type { WriteQueue } from "../store/write-queue.ts";
 import type { FoldThread } from "./fold-thread.ts";
 
-export const FOLD_AFTER_MS = 5000;
+/**
+ * A pass costs the store about three leaves of each (monitor, time) index for every monitor in it,
+ * however many pings that monitor brings (SQLite rebalances a full leaf with its neighbours), and
+ * each of those pages goes to the WAL and through the checkpointer. While the tables are small,
+ * neighbouring monitors share leaves; once each has its own, passes of a few pings a monitor cost
+ * several times more per ping and the rate fell minute by minute as the tables grew. Longer passes
+ * bring more pings a monitor, so that cost stays a small part of a ping (BENCHMARKS.md, "Sustained
+ * load").
+ */
+export const FOLD_AFTER_MS = 15_000;
 /** pending pings (about 100 bytes of memory each) that start a pass at once */
-export const FOLD_ABOVE = 200_000;
+export const FOLD_ABOVE = 750_000;
 /** pings folded per transaction: short enough that ping batches get in between */
 export const FOLD_SLICE = 500;
 

@@ -18,7 +18,7 @@ declare const self: Worker;
 
 let db: Database | null = null;
 let timer: ReturnType<typeof setInterval> | null = null;
-let restartAbove = 65_536;
+let restartAbove = Infinity;
 
 const post = (m: FromCheckpointWorker | { type: "started" } | { type: "stopped" }) => postMessage(m);
 

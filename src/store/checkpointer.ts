@@ -20,7 +20,7 @@ import { autoCheckpoint, setAutoCheckpoint } from "./pragmas.ts";
 export interface CheckpointerOptions {
   /** how often the worker checkpoints (default 250 ms) */
   everyMs?: number;
-  /** WAL frames (pages) past which a RESTART checkpoint resets the log (default 65,536: 256 MiB) */
+  /** WAL frames (pages) past which a RESTART checkpoint resets the log (default RESTART_ABOVE_FRAMES) */
   restartAboveFrames?: number;
   log?: Logger;
   /** the worker's module (tests); default checkpoint-worker.ts */
@@ -37,6 +37,15 @@ export interface Checkpointer {
   /** Stops the worker and gives checkpoints back to the writing connection. */
   stop(): Promise<void>;
 }
+
+/**
+ * 262,144 frames: 1 GiB of WAL. The writer restarts the log itself whenever a checkpoint has caught
+ * up and it starts a transaction; a RESTART is for a writer that never pauses. The bound sits above
+ * what one fold pass of the ping journal writes at the highest ping rate (BENCHMARKS.md,
+ * "Sustained load"): below it, every such pass met a RESTART, which holds the fold worker's next
+ * transaction until it is done.
+ */
+export const RESTART_ABOVE_FRAMES = 262_144;
 
 /**
  * Where the worker's module is. In the single binary every module's import.meta.url is the
@@ -71,7 +80,7 @@ export async function startCheckpointer(store: Store, opts: CheckpointerOptions 
       name: "the checkpoint worker",
       url: opts.module ?? WORKER_MODULE,
       threadName: "vigil-checkpnt",
-      start: { type: "start", path: store.path, everyMs: opts.everyMs ?? 250, restartAbove: opts.restartAboveFrames ?? 65_536 },
+      start: { type: "start", path: store.path, everyMs: opts.everyMs ?? 250, restartAbove: opts.restartAboveFrames ?? RESTART_ABOVE_FRAMES },
       onMessage(m) {
         if (m.type === "ran") {
           stats.runs++;

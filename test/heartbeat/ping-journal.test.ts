@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { FOLD_AFTER_MS } from "../../src/heartbeat/fold-scheduler.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openStore, type Store } from "../../src/store/database.ts";
@@ -78,7 +79,7 @@ describe("the ping journal, through the server", () => {
     expect(journaled(server, m.id)).toBe(3);
     expect(batchRows(server)).toBeGreaterThan(0);
     // FOLD_AFTER_MS after the first entry waited, the worker folds, then the segments are deleted
-    await waitFor(() => journaled(server, m.id) === 0 && batchRows(server) === 0, { timeoutMs: 15_000 });
+    await waitFor(() => journaled(server, m.id) === 0 && batchRows(server) === 0, { timeoutMs: FOLD_AFTER_MS + 20_000 });
     expect(rowAsStored(server, m.id).last).toBeGreaterThan(up);
     expect(watermark(server, m.id)).toBeGreaterThan(0);
     const pings = server.ctx.store.sqlite.query("SELECT count(*) AS n FROM monitor_events WHERE monitor_id = ? AND kind = 'ping'").get(m.id) as { n: number };
@@ -87,7 +88,7 @@ describe("the ping journal, through the server", () => {
     expect(checks.n).toBe(4);
     // a reader's settle after the worker folded writes nothing again
     expect((await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping").length).toBe(4);
-  }, 30_000);
+  }, FOLD_AFTER_MS + 30_000);
 
 
   test("a deadline judged while pings wait in the journal counts them", async () => {
