@@ -16,13 +16,15 @@ import { startWebService } from "./web/service.ts";
  */
 export async function startServices(ctx: AppContext): Promise<Service[]> {
   const services: Service[] = [];
-  // WAL checkpoints on a worker, off the event loop; stopped after the write queue's last flush
-  const checkpointer = await startCheckpointer(ctx.store, {
-    log: ctx.log.child("store"),
-    onCheckpoint: (seconds, restarted) => ctx.metrics.walCheckpoint.observe({ mode: restarted ? "restart" : "passive" }, seconds),
-  });
-  ctx.metrics.gauge("vigil_wal_frames", "Pages in the SQLite write-ahead log after the last checkpoint", () => checkpointer.stats.walFrames);
-  services.push({ name: "checkpointer", stop: () => checkpointer.stop() });
+  if (ctx.store.engine === "sqlite") {
+    // WAL checkpoints on a worker, off the event loop; stopped after the write queue's last flush
+    const checkpointer = await startCheckpointer(ctx.store, {
+      log: ctx.log.child("store"),
+      onCheckpoint: (seconds, restarted) => ctx.metrics.walCheckpoint.observe({ mode: restarted ? "restart" : "passive" }, seconds),
+    });
+    ctx.metrics.gauge("vigil_wal_frames", "Pages in the SQLite write-ahead log after the last checkpoint", () => checkpointer.stats.walFrames);
+    services.push({ name: "checkpointer", stop: () => checkpointer.stop() });
+  }
   // first in, so stopped last: every producer of writes has stopped before the queue is flushed
   services.push({ name: "write-queue", stop: () => ctx.writes.close() });
   // the alert outbox is the leader's; started before the producers of alerts, so stopped after them

@@ -16,7 +16,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type Store } from "../../src/store/database.ts";
+import { openStore, type SqliteStore } from "../../src/store/database.ts";
 import { fmt } from "./lib/load.ts";
 import { memoryTable } from "./lib/memory.ts";
 import { schedulerSustainedRun } from "./lib/scheduler-sustained.ts";
@@ -106,7 +106,7 @@ export function seedScheduler(dir: string, list: TargetList, http: number, tcp: 
 }
 
 /** Moves every due time on so that the first is `startInMs` from now (seeding took that long): none is overdue at the start. */
-export function postponeDue(store: Store, startInMs: number): void {
+export function postponeDue(store: SqliteStore, startInMs: number): void {
   const first = (store.sqlite.query("SELECT min(next_run_at) AS t FROM monitors").get() as { t: number | null }).t;
   const lateBy = first === null ? 0 : Date.now() + startInMs - first;
   if (lateBy > 0) store.sqlite.query("UPDATE monitors SET next_run_at = next_run_at + ?1, last_checked_at = last_checked_at + ?1").run(lateBy);

@@ -30,7 +30,7 @@ import { buildContext } from "../../src/context.ts";
 import { DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { runMaintenance } from "../../src/engine/retention.ts";
 import { createLogger } from "../../src/lib/logger.ts";
-import { openStore, type Store } from "../../src/store/database.ts";
+import { openStore, type SqliteStore } from "../../src/store/database.ts";
 import { listChecks } from "../../src/store/check-queries.ts";
 import { nothingJournaled } from "../../src/store/ping-journal.ts";
 import { uptimeFromRollups } from "../../src/store/rollups.ts";
@@ -65,14 +65,14 @@ const GiB = 1024 ** 3;
 const MiB = 1024 ** 2;
 
 /** Bytes the database holds: pages in use (the free list is reused, not returned to the OS). */
-function usedBytes(store: Store): number {
+function usedBytes(store: SqliteStore): number {
   store.sqlite.exec("PRAGMA wal_checkpoint(TRUNCATE)");
   const q = (p: string) => (store.sqlite.query(`PRAGMA ${p}`).get() as Record<string, number>)[p]!;
   return (q("page_count") - q("freelist_count")) * q("page_size");
 }
 
 /** Bytes of one table or index, pages as stored (SQLite's dbstat). */
-function tableBytes(store: Store, name: string): number {
+function tableBytes(store: SqliteStore, name: string): number {
   return (store.sqlite.query("SELECT coalesce(sum(pgsize), 0) AS n FROM dbstat WHERE name = ?").get(name) as { n: number }).n;
 }
 

@@ -1,8 +1,7 @@
 import { PLANS, type Plan } from "../domain/scopes.ts";
 import { toIso } from "../lib/dates.ts";
 import { createAccount, findAccountByName, listAccounts, updateAccount, type PrivateTargetSetting } from "../store/accounts.ts";
-import { openStore } from "../store/database.ts";
-import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
+import { openCommandStore, parseCommand, table, UsageError, type CliIo } from "./io.ts";
 
 export const ACCOUNT_HELP = `Usage:
   vigil account create NAME --plan free|pro|enterprise [PRIVATE] [--data DIR]   create an account; prints its id
@@ -51,7 +50,7 @@ export async function accountCommand(args: string[], io: CliIo): Promise<number>
     if (!/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/.test(name)) throw new UsageError("NAME must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit");
     const plan = parsePlan(values.plan);
     const blockPrivate = privateSetting(values) ?? null;
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       if (await findAccountByName(store.db, name)) {
         io.err(`error: an account named "${name}" already exists`);
@@ -72,7 +71,7 @@ export async function accountCommand(args: string[], io: CliIo): Promise<number>
     const plan = values.plan === undefined ? undefined : parsePlan(values.plan);
     const blockPrivate = privateSetting(values);
     if (plan === undefined && blockPrivate === undefined) throw new UsageError("account update needs --plan or one of --block-private-targets, --allow-private-targets, --private-targets-default");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const account = await findAccountByName(store.db, name);
       if (!account) {
@@ -90,7 +89,7 @@ export async function accountCommand(args: string[], io: CliIo): Promise<number>
   if (sub === "list") {
     const { values } = parseCommand(rest, {});
     if (values.help) return io.out(ACCOUNT_HELP), 0;
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const rows = await listAccounts(store.db);
       table(io, ["ID", "NAME", "PLAN", "PRIVATE TARGETS", "CREATED"], rows.map((a) => [a.id, a.name, a.plan, describeSetting(a.block_private_targets), toIso(a.created_at)]));

@@ -1,5 +1,7 @@
 import { parseArgs } from "node:util";
-import type { Env } from "../config/load.ts";
+import { databaseUrl, type Env } from "../config/load.ts";
+import type { Store } from "../store/database.ts";
+import { openStoreAt } from "../store/open-store.ts";
 
 /** Where a command writes, and what it reads from the environment: tests pass their own. */
 export interface CliIo {
@@ -19,10 +21,10 @@ export class UsageError extends Error {}
 
 type Spec = Record<string, { type: "string" | "boolean"; short?: string; multiple?: boolean }>;
 
-/** parseArgs with strict checking and readable errors; every command accepts --data and --help. */
+/** parseArgs with strict checking and readable errors; every command accepts --data, --database-url and --help. */
 export function parseCommand<S extends Spec>(args: string[], spec: S, positionals = 0) {
   try {
-    const r = parseArgs({ args, options: { data: { type: "string" }, help: { type: "boolean", short: "h" }, ...spec }, strict: true, allowPositionals: true });
+    const r = parseArgs({ args, options: { data: { type: "string" }, "database-url": { type: "string" }, help: { type: "boolean", short: "h" }, ...spec }, strict: true, allowPositionals: true });
     if (r.positionals.length > positionals) throw new UsageError(`unexpected argument "${r.positionals[positionals]}"`);
     return r as { values: Record<string, string | boolean | string[] | undefined>; positionals: string[] };
   } catch (e) {
@@ -33,6 +35,17 @@ export function parseCommand<S extends Spec>(args: string[], spec: S, positional
 
 export function dataDirOf(values: Record<string, unknown>, env: Env): string {
   return (values.data as string | undefined) ?? env.VIGIL_DATA ?? "./data";
+}
+
+/** The store a command works on: PostgreSQL with --database-url (or VIGIL_DATABASE_URL), else SQLite under --data. */
+export async function openCommandStore(values: Record<string, unknown>, env: Env): Promise<Store> {
+  let url: string | null;
+  try {
+    url = databaseUrl((values["database-url"] as string | undefined) ?? env.VIGIL_DATABASE_URL ?? null);
+  } catch (e) {
+    throw new UsageError((e as Error).message);
+  }
+  return openStoreAt({ dataDir: dataDirOf(values, env), databaseUrl: url });
 }
 
 /** Prints rows as aligned columns, for `list` commands. */

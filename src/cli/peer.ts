@@ -1,10 +1,9 @@
 import { issuePeerToken } from "../auth/peer-tokens.ts";
 import { peerAttributes } from "../peers/leader/plugin.ts";
-import { openStore } from "../store/database.ts";
 import { findAccountByName } from "../store/accounts.ts";
 import { listPeers, peerAccountNames, revokePeer } from "../store/peers.ts";
 import type { Account } from "../store/tables.ts";
-import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
+import { openCommandStore, parseCommand, table, UsageError, type CliIo } from "./io.ts";
 
 export const PEER_HELP = `Usage:
   vigil peer create --region NAME (--account NAME... | --all-accounts) [--label TEXT] [--data DIR]
@@ -31,7 +30,7 @@ export async function peerCommand(args: string[], io: CliIo): Promise<number> {
     if (all && names.length) throw new UsageError("give --account NAME or --all-accounts, not both");
     if (!all && !names.length) throw new UsageError("peer create needs --account NAME (repeatable or comma-separated) or --all-accounts");
     if (names.some((n) => n === "")) throw new UsageError("--account names an empty account");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const accounts: Account[] = [];
       for (const name of new Set(names)) {
@@ -53,7 +52,7 @@ export async function peerCommand(args: string[], io: CliIo): Promise<number> {
   if (sub === "list") {
     const { values } = parseCommand(rest, {});
     if (values.help) return io.out(PEER_HELP), 0;
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const rows = await listPeers(store.db);
       const names = await peerAccountNames(store.db);
@@ -73,7 +72,7 @@ export async function peerCommand(args: string[], io: CliIo): Promise<number> {
     if (values.help) return io.out(PEER_HELP), 0;
     const id = Number(positionals[0]);
     if (!positionals[0] || !Number.isInteger(id) || id < 1) throw new UsageError("peer revoke needs a peer ID (see: vigil peer list)");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       if (!(await revokePeer(store.db, id, Date.now()))) {
         io.err(`error: no active peer with id ${id}`);

@@ -10,7 +10,7 @@ import { startServices } from "../start-services.ts";
 import { statSync } from "node:fs";
 import { makePrivateDir } from "../lib/private-files.ts";
 import { acquireDataLock } from "../store/data-lock.ts";
-import { openStore } from "../store/database.ts";
+import { openStoreAt } from "../store/open-store.ts";
 import { VERSION } from "../version.ts";
 import { UsageError, type CliIo } from "./io.ts";
 
@@ -50,7 +50,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
     log.warn("the data directory is open to other users; Vigil's files in it are private (0600), but chmod 700 keeps their names private too", { data: config.dataDir });
   }
   const releaseLock = acquireDataLock(config.dataDir);
-  const store = openStore(config.dataDir);
+  const store = await openStoreAt(config);
   const secrets = loadSecretBox(config.dataDir, config.secretKey);
   const ctx = buildContext({ config, store, log, clock: overrides.clock ?? systemClock, secrets });
   if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);

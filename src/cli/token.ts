@@ -3,8 +3,7 @@ import { parseScopes } from "../domain/scopes.ts";
 import { toIso } from "../lib/dates.ts";
 import { findAccountByName } from "../store/accounts.ts";
 import { listApiTokens, revokeApiToken } from "../store/api-tokens.ts";
-import { openStore } from "../store/database.ts";
-import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
+import { openCommandStore, parseCommand, table, UsageError, type CliIo } from "./io.ts";
 
 export const TOKEN_HELP = `Usage:
   vigil token create --account NAME --scopes LIST [--label TEXT] [--data DIR]
@@ -26,7 +25,7 @@ export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
     const { scopes, unknown } = parseScopes(values.scopes as string);
     if (unknown.length) throw new UsageError(`unknown scope(s): ${unknown.join(", ")}`);
     if (!scopes.length) throw new UsageError("--scopes names no scope");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const account = await findAccountByName(store.db, values.account as string);
       if (!account) {
@@ -44,7 +43,7 @@ export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
   if (sub === "list") {
     const { values } = parseCommand(rest, { account: { type: "string" } });
     if (values.help) return io.out(TOKEN_HELP), 0;
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       let accountId: number | undefined;
       if (values.account) {
@@ -69,7 +68,7 @@ export async function tokenCommand(args: string[], io: CliIo): Promise<number> {
     if (values.help) return io.out(TOKEN_HELP), 0;
     const id = Number(positionals[0]);
     if (!positionals[0] || !Number.isInteger(id) || id < 1) throw new UsageError("token revoke needs a token ID (see: vigil token list)");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       if (!(await revokeApiToken(store.db, id, Date.now()))) {
         io.err(`error: no active token with id ${id}`);

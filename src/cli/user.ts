@@ -1,9 +1,8 @@
 import { createUser, UserInputError } from "../auth/users.ts";
 import { toIso } from "../lib/dates.ts";
 import { findAccountByName } from "../store/accounts.ts";
-import { openStore } from "../store/database.ts";
 import { deleteUserByUsername, listUsers } from "../store/users.ts";
-import { dataDirOf, parseCommand, table, UsageError, type CliIo } from "./io.ts";
+import { openCommandStore, parseCommand, table, UsageError, type CliIo } from "./io.ts";
 
 export const USER_HELP = `Usage:
   vigil user create USERNAME [--account NAME] [--password-stdin] [--data DIR]
@@ -47,7 +46,7 @@ export async function userCommand(args: string[], io: UserCliIo): Promise<number
     if (values.help) return io.out(USER_HELP), 0;
     const username = positionals[0];
     if (!username) throw new UsageError("user create needs a USERNAME");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const accountName = (values.account as string | undefined) ?? "default";
       const account = await findAccountByName(store.db, accountName);
@@ -72,7 +71,7 @@ export async function userCommand(args: string[], io: UserCliIo): Promise<number
   if (sub === "list") {
     const { values } = parseCommand(rest, {});
     if (values.help) return io.out(USER_HELP), 0;
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       const rows = await listUsers(store.db);
       table(io, ["ID", "USERNAME", "ACCOUNT", "CREATED"], rows.map((u) => [u.id, u.username, u.account_name, toIso(u.created_at)]));
@@ -86,7 +85,7 @@ export async function userCommand(args: string[], io: UserCliIo): Promise<number
     if (values.help) return io.out(USER_HELP), 0;
     const username = positionals[0];
     if (!username) throw new UsageError("user delete needs a USERNAME (see: vigil user list)");
-    const store = openStore(dataDirOf(values, io.env));
+    const store = await openCommandStore(values, io.env);
     try {
       if (!(await deleteUserByUsername(store.db, username))) {
         io.err(`error: no user named "${username}"`);

@@ -6,6 +6,8 @@ export type Role = "leader" | "probe";
 /** The validated, frozen configuration of one `vigil serve` process. */
 export interface Config {
   readonly dataDir: string;
+  /** PostgreSQL's URL when the store lives there; null: SQLite under dataDir */
+  readonly databaseUrl: string | null;
   readonly host: string;
   readonly port: number;
   readonly baseUrl: string;

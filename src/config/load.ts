@@ -34,6 +34,7 @@ export function loadConfig(argv: string[], env: Env): Config {
   if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(region)) throw new ConfigError(`--region must be 1-63 letters, digits, - or _, got "${region}"`);
   return Object.freeze({
     dataDir: raw("data")!,
+    databaseUrl: databaseUrl(raw("databaseUrl")),
     host: raw("host")!,
     port,
     baseUrl: stripSlash(baseUrl),
@@ -113,4 +114,18 @@ export function parseRateLimits(text: string): Record<Plan, number> {
     limits[m[1] as Plan] = Number(m[2]);
   }
   return limits;
+}
+
+/** A postgres:// or postgresql:// URL naming a database, or null for SQLite. */
+export function databaseUrl(v: string | null): string | null {
+  if (v === null || v === "") return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError("--database-url must be a URL like postgres://user:password@host:5432/database");
+  }
+  if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new ConfigError(`--database-url must be a postgres:// URL, got ${u.protocol}//…`);
+  if (!u.hostname && !u.searchParams.get("host")) throw new ConfigError("--database-url names no host");
+  return v;
 }

@@ -15,6 +15,7 @@ export interface OptionSpec {
 
 export const SERVE_OPTIONS = {
   data: { flag: "data", env: "VIGIL_DATA", kind: "string", fallback: "./data", help: "data directory (SQLite database, secret key, bootstrap token)" },
+  databaseUrl: { flag: "database-url", env: "VIGIL_DATABASE_URL", kind: "string", fallback: null, help: "postgres://user:password@host:port/database: keep everything in PostgreSQL 13+ instead of SQLite under --data (README, PostgreSQL)" },
   host: { flag: "host", env: "VIGIL_HOST", kind: "string", fallback: "0.0.0.0", help: "address to listen on" },
   port: { flag: "port", env: "VIGIL_PORT", kind: "int", fallback: "8080", help: "port to listen on (0 picks a free one)" },
   baseUrl: { flag: "base-url", env: "VIGIL_BASE_URL", kind: "string", fallback: null, help: "public address of this instance (default http://localhost:<port>)" },

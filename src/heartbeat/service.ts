@@ -13,6 +13,7 @@
  */
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
+import { asSqlite } from "../store/database.ts";
 import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
 import { nothingJournaled, PingJournal } from "../store/ping-journal.ts";
 import { preparePingStatements } from "../store/ping-statements.ts";
@@ -37,9 +38,11 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     }
     for (const s of r.stateChanges) ctx.events.emit("monitor.state", s);
   };
-  const journal = PingJournal.open(ctx.store, { dataDir: ctx.config.dataDir, region: ctx.config.region, writes: ctx.writes });
+  // TODO(issue 21): the ping path on PostgreSQL
+  const store = asSqlite(ctx.store, "the heartbeat ping path");
+  const journal = PingJournal.open(store, { dataDir: ctx.config.dataDir, region: ctx.config.region, writes: ctx.writes });
   const folds = new FoldScheduler(journal, ctx.writes, log);
-  const batches = new PingBatches(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), journal, {
+  const batches = new PingBatches(ctx, preparePingStatements(store.sqlite, ctx.config.region), journal, {
     afterBatch: () => folds.soon(),
     onCommitted,
     onEvaluateFailed: (ids) => {
@@ -52,7 +55,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   await journal.forgetCarried();
   if (journal.replayed > 0) log.info("folded the pings the last run journaled", { pings: journal.replayed });
   try {
-    folds.useWorker(await startFoldThread({ databasePath: ctx.store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => journal.folded(m), log }));
+    folds.useWorker(await startFoldThread({ databasePath: store.path, dataDir: ctx.config.dataDir, region: ctx.config.region, slice: FOLD_SLICE, onFolded: (m) => journal.folded(m), log }));
   } catch (err) {
     log.error("the fold worker could not start; the serving thread folds the ping journal", { error: err instanceof Error ? err.message : String(err) });
   }

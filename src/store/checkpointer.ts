@@ -14,7 +14,7 @@ import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { startWorkerThread, type WorkerThread } from "../lib/worker-thread.ts";
 import type { FromCheckpointWorker, ToCheckpointWorker } from "./checkpoint-worker.ts";
-import type { Store } from "./database.ts";
+import type { SqliteStore } from "./database.ts";
 import { autoCheckpoint, setAutoCheckpoint } from "./pragmas.ts";
 
 export interface CheckpointerOptions {
@@ -59,7 +59,7 @@ const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/r
  * start, or fails later, is logged and the writing connection gets its own checkpoints back: the
  * WAL must never grow without bound because a thread died.
  */
-export async function startCheckpointer(store: Store, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
+export async function startCheckpointer(store: SqliteStore, opts: CheckpointerOptions = {}): Promise<Checkpointer> {
   const stats = { runs: 0, restarts: 0, walFrames: 0, errors: 0 };
   // failures logged once a minute, not every few hundred milliseconds
   const errorLog = new FixedWindowLimiter<"failed">(60_000);

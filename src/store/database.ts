@@ -1,3 +1,4 @@
+import type { SQL } from "bun";
 import { Database as SqliteDatabase, type SQLQueryBindings, type Statement } from "bun:sqlite";
 import { join } from "node:path";
 import { Kysely, type CompiledQuery, type QueryResult } from "kysely";
@@ -10,11 +11,25 @@ import type { DB } from "./tables.ts";
 
 export type Db = Kysely<DB>;
 
-/** An open store: the typed query builder and, for the few things Kysely cannot say, the raw handle. */
-export interface Store {
+/**
+ * An open store on either engine: the typed query builder, which every query goes through, and for
+ * the few things Kysely cannot say, the engine's raw handle.
+ */
+export type Store = SqliteStore | PostgresStore;
+
+export interface SqliteStore {
+  engine: "sqlite";
   db: Db;
   sqlite: SqliteDatabase;
   path: string;
+  close(): Promise<void>;
+}
+
+export interface PostgresStore {
+  engine: "postgres";
+  db: Db;
+  sql: SQL;
+  url: string;
   close(): Promise<void>;
 }
 
@@ -26,7 +41,7 @@ export const DATABASE_FILE = "vigil.db";
  * would add locking without adding concurrency; the CLI's connection meets the server's through
  * busy_timeout.
  */
-export function openStore(dataDir: string, file = DATABASE_FILE): Store {
+export function openStore(dataDir: string, file = DATABASE_FILE): SqliteStore {
   makePrivateDir(dataDir);
   const path = join(dataDir, file);
   privateDatabaseFile(path);
@@ -36,6 +51,7 @@ export function openStore(dataDir: string, file = DATABASE_FILE): Store {
   const db = new Kysely<DB>({ dialect: new RollbackSafeDialect(sqlite) });
   let closed = false;
   return {
+    engine: "sqlite",
     db,
     sqlite,
     path,
@@ -181,4 +197,10 @@ export function migrate(sqlite: SqliteDatabase): void {
     }
     setSchemaVersion(sqlite, LATEST_SCHEMA_VERSION);
   }).immediate();
+}
+
+/** The store as the SQLite store, for what exists only on SQLite (tools, benches); a clear error on PostgreSQL. */
+export function asSqlite(store: Store, what: string): SqliteStore {
+  if (store.engine !== "sqlite") throw new Error(`${what} works on the SQLite store only`);
+  return store;
 }

@@ -14,7 +14,7 @@
  * it. (BENCHMARKS.md, heartbeat, has the figures of both choices.)
  */
 import type { Database, Statement } from "bun:sqlite";
-import type { Db, Store } from "./database.ts";
+import type { Db, SqliteStore } from "./database.ts";
 import { PendingPings } from "./pending-pings.ts";
 import { preparePingFold, takeSlice, watermarks, type PingFold } from "./ping-fold.ts";
 import { openPingJournal, readJournalBatches, type JournaledPing, type PingJournalFile } from "./ping-journal-file.ts";
@@ -58,7 +58,7 @@ export class PingJournal implements JournaledPings {
   private droppedThrough = 0;
 
   private constructor(
-    private readonly store: Store,
+    private readonly store: SqliteStore,
     private readonly writes: WriteQueue,
     private readonly file: PingJournalFile,
     private readonly pending: PendingPings,
@@ -75,7 +75,7 @@ export class PingJournal implements JournaledPings {
    * backup's). New pings are numbered above every ping and watermark there is, or a new one could
    * be taken for one folded before.
    */
-  static open(store: Store, o: PingJournalOptions): PingJournal {
+  static open(store: SqliteStore, o: PingJournalOptions): PingJournal {
     const file = openPingJournal(o.dataDir);
     const carried = carriedPings(store.sqlite).all();
     const onDisk = readJournalBatches(o.dataDir);

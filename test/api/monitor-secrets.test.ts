@@ -5,6 +5,7 @@ import { rowToProbeMonitor } from "../../src/engine/probe-monitor.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { httpAttrs } from "./fixtures.ts";
+import { asSqlite } from "../../src/store/database.ts";
 
 // Write-only secrets (docs/monitors.md "Authentication secrets"): accepted on write, sealed with
 // AES-256-GCM at rest, and never in any response, log line or error message.
@@ -76,7 +77,7 @@ test("no response body, log line or database file holds a secret in plaintext", 
   }
   expect(s.logText()).toContain("monitor created"); // the log did record the writes
   // at rest: neither the database nor its write-ahead log contains the plaintext
-  s.ctx.store.sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
+  asSqlite(s.ctx.store, "this").sqlite.exec("PRAGMA wal_checkpoint(PASSIVE)");
   for (const file of ["vigil.db", "vigil.db-wal"]) {
     const path = join(s.dataDir, file);
     if (!existsSync(path)) continue;

@@ -20,6 +20,7 @@ import { insertIncident } from "../../src/store/incidents.ts";
 import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
+import { asSqlite } from "../../src/store/database.ts";
 
 /** statuses that need a failing disk or a bug to be reached; their shape is checked by the same code */
 const NOT_REACHABLE_HERE = new Set([500, 503, 507]);
@@ -255,7 +256,7 @@ test("over the rate limit, every /api/v1 operation answers 429 as documented", a
 test("a full store: a write answers 507 as documented", async () => {
   // SQLite's own page cap makes the store full for real: the next write that needs a page fails
   // with SQLITE_FULL, as on a full disk (test/reliability/disk-full.test.ts fills a real one)
-  const sqlite = s.ctx.store.sqlite;
+  const sqlite = asSqlite(s.ctx.store, "this").sqlite;
   const { page_count } = sqlite.query("PRAGMA page_count").get() as { page_count: number };
   sqlite.query(`PRAGMA max_page_count = ${page_count}`).get();
   try {

@@ -7,7 +7,7 @@ import { buildContext, loadSecretBox, type AppContext } from "../../src/context.
 import { systemClock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { revokeApiToken } from "../../src/store/api-tokens.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import { buildHttpApp, listen, type RunningServer } from "../../src/server.ts";
 import { scenarios, type ApiClient, type Scenario } from "../helpers/scenarios.ts";
 import { apiClient, makeAccount, tempDir } from "../helpers/server.ts";
@@ -46,7 +46,7 @@ let client: ApiClient;
 beforeAll(async () => {
   const dir = tempDir();
   const config = loadConfig(["--data", dir, "--host", "127.0.0.1", "--port", "0", "--rate-limit", "pro=5,enterprise=1000"], {});
-  const store = openStore(dir);
+  const store = await openTestStore(dir);
   ctx = buildContext({ config, store, log: createLogger("debug", "vigil", (l) => logLines.push(l)), clock: systemClock, secrets: loadSecretBox(dir, null) });
   server = listen(ctx, buildHttpApp(ctx, { routes: testRoutes }));
   pro = await makeAccount(ctx, "pro-a", "pro");

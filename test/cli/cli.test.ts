@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { hashToken } from "../../src/lib/tokens.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import { lastLine, runVigil, spawnServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -75,7 +75,7 @@ describe("accounts, tokens and peers", () => {
     expect(r.code).toBe(0);
     const token = lastLine(r.stdout);
     expect(token).toMatch(/^vgl_[A-Za-z0-9_-]{40,}$/);
-    const store = openStore(data);
+    const store = await openTestStore(data);
     const rows = await store.db.selectFrom("api_tokens").selectAll().execute();
     await store.close();
     expect(rows).toHaveLength(1);

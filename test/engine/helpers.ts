@@ -9,7 +9,7 @@ import type { CheckResult } from "../../src/domain/check-result.ts";
 import type { Clock } from "../../src/lib/clock.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import type { NewMonitorRow } from "../../src/store/tables.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -26,7 +26,7 @@ export async function engineHarness(args: string[] = [], clock?: Clock): Promise
   const config = loadConfig(["--data", dataDir, "--log-level", "debug", ...args], {});
   const lines: string[] = [];
   const log = createLogger("debug", "vigil", (l) => lines.push(l));
-  const store = openStore(dataDir);
+  const store = await openTestStore(dataDir);
   const ctx = buildContext({ config, store, log, clock: clock ?? { now: () => Date.now() }, secrets: loadSecretBox(dataDir, null) });
   const account = await createAccount(ctx.db, "acme", "pro", Date.now());
   return {

@@ -16,6 +16,7 @@ import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
 import { rmSync } from "node:fs";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
+import { asSqlite } from "../../src/store/database.ts";
 
 let server: TestServer;
 beforeAll(async () => {
@@ -59,9 +60,9 @@ describe("native routes", () => {
     // only this test's intake pings its monitor, so the two never fold the same monitor's pings
     const journalDir = tempDir("vigil-journal-");
     const log = ctx.log.child("test");
-    const journal = PingJournal.open(ctx.store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes });
+    const journal = PingJournal.open(asSqlite(ctx.store, "this"), { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes });
     const folds = new FoldScheduler(journal, ctx.writes, log);
-    const batches = new PingBatches(ctx, preparePingStatements(ctx.store.sqlite, ctx.config.region), journal, { afterBatch: () => folds.soon(), onCommitted: () => {}, onEvaluateFailed: () => {}, log });
+    const batches = new PingBatches(ctx, preparePingStatements(asSqlite(ctx.store, "this").sqlite, ctx.config.region), journal, { afterBatch: () => folds.soon(), onCommitted: () => {}, onEvaluateFailed: () => {}, log });
     const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => batches.submit(p) });
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
     try {

@@ -12,7 +12,7 @@ import { join } from "node:path";
 import { FOLD_AFTER_MS } from "../../src/heartbeat/fold-scheduler.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { openStore, type Store } from "../../src/store/database.ts";
+import { asSqlite, openStore, type SqliteStore } from "../../src/store/database.ts";
 import { ROWS_PER_INSERT } from "../../src/store/multi-row-insert.ts";
 import { PendingPings } from "../../src/store/pending-pings.ts";
 import { preparePingFold } from "../../src/store/ping-fold.ts";
@@ -22,7 +22,7 @@ import { createHeartbeat, monitorRow, ping, timeline, transitions, updateHeartbe
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 
 const watermark = (server: TestServer, id: number) =>
-  (server.ctx.store.sqlite.query("SELECT coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE id = ?").get(id) as { n: number }).n;
+  (asSqlite(server.ctx.store, "this").sqlite.query("SELECT coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE id = ?").get(id) as { n: number }).n;
 /** a monitor's entries in the journal that are not folded yet */
 const journaled = (server: TestServer, id: number) => {
   const mark = watermark(server, id);
@@ -31,7 +31,7 @@ const journaled = (server: TestServer, id: number) => {
 /** batch records in the journal's segments, folded or not */
 const batchRows = (server: TestServer) => readJournalBatches(server.dataDir).length;
 const rowAsStored = (server: TestServer, id: number) =>
-  server.ctx.store.sqlite.query("SELECT heartbeat_last_ping_at AS last, last_status AS status FROM monitors WHERE id = ?").get(id) as { last: number | null; status: string };
+  asSqlite(server.ctx.store, "this").sqlite.query("SELECT heartbeat_last_ping_at AS last, last_status AS status FROM monitors WHERE id = ?").get(id) as { last: number | null; status: string };
 
 describe("the ping journal, through the server", () => {
   let server: TestServer;
@@ -82,9 +82,9 @@ describe("the ping journal, through the server", () => {
     await waitFor(() => journaled(server, m.id) === 0 && batchRows(server) === 0, { timeoutMs: FOLD_AFTER_MS + 20_000 });
     expect(rowAsStored(server, m.id).last).toBeGreaterThan(up);
     expect(watermark(server, m.id)).toBeGreaterThan(0);
-    const pings = server.ctx.store.sqlite.query("SELECT count(*) AS n FROM monitor_events WHERE monitor_id = ? AND kind = 'ping'").get(m.id) as { n: number };
+    const pings = asSqlite(server.ctx.store, "this").sqlite.query("SELECT count(*) AS n FROM monitor_events WHERE monitor_id = ? AND kind = 'ping'").get(m.id) as { n: number };
     expect(pings.n).toBe(4);
-    const checks = server.ctx.store.sqlite.query("SELECT count(*) AS n FROM checks WHERE monitor_id = ? AND status = 'up'").get(m.id) as { n: number };
+    const checks = asSqlite(server.ctx.store, "this").sqlite.query("SELECT count(*) AS n FROM checks WHERE monitor_id = ? AND status = 'up'").get(m.id) as { n: number };
     expect(checks.n).toBe(4);
     // a reader's settle after the worker folded writes nothing again
     expect((await timeline(server.ctx, m.id)).filter((e) => e.kind === "ping").length).toBe(4);
@@ -124,7 +124,7 @@ describe("the ping journal, through the server", () => {
 
 describe("the ping journal's store statements", () => {
   let dir: string;
-  let store: Store;
+  let store: SqliteStore;
   let monitorId: number;
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "vigil-journal-"));
@@ -405,7 +405,7 @@ describe("the ping journal across a restart", () => {
   test("a batch record a crash left half folded: only the entries past the monitor's watermark are written", async () => {
     await acrossRestart(
       async (server, m, up) => {
-        const sqlite = server.ctx.store.sqlite;
+        const sqlite = asSqlite(server.ctx.store, "this").sqlite;
         const entryAt = (id: number, at: number, ip: string): JournaledPing => ({ id, monitorId: m.id, at, sourceIp: ip, durationMs: null, deadlineAt: at + 600_000 });
         // entry 2_000_000 was folded (rows and watermark committed), 2_000_001 was not; their batch row stayed
         sqlite.transaction(() => preparePingFold(sqlite, "local").fold([[entryAt(2_000_000, up + 1000, "10.1.1.1")]]))();
@@ -447,11 +447,11 @@ describe("the ping journal across a restart", () => {
   test("entries in the ping_journal table (an older build's, a backup's) are folded at start-up and the table emptied", async () => {
     await acrossRestart(
       async (server, m, up) => {
-        const sqlite = server.ctx.store.sqlite;
+        const sqlite = asSqlite(server.ctx.store, "this").sqlite;
         sqlite.transaction(() => carriedPings(sqlite).add([{ id: 5, monitorId: m.id, at: up + 3000, sourceIp: "10.5.5.5", durationMs: null, deadlineAt: up + 603_000 }]))();
       },
       async (second, m, up) => {
-        expect(carriedPings(second.ctx.store.sqlite).all()).toEqual([]);
+        expect(carriedPings(asSqlite(second.ctx.store, "this").sqlite).all()).toEqual([]);
         expect(rowAsStored(second, m.id).last).toBe(up + 3000);
         const ips = (await timeline(second.ctx, m.id)).filter((e) => e.kind === "ping").map((e) => e.source_ip);
         expect(ips.at(-1)).toBe("10.5.5.5");

@@ -8,7 +8,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import { createHeartbeat, monitorRow, ping, transitions } from "../helpers/heartbeat.ts";
 import { startTestServer, tempDir, waitFor } from "../helpers/server.ts";
 
@@ -110,7 +110,7 @@ describe("kill -9 during a ping burst", () => {
     const MONITORS = 20;
     const tokens: { id: number; token: string }[] = [];
     {
-      const store = openStore(dir);
+      const store = await openTestStore(dir);
       const account = await createAccount(store.db, "default", "enterprise", Date.now());
       for (let i = 0; i < MONITORS; i++) {
         const token = randomToken(24);
@@ -156,7 +156,7 @@ describe("kill -9 during a ping burst", () => {
       expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER);
 
       server = await spawnServer(dir);
-      const store = openStore(dir);
+      const store = await openTestStore(dir);
       try {
         const rows = await store.db.selectFrom("monitor_events").select("source_ip").where("kind", "=", "ping").where("result", "=", "accepted").execute();
         const recorded = new Set(rows.map((r) => r.source_ip));

@@ -9,12 +9,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createHeartbeat, monitorRow, ping, timeline, transitions, type HeartbeatMonitor } from "../helpers/heartbeat.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { asSqlite } from "../../src/store/database.ts";
 
 let server: TestServer;
 let other: Database;
 beforeAll(async () => {
   server = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "100000"]);
-  other = new Database(server.ctx.store.path);
+  other = new Database(asSqlite(server.ctx.store, "this").path);
   other.exec("PRAGMA busy_timeout = 5000");
   other.exec("PRAGMA foreign_keys = ON");
 });

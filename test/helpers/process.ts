@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { engineArgs } from "./engine.ts";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 export const MAIN = join(ROOT, "src", "main.ts");
@@ -11,7 +12,7 @@ export interface CliResult {
 
 /** Runs `vigil <args>` from source as a real child process. */
 export async function runVigil(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn([process.execPath, MAIN, ...args, ...(await engineArgs(args))], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -41,7 +42,7 @@ export async function spawnServer(
 ): Promise<ChildServer> {
   const port = o.port ?? (await freePort());
   const name = o.name ?? "server";
-  const cmd = [...(o.exe ?? [process.execPath, MAIN]), "serve", "--host", "127.0.0.1", "--port", String(port), ...args];
+  const cmd = [...(o.exe ?? [process.execPath, MAIN]), "serve", "--host", "127.0.0.1", "--port", String(port), ...args, ...(await engineArgs(args))];
   let out = "";
   const proc = Bun.spawn(cmd, { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const pump = async (s: ReadableStream<Uint8Array>) => {

@@ -6,6 +6,7 @@ import { startInstance, type Instance, type InstanceOverrides } from "../../src/
 import type { AppContext } from "../../src/context.ts";
 import { SCOPES, type Plan, type Scope } from "../../src/domain/scopes.ts";
 import { createAccount } from "../../src/store/accounts.ts";
+import { engineArgs } from "./engine.ts";
 
 export function tempDir(prefix = "vigil-test-"): string {
   return mkdtempSync(join(tmpdir(), prefix));
@@ -68,7 +69,7 @@ export async function startTestServer(args: string[] = [], overrides: InstanceOv
   const dataDir = overrides.dataDir ?? tempDir();
   const lines: string[] = [];
   const instance = await startInstance(
-    ["--data", dataDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug", ...args],
+    ["--data", dataDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug", ...args, ...(await engineArgs(["--data", dataDir, ...args]))],
     {},
     { clock: overrides.clock, logSink: (l) => lines.push(l) },
   );

@@ -9,7 +9,7 @@ import { applyStateChange, type StateChange } from "../../src/engine/state-chang
 import type { MonitorState } from "../../src/domain/monitor.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import type { NewMonitorRow } from "../../src/store/tables.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -63,7 +63,7 @@ export async function harness(args: string[] = []): Promise<Harness> {
   const dataDir = tempDir("vigil-notify-");
   const config = loadConfig(["--data", dataDir, "--log-level", "debug", "--base-url", "https://vigil.example.com", ...args], {});
   const lines: string[] = [];
-  const store = openStore(dataDir);
+  const store = await openTestStore(dataDir);
   const ctx = buildContext({ config, store, log: createLogger("debug", "vigil", (l) => lines.push(l)), clock: { now: () => Date.now() }, secrets: loadSecretBox(dataDir, null) });
   const account = await createAccount(ctx.db, "acme", "pro", Date.now());
   return {

@@ -14,7 +14,7 @@ import { createLogger } from "../../src/lib/logger.ts";
 import { buildHttpApp, listen, type RunningServer } from "../../src/server.ts";
 import type { Service } from "../../src/lib/service.ts";
 import { startServices } from "../../src/start-services.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 
@@ -28,7 +28,7 @@ const dataDir = tempDir("vigil-ops-");
 beforeAll(async () => {
   target = await startHttpTarget({ "/ok": () => new Response("fine"), "/down": () => new Response("no", { status: 503 }) });
   const config = loadConfig(["--data", dataDir, "--host", "127.0.0.1", "--port", "0", "--metrics-public"], {});
-  const store = openStore(dataDir);
+  const store = await openTestStore(dataDir);
   ctx = buildContext({ config, store, log: createLogger("silent"), clock: systemClock, secrets: loadSecretBox(dataDir, null) });
   await bootstrapIfEmpty(ctx.db, dataDir, Date.now(), ctx.log);
   token = (await Bun.file(`${dataDir}/bootstrap-token`).text()).trim();

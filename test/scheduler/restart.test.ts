@@ -1,6 +1,6 @@
 import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import { HOURLY_WATERMARK } from "../../src/store/rollups.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
@@ -45,7 +45,7 @@ test("monitors created through the API are checked at once; a restart on the sam
   server = null;
 
   // while the server was down, a's next run came due; b's is still ahead
-  const store = openStore(dataDir);
+  const store = await openTestStore(dataDir);
   await store.db.updateTable("monitors").set({ next_run_at: Date.now() - 5000 }).where("id", "=", Number(a)).execute();
   const bNext = (await store.db.selectFrom("monitors").select("next_run_at").where("id", "=", Number(b)).executeTakeFirstOrThrow()).next_run_at;
   await store.close();

@@ -3,11 +3,11 @@ import { Database } from "bun:sqlite";
 import { rmSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { startCheckpointer } from "../../src/store/checkpointer.ts";
-import { openStore, type Store } from "../../src/store/database.ts";
+import { asSqlite, openStore, type SqliteStore } from "../../src/store/database.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 
-let store: Store | null = null;
+let store: SqliteStore | null = null;
 let dir: string | null = null;
 afterEach(async () => {
   await store?.close();
@@ -16,7 +16,7 @@ afterEach(async () => {
   dir = null;
 });
 
-const autocheckpoint = (s: Store) => (s.sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
+const autocheckpoint = (s: SqliteStore) => (s.sqlite.query("PRAGMA wal_autocheckpoint").get() as { wal_autocheckpoint: number }).wal_autocheckpoint;
 
 describe("WAL checkpointer", () => {
   test("checkpoints on its worker keep the WAL from growing while the writer never checkpoints; data intact", async () => {
@@ -82,7 +82,7 @@ describe("WAL checkpointer", () => {
     const { startTestServer } = await import("../helpers/server.ts");
     const server = await startTestServer();
     try {
-      expect(autocheckpoint(server.ctx.store)).toBe(0);
+      expect(autocheckpoint(asSqlite(server.ctx.store, "this"))).toBe(0);
       // and its checkpoints' durations reach /metrics
       const count = async () => {
         const text = await server.ctx.metrics.registry.metrics();

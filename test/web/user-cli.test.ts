@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { verifyPassword } from "../../src/auth/passwords.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openTestStore } from "../helpers/engine.ts";
 import { MAIN, ROOT, runVigil } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -25,7 +25,7 @@ describe("vigil user", () => {
     expect(made.code).toBe(0);
     expect(made.stdout).toContain("created user alice");
     expect(made.stdout + made.stderr).not.toContain(password);
-    const store = openStore(data);
+    const store = await openTestStore(data);
     try {
       const row = await store.db.selectFrom("users").selectAll().where("username", "=", "alice").executeTakeFirstOrThrow();
       expect(row.password_hash).toStartWith("$argon2id$");

@@ -2,7 +2,7 @@
  * Fixture data for the benches, written straight into a store with prepared bun:sqlite statements
  * in 1000-row transactions (the API would take minutes for 100,000 monitors).
  */
-import type { Store } from "../../../src/store/database.ts";
+import type { SqliteStore } from "../../../src/store/database.ts";
 
 export interface MonitorSeed {
   type: "http" | "tcp";
@@ -14,13 +14,13 @@ export interface MonitorSeed {
   name?: string;
 }
 
-export function seedAccount(store: Store, name = "default"): number {
+export function seedAccount(store: SqliteStore, name = "default"): number {
   const row = store.sqlite.query("INSERT INTO accounts (name, plan, created_at) VALUES (?, 'enterprise', ?) RETURNING id").get(name, Date.now()) as { id: number };
   return row.id;
 }
 
 /** Inserts monitors in 1000-row transactions; returns the first id. */
-export function seedMonitors(store: Store, accountId: number, count: number, spec: (i: number) => MonitorSeed): number {
+export function seedMonitors(store: SqliteStore, accountId: number, count: number, spec: (i: number) => MonitorSeed): number {
   const insert = store.sqlite.prepare(
     `INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at, last_checked_at, next_run_at, last_status, state_changed_at)
      VALUES (?, ?, ?, ?, ?, 5000, ?, ?, ?, ?, 'up', ?)`,
@@ -45,7 +45,7 @@ export function seedMonitors(store: Store, accountId: number, count: number, spe
  * the (monitor, time) index grow as they would): up, latency 1-40 ms. `due` gives each monitor's id
  * and next due time. Returns the rows written.
  */
-export function seedCheckHistory(store: Store, due: { id: number; nextRunAt: number }[], intervalSec: number, minutes: number, region = "local"): number {
+export function seedCheckHistory(store: SqliteStore, due: { id: number; nextRunAt: number }[], intervalSec: number, minutes: number, region = "local"): number {
   const rounds = Math.floor((minutes * 60) / intervalSec);
   const insert = store.sqlite.prepare("INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms) VALUES (?, ?, 'up', ?, ?)");
   const byDue = [...due].sort((a, b) => a.nextRunAt - b.nextRunAt);
