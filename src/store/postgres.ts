@@ -11,7 +11,7 @@ import { SQL } from "bun";
 import { Kysely } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
 import schemaSql from "../../schema.postgres.sql" with { type: "text" };
-import { LATEST_SCHEMA_VERSION } from "./migrations/index.ts";
+import { LATEST_SCHEMA_VERSION, POSTGRES_BASELINE_VERSION, POSTGRES_MIGRATIONS } from "./migrations/index.ts";
 import type { PostgresStore } from "./database.ts";
 import type { DB } from "./tables.ts";
 
@@ -85,14 +85,15 @@ async function migratePostgres(sql: SQL): Promise<void> {
     await tx`CREATE TABLE IF NOT EXISTS vigil_schema (version integer NOT NULL)`;
     const rows = (await tx`SELECT version FROM vigil_schema`) as { version: number }[];
     const current = rows[0]?.version ?? 0;
+    if (current !== 0 && current < POSTGRES_BASELINE_VERSION) throw new Error(`the database has schema version ${current}, older than any PostgreSQL store Vigil made`);
     if (current > LATEST_SCHEMA_VERSION) {
       throw new Error(`the database has schema version ${current}, newer than this build's ${LATEST_SCHEMA_VERSION}: upgrade Vigil`);
     }
     if (current === LATEST_SCHEMA_VERSION) return;
     if (current !== 0) {
-      // Every PostgreSQL database so far was created at the latest version; a migration list of its
-      // own starts with the first schema change after this one.
-      throw new Error(`the database has schema version ${current} and this build has no migration from it to ${LATEST_SCHEMA_VERSION}`);
+      for (const m of POSTGRES_MIGRATIONS) if (m.version > current) await tx.unsafe(m.sql);
+      await tx`UPDATE vigil_schema SET version = ${LATEST_SCHEMA_VERSION}`;
+      return;
     }
     const tables = (await tx`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = current_schema() AND table_name <> 'vigil_schema'`) as { n: number }[];
     if (tables[0]!.n > 0) throw new Error("the database is not empty and holds no Vigil schema: give Vigil a database of its own");

@@ -33,3 +33,11 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+
+/**
+ * PostgreSQL's migrations. The first PostgreSQL store was created at version 22 (schema.postgres.sql
+ * whole), so its list starts after it: each schema change from 23 on has a file beside its SQLite
+ * one, under postgres/, with the same number, and schema.postgres.sql equals version 22 plus them.
+ */
+export const POSTGRES_BASELINE_VERSION = 22;
+export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [];
