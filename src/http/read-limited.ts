@@ -15,23 +15,8 @@ export class IncompleteBodyError extends Error {
  * server buffer more than `limit`. Throws IncompleteBodyError when the body cannot be read to its end.
  */
 export async function readLimited(request: Request, limit: number): Promise<Uint8Array | null> {
-  if (!request.body) return new Uint8Array(0);
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read().catch((err: unknown) => {
-      throw new IncompleteBodyError(err);
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel().catch(() => {});
-      return null;
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
+  const read = await readHead(request, limit, limit);
+  return read ? read.head : null;
 }
 
 /**

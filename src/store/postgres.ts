@@ -23,7 +23,7 @@ const MIGRATION_LOCK = 0x5649_4749; // "VIGI"
 type Row = Record<string, unknown>;
 
 /** Bun's SQL as kysely-postgres-js sees it (postgres.js's reserve()/unsafe() shape), rows with numbers for BigInts. */
-function numbersForBigInts(sql: SQL) {
+export function numbersForBigInts(sql: SQL) {
   return () => ({
     async reserve() {
       const r = await sql.reserve();

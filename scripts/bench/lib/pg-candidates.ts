@@ -16,6 +16,7 @@
 import { SQL } from "bun";
 import { Kysely, PostgresDialect, type Generated } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
+import { numbersForBigInts } from "../../../src/store/postgres.ts";
 // The two clients compared with Bun's are not dependencies of Vigil: the bench's command in
 // BENCHMARKS.md installs them with `npm install --no-save`, so they may be absent (and untyped).
 // @ts-ignore
@@ -41,26 +42,6 @@ export interface Candidate {
   open(url: string, max: number, o?: { raw?: boolean }): Kysely<BenchDb>;
   /** pool-level error events seen (pg's pool emits one when an idle connection dies) */
   poolErrors: string[];
-}
-
-type Row = Record<string, unknown>;
-
-/** Bun's SQL as kysely-postgres-js sees it, with BigInt values turned into numbers in each row. */
-function bunSqlNumbers(sql: SQL) {
-  return () => ({
-    async reserve() {
-      const r = await sql.reserve();
-      return {
-        release: () => r.release(),
-        async unsafe(query: string, params?: unknown[]) {
-          const rows = await r.unsafe(query, params);
-          for (const row of rows as Row[]) for (const k in row) if (typeof row[k] === "bigint") row[k] = Number(row[k]);
-          return rows;
-        },
-      };
-    },
-    end: () => sql.close(),
-  });
 }
 
 /** postgres.js with every query sent as a named prepared statement. */
@@ -93,7 +74,7 @@ export function candidates(): Candidate[] {
       open: (url, max, o) => {
         const sql = new SQL({ url, max, bigint: !o?.raw });
         // kysely-postgres-js types its argument as postgres.js's Sql; Bun's SQL has the same two methods it uses.
-        return new Kysely<BenchDb>({ dialect: new PostgresJSDialect({ postgres: (o?.raw ? () => sql : bunSqlNumbers(sql)) as never }) });
+        return new Kysely<BenchDb>({ dialect: new PostgresJSDialect({ postgres: (o?.raw ? () => sql : numbersForBigInts(sql)) as never }) });
       },
     },
     {
