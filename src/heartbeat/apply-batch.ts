@@ -10,10 +10,12 @@ import { dueHeartbeatState, heartbeatPlanOf, nextHeartbeatTransition, pingExpect
 import type { MonitorState } from "../domain/monitor.ts";
 import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
+import { insertCheck } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
+import type { NewMonitorEvent } from "../store/monitor-events.ts";
 import type { PingJournal } from "../store/ping-journal.ts";
-import type { HeartbeatRowState, PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
+import type { BatchStatements, HeartbeatRowState, PingMonitorRow, SqlitePingStatements } from "../store/ping-statements.ts";
 import { PING_BODY_KEEP } from "./ping-body.ts";
 import { evaluatePingPayload } from "./payload-policy.ts";
 
@@ -82,42 +84,56 @@ export interface BatchResult {
 }
 
 /**
- * `trx` is the write queue's transaction; `stmts` are prepared statements on the same connection,
- * used for the per-ping work (see store/ping-statements.ts), while the rare state changes go
- * through applyStateChange on `trx`. `journal` folds what batches before this one journaled.
- * `cacheEpoch` is the heartbeat epoch the intake's cached rows are true at.
+ * On SQLite, what the ping journal brings to a batch: the pings to fold before the batch touches a
+ * monitor, and the heartbeat epoch its row cache (heartbeat/journalable.ts) is checked against.
+ * PostgreSQL has neither: every ping is written by its batch (README "Heartbeat monitors").
  */
-export async function applyBatch(
-  trx: Db, ctx: AppContext, stmts: PingStatements, journal: Pick<PingJournal, "foldNow">, ops: HeartbeatOp[], cacheEpoch = -1,
-): Promise<BatchResult> {
-  // Rows are read inside the transaction, so they are the truth even if a change was committed a
-  // moment ago and its monitor.changed has not been heard yet. (Plain pings on up monitors, nearly
-  // every request, do not come here: splitJournalable sends them to the journal.)
-  const rows = new Map<number, PingMonitorRow | null>();
-  const rowOf = (id: number) => {
-    let r = rows.get(id);
-    if (r === undefined) rows.set(id, (r = stmts.pingMonitor(id)));
-    return r;
-  };
+export interface BatchJournal {
+  journal: Pick<PingJournal, "foldNow">;
+  stmts: Pick<SqlitePingStatements, "heartbeatEpoch">;
+  /** the heartbeat epoch the intake's cached rows are true at */
+  cacheEpoch: number;
+}
+
+/**
+ * `trx` is the write queue's transaction; `stmts` are the ping path's statements on it (see
+ * store/ping-statements.ts), used for the per-ping work, while the rare state changes go through
+ * applyStateChange on `trx`.
+ */
+export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatements, ops: HeartbeatOp[], side: BatchJournal | null): Promise<BatchResult> {
   // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
   // change committed in this very transaction: then the cache starts over.
-  const cacheStale = stmts.heartbeatEpoch() !== cacheEpoch;
-  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded: new Map(), cacheStale, epoch: 0, checks: { up: 0, down: 0, degraded: 0 } };
+  const cacheStale = side !== null && side.stmts.heartbeatEpoch() !== side.cacheEpoch;
+  const ids = ops.map((op) => (op.type === "ping" ? op.ping.monitorId : op.monitorId));
+  // Before anything else touches a monitor, its journaled pings are folded, so its row and timeline
+  // hold every ping acknowledged before: a deadline is judged from the true last ping.
+  const folded = new Map(side?.journal.foldNow([...new Set(ids)]));
+  // Rows are read inside the transaction, so they are the truth even if a change was committed a
+  // moment ago and its monitor.changed has not been heard yet. (On SQLite, plain pings on up
+  // monitors, nearly every request, do not come here: splitJournalable sends them to the journal.)
+  const read = stmts.pingMonitors(ids);
+  const rows = read instanceof Promise ? await read : read;
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded, cacheStale, epoch: 0, checks: { up: 0, down: 0, degraded: 0 } };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
-  const record = stmts.events.insert;
-  const insertCheck = (id: number, r: CheckResult) => {
+  const record = (e: NewMonitorEvent) => stmts.events.add(e);
+  const addCheck = (id: number, r: CheckResult) => {
     result.checks[r.status]++;
-    return stmts.checks.insert(id, r);
+    stmts.checks.add(id, r);
   };
   const setFields = (r: PingMonitorRow, p: Partial<Omit<HeartbeatRowState, "id">>) => {
     Object.assign(r, p);
     dirty.add(r);
   };
-  const flip = async (r: PingMonitorRow, to: MonitorState, at: number, checkId: number, errorCode: string | null, message: string | null, lateMs: number | null) => {
+  /** a state change and the check that caused it, written after every row the batch added before them */
+  const flip = async (r: PingMonitorRow, to: MonitorState, check: CheckResult, errorCode: string | null, message: string | null, lateMs: number | null) => {
+    result.checks[check.status]++;
+    await stmts.flush();
+    const checkId = await insertCheck(trx, r.id, ctx.config.region, check);
     // the whole row (alerts name the monitor), with what this batch changed in memory on top
-    const full = stmts.monitor(r.id);
+    const full = await stmts.monitor(r.id);
     if (!full) return;
+    const at = check.checked_at;
     const out = await applyStateChange(trx, ctx, {
       monitor: { ...full, ...r }, to, at, checkId, errorCode, errorMessage: message, httpCode: null,
       alertOnDegraded: r.heartbeat_notify_on_late === 1,
@@ -129,20 +145,10 @@ export async function applyBatch(
     result.transitions.push({ monitorId: r.id, from: out.from, to, at, lateMs });
   };
 
-  /**
-   * Before anything else touches a monitor, its journaled pings are folded, so its row and
-   * timeline hold every ping acknowledged before: a deadline is judged from the true last ping.
-   */
-  function settle(id: number): void {
-    if (result.folded.has(id)) return;
-    for (const [monitorId, through] of journal.foldNow([id])) result.folded.set(monitorId, through);
-  }
-
   for (const op of ops) {
     if (op.type === "evaluate") {
       result.outcomes.push(null);
-      settle(op.monitorId);
-      const r = rowOf(op.monitorId);
+      const r = rows.get(op.monitorId);
       if (!r || r.monitor_type !== "heartbeat") {
         result.deadlines.set(op.monitorId, null);
         continue;
@@ -166,15 +172,13 @@ export async function applyBatch(
         message = `${silence}: ${seconds(now - expected)} late${plan.graceSec > 0 ? `, grace of ${plan.graceSec} s over` : ""}`;
         check = failed(now, "heartbeat_missed", message);
       }
-      const checkId = insertCheck(r.id, check);
       setFields(r, { last_checked_at: now });
-      await flip(r, to, now, checkId, to === "down" ? "heartbeat_missed" : null, message, now - (to === "down" ? downAt : expected));
+      await flip(r, to, check, to === "down" ? "heartbeat_missed" : null, message, now - (to === "down" ? downAt : expected));
       continue;
     }
 
     const { ping, at } = op;
-    settle(ping.monitorId);
-    const r = rowOf(ping.monitorId);
+    const r = rows.get(ping.monitorId);
     if (!r || r.monitor_type !== "heartbeat" || r.heartbeat_token !== ping.token) {
       result.outcomes.push({ result: "not_found" });
       continue;
@@ -197,13 +201,16 @@ export async function applyBatch(
     if (ping.kind === "fail") {
       const reason = ping.failReason ?? "the job reported a failure";
       record({ ...base, result: "accepted", reason, durationMs, body: failBody(ping.body), bodyBytes: cutAt(ping, FAIL_BODY_KEEP) });
-      const checkId = insertCheck(r.id, failed(at, "heartbeat_failed", reason, { latency_ms: durationMs }));
+      const check = failed(at, "heartbeat_failed", reason, { latency_ms: durationMs });
       setFields(r, { last_checked_at: at, heartbeat_last_start_at: null });
       if (r.last_status !== "down") {
-        await flip(r, "down", at, checkId, "heartbeat_failed", reason, null);
-      } else if (!r.is_in_maintenance) {
-        const open = await findOpenIncident(trx, r.id);
-        if (open) await addIncidentFailure(trx, open.id, { errorCode: "heartbeat_failed", errorMessage: reason, httpCode: null, at });
+        await flip(r, "down", check, "heartbeat_failed", reason, null);
+      } else {
+        addCheck(r.id, check);
+        if (!r.is_in_maintenance) {
+          const open = await findOpenIncident(trx, r.id);
+          if (open) await addIncidentFailure(trx, open.id, { errorCode: "heartbeat_failed", errorMessage: reason, httpCode: null, at });
+        }
       }
       result.outcomes.push({ result: "accepted" });
       continue;
@@ -215,15 +222,17 @@ export async function applyBatch(
       continue;
     }
     // without intermediate objects: the first ping of a monitor in a while, or after a change
-    if (base.bodyBytes === null) stmts.events.insertPing(r.id, at, ping.sourceIp, durationMs);
+    if (base.bodyBytes === null) stmts.events.addPing(r.id, at, ping.sourceIp, durationMs);
     else record({ ...base, result: "accepted", durationMs });
-    const checkId = stmts.checks.insertPing(r.id, at, durationMs);
-    result.checks.up++;
     r.heartbeat_last_ping_at = laterPing(r.heartbeat_last_ping_at, at);
     r.last_checked_at = at;
     r.heartbeat_last_start_at = null;
     dirty.add(r);
-    if (r.last_status !== "up") await flip(r, "up", at, checkId, null, null, null);
+    if (r.last_status !== "up") await flip(r, "up", { ...emptyResult(at), latency_ms: durationMs }, null, null, null);
+    else {
+      stmts.checks.addPing(r.id, at, durationMs);
+      result.checks.up++;
+    }
     result.outcomes.push(ACCEPTED);
   }
   for (const r of touched) {
@@ -234,8 +243,10 @@ export async function applyBatch(
   }
   // the rows were read in this transaction, so writing back their unchanged columns is harmless
   for (const r of dirty) stmts.updateBookkeeping(r);
+  const flushed = stmts.flush();
+  if (flushed) await flushed;
   // after this batch's own flips, which it knows of: its rows are true at this epoch
-  result.epoch = stmts.heartbeatEpoch();
+  if (side !== null) result.epoch = side.stmts.heartbeatEpoch();
   return result;
 }
 

@@ -5,25 +5,33 @@
  * of the process. A batch is one unit rather than one per ping, so a burst costs one promise chain,
  * not thousands.
  *
- * journalable.ts splits each batch. Plain pings on up monitors are appended to the ping journal
- * (store/ping-journal.ts) as one record, outside the main database's write queue, and acknowledged
- * once it is written; when to fold them is fold-scheduler.ts's business. The rest is one job of the
- * shared write queue (ctx.writes), applyBatch, committed together with whatever else is being
- * written.
+ * On SQLite, journalable.ts splits each batch. Plain pings on up monitors are appended to the ping
+ * journal (store/ping-journal.ts) as one record, outside the main database's write queue, and
+ * acknowledged once it is written; when to fold them is fold-scheduler.ts's business. The rest is
+ * one job of the shared write queue (ctx.writes), applyBatch, committed together with whatever else
+ * is being written. On PostgreSQL the whole batch is that job.
  */
 import type { AppContext } from "../context.ts";
 import { CHECK_STATUSES, type CheckStatus } from "../domain/check-result.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { PingJournal } from "../store/ping-journal.ts";
-import type { PingMonitorRow, PingStatements } from "../store/ping-statements.ts";
-import { ACCEPTED, applyBatch, type BatchResult, type HeartbeatOp, type PingOutcome, type PingRequest } from "./apply-batch.ts";
+import type { PingMonitorRow, PingStatements, SqlitePingStatements } from "../store/ping-statements.ts";
+import { ACCEPTED, applyBatch, type BatchJournal, type BatchResult, type HeartbeatOp, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 import { applyToCache, splitJournalable } from "./journalable.ts";
 
 /** What a committed batch tells the timers and the event bus. */
 export type Committed = Pick<BatchResult, "deadlines" | "stateChanges" | "transitions">;
 
 const NO_ROWS: ReadonlyMap<number, PingMonitorRow> = new Map();
+
+/**
+ * Where a batch is written. On SQLite the ping journal takes the plain pings that the rows cached
+ * here vouch for; on PostgreSQL, which takes concurrent writers and commits a batch as cheaply as
+ * the journal appends one, there is no journal and no cache: every op goes through applyBatch
+ * (README "Heartbeat monitors").
+ */
+export type PingPath = { journal: PingJournal; stmts: SqlitePingStatements } | { journal: null; stmts: PingStatements };
 
 /** A bound on one transaction's size keeps the writer from holding the database for long. */
 export const MAX_BATCH = 1000;
@@ -72,8 +80,7 @@ export class PingBatches {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly stmts: PingStatements,
-    private readonly journal: PingJournal,
+    private readonly path: PingPath,
     private readonly o: PingBatchesOptions,
   ) {
     this.log = o.log;
@@ -154,45 +161,40 @@ export class PingBatches {
         const ids = ops.flatMap((op) => (op.type === "evaluate" ? [op.monitorId] : []));
         if (ids.length) this.o.onEvaluateFailed(ids);
       };
-      let rest: number[];
-      try {
-        // The cached rows are true while the epoch has not moved since they were filled. Read
-        // outside a transaction: a change committing right after this read is ordered after these
-        // pings, as if they had arrived a moment earlier.
-        const cache = this.stmts.heartbeatEpoch() === this.rowsEpoch ? this.rows : NO_ROWS;
-        const split = splitJournalable(ops, cache, () => this.journal.nextId());
-        rest = split.rest;
-        const part = split.journal;
-        if (part.pings.length > 0) {
-          this.journal.append(part.pings);
-          for (const i of part.indexes) outcomes[i] = ACCEPTED;
-          // each journaled ping becomes an up check when it is folded
-          this.countChecks({ up: part.pings.length, down: 0, degraded: 0 });
-          this.committed({ deadlines: applyToCache(part), stateChanges: [], transitions: [] });
+      // the places of the ops applyBatch writes (null: all of them)
+      let rest: number[] | null = null;
+      const path = this.path;
+      if (path.journal !== null) {
+        try {
+          rest = this.journalPart(path.journal, path.stmts, ops, outcomes);
+        } catch (err) {
+          failed(err);
+          continue;
         }
-      } catch (err) {
-        failed(err);
-        continue;
       }
-      if (rest.length > 0) {
-        const restOps = rest.map((i) => ops[i]!);
+      if (rest === null || rest.length > 0) {
+        const restOps = rest === null ? ops : rest.map((i) => ops[i]!);
+        const side: BatchJournal | null = path.journal === null ? null : { journal: path.journal, stmts: path.stmts, cacheEpoch: this.rowsEpoch };
         let result: BatchResult;
         try {
-          result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, this.stmts, this.journal, restOps, this.rowsEpoch), { gathered: true });
+          result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, path.stmts.forBatch(trx), restOps, side), { gathered: true });
         } catch (err) {
           // the journal part, if any, is durable: its pings are recorded though their answer is an error
           failed(err);
           continue;
         }
-        if (result.cacheStale) this.rows.clear();
-        this.rowsEpoch = result.epoch;
-        for (const [id, row] of result.rows) {
-          if (row === null) this.rows.delete(id);
-          else this.rows.set(id, row);
+        if (path.journal !== null) {
+          if (result.cacheStale) this.rows.clear();
+          this.rowsEpoch = result.epoch;
+          for (const [id, row] of result.rows) {
+            if (row === null) this.rows.delete(id);
+            else this.rows.set(id, row);
+          }
+          // before anything else runs in the write queue, so the next job sees what this one committed
+          path.journal.folded(result.folded);
         }
-        // before anything else runs in the write queue, so the next job sees what this one committed
-        this.journal.folded(result.folded);
-        rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
+        if (rest === null) for (let k = 0; k < outcomes.length; k++) outcomes[k] = result.outcomes[k]!;
+        else rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
         this.countChecks(result.checks);
         this.committed(result);
       }
@@ -201,6 +203,26 @@ export class PingBatches {
       this.count(outcomes);
       batch.resolve();
     }
+  }
+
+  /**
+   * Appends the batch's journalable pings to the journal and answers them in `outcomes`; returns
+   * the places of the rest. The cached rows are true while the epoch has not moved since they were
+   * filled. Read outside a transaction: a change committing right after this read is ordered after
+   * these pings, as if they had arrived a moment earlier.
+   */
+  private journalPart(journal: PingJournal, stmts: SqlitePingStatements, ops: readonly HeartbeatOp[], outcomes: (PingOutcome | null)[]): number[] {
+    const cache = stmts.heartbeatEpoch() === this.rowsEpoch ? this.rows : NO_ROWS;
+    const split = splitJournalable(ops, cache, () => journal.nextId());
+    const part = split.journal;
+    if (part.pings.length > 0) {
+      journal.append(part.pings);
+      for (const i of part.indexes) outcomes[i] = ACCEPTED;
+      // each journaled ping becomes an up check when it is folded
+      this.countChecks({ up: part.pings.length, down: 0, degraded: 0 });
+      this.committed({ deadlines: applyToCache(part), stateChanges: [], transitions: [] });
+    }
+    return split.rest;
   }
 
   private committed(r: Committed): void {

@@ -1,15 +1,17 @@
 /**
  * The one writer of `checks` rows: the engine's results through Kysely (insertCheck, in the write
- * queue's transaction), and the ping path's through prepared statements on the same connection
- * (prepareCheckWrites: the direct path's rows one at a time, the journal's fold many to a
- * statement). Both take the row's columns from checkValues, so a column added to the table is added
- * here, once.
+ * queue's transaction), and the ping path's many at a time: on SQLite through prepared statements
+ * on the same connection (prepareCheckWrites: a batch's rows one at a time; prepareCheckFold: the
+ * journal's fold many to a statement), on PostgreSQL a batch's rows gathered into one statement
+ * (gatherCheckRows). All take the row's columns from checkValues or CHECK_COLUMNS, so a column
+ * added to the table is added here, once.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { Insertable } from "kysely";
 import type { CheckResult, CheckTimings } from "../domain/check-result.ts";
 import { packedCheckExists, packedUntil } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
+import { arrayParams, GatheredRows, statementFrom } from "./gathered-rows.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { ChecksTable } from "./tables.ts";
 
@@ -55,39 +57,86 @@ export async function insertCheck(db: Db, monitorId: number, region: string, r: 
 }
 
 /**
- * Check rows through statements prepared once on one connection, for the ping path, where building
- * and compiling a Kysely query per row was most of a ping's cost (README "Heartbeat monitors").
- * Run only inside a transaction the caller holds on that connection. `region` is this instance's.
+ * One ping batch's check rows (heartbeat/apply-batch.ts; a row whose id a state change names goes
+ * through insertCheck), inside the write queue's transaction, written in the order they were added:
+ * on SQLite at once, through statements prepared once on the one connection (building and compiling
+ * a Kysely query per row was most of a ping's cost, README "Heartbeat monitors"); on PostgreSQL
+ * gathered, and written with the batch's other rows (gatherCheckRows). `region` is this instance's.
  */
-export interface CheckWrites {
-  /** one result (a heartbeat's failure, a missed deadline); returns the row's id */
-  insert(monitorId: number, r: CheckResult): number;
-  /** an accepted ping's up check, the job's run time as its latency if known; returns the row's id */
-  insertPing(monitorId: number, at: number, latencyMs: number | null): number;
-  /** the same rows for many pings (the journal's fold): written many to a statement, in the order added, by `flush` */
+export interface PingCheckWrites {
+  /** one result (a heartbeat's failure, a missed deadline) */
+  add(monitorId: number, r: CheckResult): void;
+  /** an accepted ping's up check, the job's run time as its latency if known */
+  addPing(monitorId: number, at: number, latencyMs: number | null): void;
+}
+
+const PING_CHECK_HEAD = "INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms) VALUES";
+const PING_CHECK_ROW = "(?, ?, 'up', ?, ?)";
+const latency = (ms: number | null) => (ms === null ? null : Math.round(ms));
+
+/** On SQLite: every row written at once. */
+export function prepareCheckWrites(sqlite: Database, region: string): PingCheckWrites {
+  const full = sqlite.prepare(`INSERT INTO checks (${CHECK_COLUMNS.join(", ")}) VALUES (${CHECK_COLUMNS.map(() => "?").join(", ")})`);
+  const ping = sqlite.prepare(`${PING_CHECK_HEAD} ${PING_CHECK_ROW}`) as Statement<unknown, [number, string, number, number | null]>;
+  return {
+    add(monitorId, r) {
+      const v = checkValues(monitorId, region, r, null);
+      full.run(...CHECK_COLUMNS.map((c) => v[c]));
+    },
+    addPing: (monitorId, at, latencyMs) => void ping.run(monitorId, region, at, latency(latencyMs)),
+  };
+}
+
+/**
+ * The ping journal's fold (store/ping-fold.ts, SQLite): up checks for many pings, written many to a
+ * statement, in the order added, by `flush`. Only inside a transaction of the caller's on the same
+ * connection.
+ */
+export interface FoldCheckRows {
   addPing(monitorId: number, at: number, latencyMs: number | null): void;
   flush(): void;
   /** forgets what was added and not flushed: its transaction is being rolled back */
   discard(): void;
 }
 
-const PING_CHECK_HEAD = "INSERT INTO checks (monitor_id, region, status, checked_at, latency_ms) VALUES";
-const PING_CHECK_ROW = "(?, ?, 'up', ?, ?)";
-
-export function prepareCheckWrites(sqlite: Database, region: string): CheckWrites {
-  const full = sqlite.prepare(`INSERT INTO checks (${CHECK_COLUMNS.join(", ")}) VALUES (${CHECK_COLUMNS.map(() => "?").join(", ")})`);
-  const ping = sqlite.prepare(`${PING_CHECK_HEAD} ${PING_CHECK_ROW}`) as Statement<unknown, [number, string, number, number | null]>;
+export function prepareCheckFold(sqlite: Database, region: string): FoldCheckRows {
   const pings = new MultiRowInsert(sqlite, PING_CHECK_HEAD, PING_CHECK_ROW);
-  const latency = (ms: number | null) => (ms === null ? null : Math.round(ms));
   return {
-    insert(monitorId, r) {
-      const v = checkValues(monitorId, region, r, null);
-      return Number(full.run(...CHECK_COLUMNS.map((c) => v[c])).lastInsertRowid);
-    },
-    insertPing: (monitorId, at, latencyMs) => Number(ping.run(monitorId, region, at, latency(latencyMs)).lastInsertRowid),
     addPing: (monitorId, at, latencyMs) => pings.add(monitorId, region, at, latency(latencyMs)),
     flush: () => pings.flush(),
     discard: () => pings.discard(),
+  };
+}
+
+/** PostgreSQL's types of CHECK_COLUMNS but region, which is this instance's for every row. */
+const CHECK_TYPES: Record<Exclude<(typeof CHECK_COLUMNS)[number], "region">, string> = {
+  monitor_id: "bigint", status: "text", checked_at: "bigint", latency_ms: "bigint", http_code: "bigint", error_code: "text",
+  error_message: "text", degraded_reason: "text", resolved_ip: "text", ssl_not_after: "bigint", dns_answer: "text",
+  synthetic_trace_json: "text", result_uid: "text", dns_ms: "bigint", connect_ms: "bigint", tls_ms: "bigint", ttfb_ms: "bigint",
+};
+const ARRAY_COLUMNS = Object.keys(CHECK_TYPES) as (keyof typeof CHECK_TYPES)[];
+const INSERT_CHECKS = statementFrom(
+  (first) => `INSERT INTO checks (region, ${ARRAY_COLUMNS.join(", ")}) SELECT $${first}::text, * FROM unnest(${arrayParams(first + 1, Object.values(CHECK_TYPES))})`,
+);
+const [MONITOR, STATUS, CHECKED_AT, LATENCY] = [0, 1, 2, 3];
+
+/** On PostgreSQL: rows gathered into `rows`, written with the batch's other rows (store/gathered-rows.ts). */
+export function gatherCheckRows(region: string): PingCheckWrites & { rows: GatheredRows } {
+  const rows = new GatheredRows(ARRAY_COLUMNS.length, INSERT_CHECKS, [region]);
+  return {
+    rows,
+    add(monitorId, r) {
+      const v = checkValues(monitorId, region, r, null);
+      for (let i = 0; i < ARRAY_COLUMNS.length; i++) rows.columns[i]!.push(v[ARRAY_COLUMNS[i]!]);
+    },
+    addPing(monitorId, at, latencyMs) {
+      const c = rows.columns;
+      c[MONITOR]!.push(monitorId);
+      c[STATUS]!.push("up");
+      c[CHECKED_AT]!.push(at);
+      c[LATENCY]!.push(latency(latencyMs));
+      for (let i = LATENCY + 1; i < c.length; i++) c[i]!.push(null);
+    },
   };
 }
 

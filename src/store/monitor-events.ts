@@ -1,12 +1,14 @@
 /**
  * The one writer of `monitor_events` rows: transitions and token rotations through Kysely
- * (insertMonitorEvent, in the caller's transaction), and the ping path's events through prepared
- * statements on the same connection (prepareEventWrites: the direct path's one at a time, the
- * journal's fold many to a statement). Both take the row's columns from eventValues.
+ * (insertMonitorEvent, in the caller's transaction), and the ping path's events many at a time: on
+ * SQLite through prepared statements on the same connection (prepareEventWrites: a batch's one at a
+ * time; prepareEventFold: the journal's fold many to a statement), on PostgreSQL a batch's events
+ * gathered into one statement (gatherEventRows). All take the row's columns from eventValues.
  */
 import type { Database, Statement } from "bun:sqlite";
 import type { Insertable } from "kysely";
 import type { Db } from "./database.ts";
+import { arrayParams, GatheredRows, statementFrom } from "./gathered-rows.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { MonitorEventsTable } from "./tables.ts";
 
@@ -54,37 +56,83 @@ export async function insertMonitorEvent(db: Db, e: NewMonitorEvent): Promise<nu
 }
 
 /**
- * Timeline events through statements prepared once on one connection, for the ping path (see
- * store/checks.ts, CheckWrites). Run only inside a transaction the caller holds on that connection.
+ * One ping batch's timeline events (heartbeat/apply-batch.ts), inside the write queue's
+ * transaction, written in the order they were added: on SQLite at once, through statements prepared
+ * once on the one connection (see store/checks.ts, PingCheckWrites); on PostgreSQL gathered, and
+ * written with the batch's other rows (gatherEventRows).
  */
-export interface EventWrites {
-  insert(e: NewMonitorEvent): void;
+export interface PingEventWrites {
+  add(e: NewMonitorEvent): void;
   /** an accepted ping's event, without an event object (the ping path's every request) */
-  insertPing(monitorId: number, at: number, sourceIp: string | null, durationMs: number | null): void;
-  /** the same rows for many pings (the journal's fold): written many to a statement, in the order added, by `flush` */
+  addPing(monitorId: number, at: number, sourceIp: string | null, durationMs: number | null): void;
+}
+
+const PING_EVENT_HEAD = "INSERT INTO monitor_events (monitor_id, kind, at, result, source_ip, duration_ms) VALUES";
+const PING_EVENT_ROW = "(?, 'ping', ?, 'accepted', ?, ?)";
+
+/** On SQLite: every event written at once. */
+export function prepareEventWrites(sqlite: Database): PingEventWrites {
+  const full = sqlite.prepare(`INSERT INTO monitor_events (${EVENT_COLUMNS.join(", ")}) VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})`);
+  const ping = sqlite.prepare(`${PING_EVENT_HEAD} ${PING_EVENT_ROW}`) as Statement<unknown, [number, number, string | null, number | null]>;
+  return {
+    add(e) {
+      const v = eventValues(e);
+      full.run(...EVENT_COLUMNS.map((c) => v[c]));
+    },
+    addPing: (monitorId, at, sourceIp, durationMs) => void ping.run(monitorId, at, sourceIp, durationMs),
+  };
+}
+
+/**
+ * The ping journal's fold (store/ping-fold.ts, SQLite): ping events written many to a statement,
+ * in the order added, by `flush`. Only inside a transaction of the caller's on the same connection.
+ */
+export interface FoldEventRows {
   addPing(monitorId: number, at: number, sourceIp: string | null, durationMs: number | null): void;
   flush(): void;
   /** forgets what was added and not flushed: its transaction is being rolled back */
   discard(): void;
 }
 
-const PING_EVENT_HEAD = "INSERT INTO monitor_events (monitor_id, kind, at, result, source_ip, duration_ms) VALUES";
-const PING_EVENT_ROW = "(?, 'ping', ?, 'accepted', ?, ?)";
-
-export function prepareEventWrites(sqlite: Database): EventWrites {
-  const full = sqlite.prepare(`INSERT INTO monitor_events (${EVENT_COLUMNS.join(", ")}) VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})`);
-  const ping = sqlite.prepare(`${PING_EVENT_HEAD} ${PING_EVENT_ROW}`) as Statement<unknown, [number, number, string | null, number | null]>;
+export function prepareEventFold(sqlite: Database): FoldEventRows {
   const pings = new MultiRowInsert(sqlite, PING_EVENT_HEAD, PING_EVENT_ROW);
   return {
-    insert(e) {
-      const v = eventValues(e);
-      full.run(...EVENT_COLUMNS.map((c) => v[c]));
-    },
-    insertPing: (monitorId, at, sourceIp, durationMs) => {
-      ping.run(monitorId, at, sourceIp, durationMs);
-    },
     addPing: (monitorId, at, sourceIp, durationMs) => pings.add(monitorId, at, sourceIp, durationMs),
     flush: () => pings.flush(),
     discard: () => pings.discard(),
+  };
+}
+
+const EVENT_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
+  monitor_id: "bigint", kind: "text", at: "bigint", result: "text", reason: "text", source_ip: "text", from_state: "text",
+  to_state: "text", duration_ms: "bigint", body: "text", body_bytes: "bigint",
+};
+const INSERT_EVENTS = statementFrom(
+  (first) => `INSERT INTO monitor_events (${EVENT_COLUMNS.join(", ")}) SELECT * FROM unnest(${arrayParams(first, EVENT_COLUMNS.map((c) => EVENT_TYPES[c]))})`,
+);
+/** the columns of an accepted ping's event: the others are null */
+const [MONITOR, KIND, AT, RESULT, SOURCE_IP, DURATION] = ["monitor_id", "kind", "at", "result", "source_ip", "duration_ms"].map((c) => EVENT_COLUMNS.indexOf(c as never));
+const PING_COLUMNS = new Set([MONITOR, KIND, AT, RESULT, SOURCE_IP, DURATION]);
+const OTHER_COLUMNS = EVENT_COLUMNS.map((_, i) => i).filter((i) => !PING_COLUMNS.has(i));
+
+/** On PostgreSQL: events gathered into `rows`, written with the batch's other rows (store/gathered-rows.ts). */
+export function gatherEventRows(): PingEventWrites & { rows: GatheredRows } {
+  const rows = new GatheredRows(EVENT_COLUMNS.length, INSERT_EVENTS);
+  return {
+    rows,
+    add(e) {
+      const v = eventValues(e);
+      for (let i = 0; i < EVENT_COLUMNS.length; i++) rows.columns[i]!.push(v[EVENT_COLUMNS[i]!]);
+    },
+    addPing(monitorId, at, sourceIp, durationMs) {
+      const c = rows.columns;
+      c[MONITOR]!.push(monitorId);
+      c[KIND]!.push("ping");
+      c[AT]!.push(at);
+      c[RESULT]!.push("accepted");
+      c[SOURCE_IP]!.push(sourceIp);
+      c[DURATION]!.push(durationMs);
+      for (const i of OTHER_COLUMNS) c[i]!.push(null);
+    },
   };
 }

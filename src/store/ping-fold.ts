@@ -9,8 +9,8 @@
  * folding the same pings, or a replay of records a crash left, write nothing twice.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { prepareCheckWrites } from "./checks.ts";
-import { prepareEventWrites } from "./monitor-events.ts";
+import { prepareCheckFold } from "./checks.ts";
+import { prepareEventFold } from "./monitor-events.ts";
 import type { JournaledPing } from "./ping-journal-file.ts";
 
 export interface PingFold {
@@ -50,8 +50,8 @@ export function takeSlice(
 /** Through prepared statements, the monitor's watermark read once per monitor, the rows many to an INSERT. */
 export function preparePingFold(sqlite: Database, region: string): PingFold {
   const mark = sqlite.prepare("SELECT coalesce(heartbeat_journal_through, 0) AS n FROM monitors WHERE id = ? AND monitor_type = 'heartbeat'") as Statement<{ n: number }, [number]>;
-  const events = prepareEventWrites(sqlite);
-  const checks = prepareCheckWrites(sqlite, region);
+  const events = prepareEventFold(sqlite);
+  const checks = prepareCheckFold(sqlite, region);
   // Monotonic, so a fold arriving after a newer write of these columns never moves them back. The
   // deadline is the newest ping's only while the monitor is still up and running: a pause or a flip
   // since has set its own, and the evaluation that follows every change recomputes it anyway. Reads

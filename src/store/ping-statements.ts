@@ -1,16 +1,19 @@
 /**
- * The ping path's direct writes as prepared statements on the raw bun:sqlite handle: the monitor
- * row's reads and bookkeeping here, its events and checks through the writers of the modules that
- * own those tables (store/monitor-events.ts, store/checks.ts).
+ * The ping path's reads and writes of one batch behind one interface: the monitor row's reads and
+ * bookkeeping here, its events and checks through the writers of the modules that own those tables
+ * (store/monitor-events.ts, store/checks.ts). On SQLite (this file) prepared statements on the raw
+ * bun:sqlite handle, run as they are called; on PostgreSQL one query reading a batch's rows and one
+ * statement writing them (store/postgres-ping-statements.ts).
  *
  * Why not Kysely here: building and compiling a query tree per call was most of the CPU a ping cost
- * (README "Heartbeat monitors"; BENCHMARKS.md, heartbeat). They must only be run inside a
+ * (README "Heartbeat monitors"; BENCHMARKS.md, heartbeat). On SQLite they must only be run inside a
  * transaction the caller holds through Kysely (a write-queue job): there is one connection, so they
- * are part of that transaction. The SQL is plain ANSI; a PostgreSQL port replaces this file.
+ * are part of that transaction.
  */
 import type { Database, Statement } from "bun:sqlite";
-import { prepareCheckWrites, type CheckWrites } from "./checks.ts";
-import { prepareEventWrites, type EventWrites } from "./monitor-events.ts";
+import { prepareCheckWrites, type PingCheckWrites } from "./checks.ts";
+import type { Db } from "./database.ts";
+import { prepareEventWrites, type PingEventWrites } from "./monitor-events.ts";
 import type { MonitorRow } from "./tables.ts";
 
 export interface HeartbeatRowState {
@@ -35,15 +38,41 @@ export const PING_MONITOR_COLUMNS = [
 
 export type PingMonitorRow = Pick<MonitorRow, (typeof PING_MONITOR_COLUMNS)[number]>;
 
+/**
+ * The ping path's statements (heartbeat/apply-batch.ts) for either engine: `forBatch` gives one
+ * batch's, on the write queue's transaction. Rows are written in the order they are added, by
+ * `flush` at the latest, and a batch flushes before anything else reads or writes those tables in
+ * its transaction (a state change) and at its end.
+ */
 export interface PingStatements {
-  monitor(id: number): MonitorRow | null;
-  /** the columns of PING_MONITOR_COLUMNS only */
-  pingMonitor(id: number): PingMonitorRow | null;
-  events: EventWrites;
+  forBatch(trx: Db): BatchStatements;
+}
+
+export interface BatchStatements {
+  /**
+   * These monitors' PING_MONITOR_COLUMNS (null: no such monitor), read once for the batch. On
+   * PostgreSQL the rows stay locked until the commit, so another instance's batch for the same
+   * monitors waits for this one and then reads what it wrote.
+   */
+  pingMonitors(ids: readonly number[]): Map<number, PingMonitorRow | null> | Promise<Map<number, PingMonitorRow | null>>;
+  /** the whole row (a state change's alert names the monitor) */
+  monitor(id: number): MonitorRow | null | Promise<MonitorRow | null>;
+  events: PingEventWrites;
   /** this instance's region's check rows */
-  checks: CheckWrites;
+  checks: PingCheckWrites;
   /** the heartbeat bookkeeping columns only, never configuration or state */
   updateBookkeeping(r: HeartbeatRowState): void;
+  /** writes the events, checks and bookkeeping added and not written yet */
+  flush(): void | Promise<void>;
+}
+
+/**
+ * On SQLite, statements prepared once on the one connection (which the write queue's transaction
+ * holds), run as they are called: `forBatch` gives the same object every time. The heartbeat
+ * epoch is read outside transactions too, by the ping journal's split (heartbeat/journalable.ts).
+ */
+export interface SqlitePingStatements extends PingStatements, BatchStatements {
+  pingMonitors(ids: readonly number[]): Map<number, PingMonitorRow | null>;
   /**
    * The heartbeat epoch (schema: heartbeat_epoch): it moves whenever a heartbeat monitor's token,
    * last edit, pause, state or type changes or one is deleted, so rows read while it stood still
@@ -52,7 +81,7 @@ export interface PingStatements {
   heartbeatEpoch(): number;
 }
 
-export function preparePingStatements(sqlite: Database, region: string): PingStatements {
+export function preparePingStatements(sqlite: Database, region: string): SqlitePingStatements {
   const monitor = sqlite.prepare("SELECT * FROM monitors WHERE id = ?") as Statement<MonitorRow, [number]>;
   const pingMonitor = sqlite.prepare(`SELECT ${PING_MONITOR_COLUMNS.join(", ")} FROM monitors WHERE id = ?`) as Statement<PingMonitorRow, [number]>;
   const bookkeeping = sqlite.prepare(
@@ -61,14 +90,21 @@ export function preparePingStatements(sqlite: Database, region: string): PingSta
   // Every edit of a monitor (API, CLI: store/monitors.ts) sets updated_at; the token and the state
   // are compared too, so a rotation, a pause or a flip is seen even within the same millisecond.
   const epoch = sqlite.prepare("SELECT n FROM heartbeat_epoch WHERE id = 1") as Statement<{ n: number }, []>;
-  return {
+  const stmts: SqlitePingStatements = {
+    forBatch: () => stmts,
+    pingMonitors(ids) {
+      const rows = new Map<number, PingMonitorRow | null>();
+      for (const id of ids) if (!rows.has(id)) rows.set(id, pingMonitor.get(id) ?? null);
+      return rows;
+    },
     monitor: (id) => monitor.get(id) ?? null,
-    pingMonitor: (id) => pingMonitor.get(id) ?? null,
     events: prepareEventWrites(sqlite),
     checks: prepareCheckWrites(sqlite, region),
     heartbeatEpoch: () => epoch.get()?.n ?? 0,
     updateBookkeeping: (r) => {
       bookkeeping.run(r.heartbeat_last_ping_at, r.heartbeat_last_start_at, r.heartbeat_deadline_at, r.last_checked_at, r.id);
     },
+    flush: () => {},
   };
+  return stmts;
 }

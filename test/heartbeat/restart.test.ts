@@ -5,14 +5,15 @@
  */
 import { describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { join } from "node:path";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openTestStore } from "../helpers/engine.ts";
 import { createHeartbeat, monitorRow, ping, transitions } from "../helpers/heartbeat.ts";
+import { spawnServer } from "../helpers/process.ts";
 import { startTestServer, tempDir, waitFor } from "../helpers/server.ts";
 
-const ROOT = join(import.meta.dir, "..", "..");
+/** every ping carries its own address through the trusted proxy header */
+const FLAGS = ["--trusted-proxy", "127.0.0.1", "--ping-limit-token", "1000000", "--ping-limit-ip", "1000000", "--log-level", "info"];
 
 describe("restart", () => {
   test("a restart in the middle of a period: the transitions still fire on time, once each", async () => {
@@ -76,36 +77,8 @@ describe("restart", () => {
   });
 });
 
-/** A real `vigil serve` child process; resolves once it logs that it listens. */
-async function spawnServer(dir: string) {
-  const proc = Bun.spawn(
-    [process.execPath, "src/main.ts", "serve", "--data", dir, "--port", "0", "--host", "127.0.0.1", "--trusted-proxy", "127.0.0.1",
-      "--ping-limit-token", "1000000", "--ping-limit-ip", "1000000", "--log-level", "info"],
-    { cwd: ROOT, stdout: "pipe", stderr: "inherit" },
-  );
-  const reader = proc.stdout.getReader();
-  const decoder = new TextDecoder();
-  let buffered = "";
-  const deadline = Date.now() + 15_000;
-  while (Date.now() < deadline) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    buffered += decoder.decode(value);
-    const line = buffered.split("\n").find((l) => l.includes('"msg":"listening"'));
-    if (line) {
-      // keep draining stdout so the child never blocks on a full pipe
-      void (async () => {
-        for (;;) if ((await reader.read()).done) return;
-      })().catch(() => {});
-      return { proc, url: JSON.parse(line).url as string };
-    }
-  }
-  proc.kill(9);
-  throw new Error("the server did not start: " + buffered);
-}
-
 describe("kill -9 during a ping burst", () => {
-  test("every acknowledged ping is in the timeline after a restart", async () => {
+  test("every acknowledged ping is in the timeline and the checks after a restart", async () => {
     const dir = tempDir();
     const MONITORS = 20;
     const tokens: { id: number; token: string }[] = [];
@@ -124,11 +97,12 @@ describe("kill -9 during a ping burst", () => {
       await store.close();
     }
 
-    let server = await spawnServer(dir);
+    let server = await spawnServer(["--data", dir, ...FLAGS]);
     try {
       // Every ping carries its own address through the trusted proxy header, so each acknowledged
       // one can be found again by source_ip.
       const acked: string[] = [];
+      const ackedPer = new Map<number, number>();
       let sent = 0;
       let killed = false;
       const KILL_AFTER = 400;
@@ -136,10 +110,13 @@ describe("kill -9 during a ping burst", () => {
         for (let i = 0; i < 10_000 && !killed; i++) {
           const n = sent++;
           const ip = `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
-          const { token } = tokens[(w + i) % MONITORS]!;
+          const { id, token } = tokens[(w + i) % MONITORS]!;
           try {
             const res = await fetch(`${server.url}/h/${token}`, { headers: { "x-forwarded-for": ip } });
-            if (res.status === 200 && (await res.json()).result === "accepted") acked.push(ip);
+            if (res.status === 200 && (await res.json()).result === "accepted") {
+              acked.push(ip);
+              ackedPer.set(id, (ackedPer.get(id) ?? 0) + 1);
+            }
           } catch {
             return; // the server is gone
           }
@@ -155,13 +132,18 @@ describe("kill -9 during a ping burst", () => {
       expect(server.proc.signalCode).toBe("SIGKILL");
       expect(acked.length).toBeGreaterThanOrEqual(KILL_AFTER);
 
-      server = await spawnServer(dir);
+      server = await spawnServer(["--data", dir, ...FLAGS]);
       const store = await openTestStore(dir);
       try {
         const rows = await store.db.selectFrom("monitor_events").select("source_ip").where("kind", "=", "ping").where("result", "=", "accepted").execute();
         const recorded = new Set(rows.map((r) => r.source_ip));
         const missing = acked.filter((ip) => !recorded.has(ip));
         expect(missing).toEqual([]);
+        // each accepted ping is an up check too (they carry no address: counted per monitor)
+        const checks = await store.db.selectFrom("checks").select(["monitor_id", (eb) => eb.fn.countAll<number>().as("n")]).where("status", "=", "up").groupBy("monitor_id").execute();
+        const upChecks = new Map(checks.map((c) => [c.monitor_id, Number(c.n)]));
+        const short = [...ackedPer].filter(([id, n]) => (upChecks.get(id) ?? 0) < n);
+        expect(short).toEqual([]);
         // and the server that came back serves pings
         expect((await fetch(`${server.url}/h/${tokens[0]!.token}`)).status).toBe(200);
       } finally {

@@ -1,0 +1,60 @@
+/**
+ * The ping path's statements on PostgreSQL (the interface: store/ping-statements.ts). A batch reads
+ * the rows of all its monitors in one query, and writes its events, checks and bookkeeping in one
+ * statement when it flushes (store/gathered-rows.ts), all on the write queue's transaction: a few
+ * round trips per batch whatever its size, where a statement per ping would cost one per ping.
+ */
+import { CompiledQuery } from "kysely";
+import { gatherCheckRows } from "./checks.ts";
+import type { Db } from "./database.ts";
+import { GatheredRows, statementFrom, writeGathered } from "./gathered-rows.ts";
+import { gatherEventRows } from "./monitor-events.ts";
+import { PING_MONITOR_COLUMNS, type BatchStatements, type PingMonitorRow, type PingStatements } from "./ping-statements.ts";
+
+/**
+ * Locked in id order until the commit: two instances' batches for the same monitors take turns
+ * instead of deadlocking, and the second reads what the first wrote (pings sent to both instances
+ * of a pair never move the row back). NO KEY: the event and check rows that reference the monitor,
+ * this batch's or anyone's, take only KEY SHARE on it, which this does not block.
+ */
+const READ_ROWS = `SELECT ${PING_MONITOR_COLUMNS.join(", ")} FROM monitors WHERE id = ANY($1::bigint[]) ORDER BY id FOR NO KEY UPDATE`;
+
+const UPDATE_BOOKKEEPING = statementFrom(
+  (first) => `UPDATE monitors AS m SET heartbeat_last_ping_at = v.last_ping, heartbeat_last_start_at = v.last_start, heartbeat_deadline_at = v.deadline, last_checked_at = v.checked
+     FROM unnest($${first}::bigint[], $${first + 1}::bigint[], $${first + 2}::bigint[], $${first + 3}::bigint[], $${first + 4}::bigint[]) AS v(id, last_ping, last_start, deadline, checked)
+     WHERE m.id = v.id`,
+);
+
+export function postgresPingStatements(region: string): PingStatements {
+  return { forBatch: (trx) => batchStatements(trx, region) };
+}
+
+function batchStatements(trx: Db, region: string): BatchStatements {
+  const events = gatherEventRows();
+  const checks = gatherCheckRows(region);
+  const bookkeeping = new GatheredRows(5, UPDATE_BOOKKEEPING);
+  const [id, lastPing, lastStart, deadline, checked] = [0, 1, 2, 3, 4];
+  return {
+    async pingMonitors(ids) {
+      const rows = new Map<number, PingMonitorRow | null>();
+      for (const id of ids) rows.set(id, null);
+      const found = await trx.executeQuery<PingMonitorRow>(CompiledQuery.raw(READ_ROWS, [[...rows.keys()]]));
+      for (const r of found.rows) rows.set(r.id, r);
+      return rows;
+    },
+    async monitor(id) {
+      return (await trx.selectFrom("monitors").selectAll().where("id", "=", id).executeTakeFirst()) ?? null;
+    },
+    events,
+    checks,
+    updateBookkeeping(r) {
+      const c = bookkeeping.columns;
+      c[id]!.push(r.id);
+      c[lastPing]!.push(r.heartbeat_last_ping_at);
+      c[lastStart]!.push(r.heartbeat_last_start_at);
+      c[deadline]!.push(r.heartbeat_deadline_at);
+      c[checked]!.push(r.last_checked_at);
+    },
+    flush: () => writeGathered(trx, [events.rows, checks.rows, bookkeeping]),
+  };
+}

@@ -1,0 +1,191 @@
+/**
+ * One ping batch with many pings on many monitors, every kind of op mixed: what it writes to
+ * monitor_events, checks, incidents and the monitor rows, and the deadlines it hands to the timers.
+ * On PostgreSQL the whole batch is one transaction whose rows are read in one query and written a
+ * statement per kind of row (store/postgres-ping-statements.ts); on SQLite its plain pings go to
+ * the journal once the rows are cached. The rows must be the same either way.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync } from "node:fs";
+import type { PingOutcome, PingRequest } from "../../src/heartbeat/apply-batch.ts";
+import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
+import { PingBatches, type Committed, type PingPath } from "../../src/heartbeat/ping-batches.ts";
+import { PingJournal } from "../../src/store/ping-journal.ts";
+import { preparePingStatements } from "../../src/store/ping-statements.ts";
+import { postgresPingStatements } from "../../src/store/postgres-ping-statements.ts";
+import { defaultAccountId, insertHeartbeat, monitorRow, timeline, type HeartbeatMonitor, type HeartbeatOptions } from "../helpers/heartbeat.ts";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
+
+let server: TestServer;
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.stop();
+});
+
+const PERIOD = 600;
+const GRACE = 60;
+
+/** An intake of the test's own on the server's store and write queue (as test/heartbeat/native-route.test.ts builds one). */
+function intake(journalDir: string) {
+  const ctx = server.ctx;
+  const log = ctx.log.child("test");
+  const store = ctx.store;
+  const journal = store.engine === "sqlite" ? PingJournal.open(store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes }) : null;
+  const folds = journal ? new FoldScheduler(journal, ctx.writes, log) : null;
+  const path: PingPath = store.engine === "sqlite"
+    ? { journal: journal!, stmts: preparePingStatements(store.sqlite, ctx.config.region) }
+    : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
+  const committed: Committed[] = [];
+  const batches = new PingBatches(ctx, path, { afterBatch: () => folds?.soon(), onCommitted: (r) => committed.push(r), onEvaluateFailed: () => {}, log });
+  return {
+    batches,
+    committed,
+    /** the deadline the timers were last given for each monitor */
+    deadlines() {
+      const out = new Map<number, number | null>();
+      for (const c of committed) for (const [id, at] of c.deadlines) out.set(id, at);
+      return out;
+    },
+    async close() {
+      await batches.close();
+      await folds?.close();
+      journal?.close();
+    },
+  };
+}
+
+const request = (m: HeartbeatMonitor, o: Partial<PingRequest> = {}): PingRequest => ({
+  monitorId: m.id, token: m.token, kind: "ping", sourceIp: "10.0.0.1", body: null, bodyBytes: 0, failReason: null, exitCode: null, ...o,
+});
+
+const checksOf = (id: number) => server.ctx.db.selectFrom("checks").selectAll().where("monitor_id", "=", id).orderBy("id").execute();
+const kinds = async (id: number) => (await timeline(server.ctx, id)).map((e) => (e.kind === "transition" ? `${e.from_state}->${e.to_state}` : `${e.kind}:${e.result}`));
+
+describe("a batch of many pings on many monitors", () => {
+  test("every op of one batch is written: events, checks, incidents, bookkeeping and deadlines", async () => {
+    const ctx = server.ctx;
+    const accountId = await defaultAccountId(ctx);
+    const make = (n: number, o: HeartbeatOptions = {}) =>
+      Promise.all(Array.from({ length: n }, (_, i) => insertHeartbeat(ctx, { accountId, name: `batch ${i}`, periodSec: PERIOD, graceSec: GRACE, ...o })));
+    const plain = await make(60);
+    const timed = await make(5);
+    const failing = await make(5);
+    const judged = await make(5, { policy: "status_ok" });
+    const paused = await make(3, { paused: true });
+    // up, last pinged long ago, period 1 s and no grace: an evaluation finds them down
+    const overdue = await make(4, { periodSec: 1, graceSec: 0 });
+    const longAgo = Date.now() - 60_000;
+    for (const m of overdue) {
+      await ctx.db.updateTable("monitors").set({ last_status: "up", heartbeat_last_ping_at: longAgo, heartbeat_deadline_at: longAgo + 1000 }).where("id", "=", m.id).execute();
+    }
+
+    const dir = tempDir("vigil-batch-journal-");
+    const hb = intake(dir);
+    try {
+      // Submitted in one turn of the event loop: one batch (far below MAX_BATCH).
+      const answers: Promise<PingOutcome>[] = [];
+      const submit = (p: PingRequest) => answers.push(hb.batches.submit(p));
+      for (const m of plain) for (let i = 0; i < 3; i++) submit(request(m, { sourceIp: `10.0.${m.id % 256}.${i}` }));
+      for (const m of timed) {
+        submit(request(m, { kind: "start" }));
+        submit(request(m));
+      }
+      for (const m of failing) {
+        submit(request(m));
+        submit(request(m, { kind: "fail", failReason: "disk full", body: "disk full\nmore", bodyBytes: 15 }));
+        submit(request(m, { kind: "fail", failReason: "still full" }));
+      }
+      for (const m of judged) {
+        submit(request(m, { body: '{"status":"failing"}', bodyBytes: 20 }));
+        submit(request(m, { body: '{"status":"ok"}', bodyBytes: 15 }));
+      }
+      for (const m of paused) submit(request(m));
+      submit(request(plain[0]!, { token: "rotated-away-token" }));
+      hb.batches.evaluate(overdue.map((m) => m.id));
+      const outcomes = await Promise.all(answers);
+
+      let k = 0;
+      const next = () => outcomes[k++]!;
+      for (const _ of plain) for (let i = 0; i < 3; i++) expect(next()).toEqual({ result: "accepted" });
+      for (const _ of timed) expect([next(), next()]).toEqual([{ result: "accepted" }, { result: "accepted" }]);
+      for (const _ of failing) expect([next(), next(), next()]).toEqual([{ result: "accepted" }, { result: "accepted" }, { result: "accepted" }]);
+      for (const _ of judged) {
+        expect(next()).toMatchObject({ result: "rejected" });
+        expect(next()).toEqual({ result: "accepted" });
+      }
+      for (const _ of paused) expect(next()).toEqual({ result: "ignored" });
+      expect(next()).toEqual({ result: "not_found" });
+      // every write of the intake, the evaluations' included (nobody waits on those)
+      await hb.batches.close();
+      const deadlines = hb.deadlines();
+
+      for (const m of plain) {
+        expect(await kinds(m.id)).toEqual(["ping:accepted", "unknown->up", "ping:accepted", "ping:accepted"]);
+        const pings = (await timeline(ctx, m.id)).filter((e) => e.kind === "ping");
+        expect(pings.map((e) => e.source_ip)).toEqual([0, 1, 2].map((i) => `10.0.${m.id % 256}.${i}`));
+        const checks = await checksOf(m.id);
+        expect(checks.map((c) => [c.status, c.checked_at, c.region])).toEqual(pings.map((e) => ["up", e.at, ctx.config.region]));
+        const row = await monitorRow(ctx, m.id);
+        expect(row.last_status).toBe("up");
+        expect(row.heartbeat_last_ping_at).toBe(pings[2]!.at);
+        expect(row.last_checked_at).toBe(pings[2]!.at);
+        expect(row.heartbeat_deadline_at).toBe(pings[2]!.at + PERIOD * 1000);
+        expect(deadlines.get(m.id)).toBe(row.heartbeat_deadline_at);
+      }
+
+      for (const m of timed) {
+        expect(await kinds(m.id)).toEqual(["start:accepted", "ping:accepted", "unknown->up"]);
+        const [start, done] = await timeline(ctx, m.id);
+        expect(done!.duration_ms).toBe(done!.at - start!.at);
+        expect((await checksOf(m.id)).map((c) => [c.status, c.latency_ms])).toEqual([["up", done!.duration_ms]]);
+        expect((await monitorRow(ctx, m.id)).heartbeat_last_start_at).toBeNull();
+      }
+
+      for (const m of failing) {
+        expect(await kinds(m.id)).toEqual(["ping:accepted", "unknown->up", "fail:accepted", "up->down", "fail:accepted"]);
+        const fail = (await timeline(ctx, m.id)).find((e) => e.kind === "fail")!;
+        expect([fail.reason, fail.body]).toEqual(["disk full", "disk full\nmore"]);
+        const checks = await checksOf(m.id);
+        expect(checks.map((c) => [c.status, c.error_code, c.error_message])).toEqual([
+          ["up", null, null], ["down", "heartbeat_failed", "disk full"], ["down", "heartbeat_failed", "still full"],
+        ]);
+        const incidents = await ctx.db.selectFrom("incidents").selectAll().where("monitor_id", "=", m.id).execute();
+        expect(incidents.length).toBe(1);
+        // the flip names its own check; the second failure counts into the open incident
+        expect(incidents[0]!.root_check_id).toBe(checks[1]!.id);
+        expect([incidents[0]!.failure_count, incidents[0]!.last_error_message]).toEqual([2, "still full"]);
+        const row = await monitorRow(ctx, m.id);
+        expect([row.last_status, row.heartbeat_deadline_at, row.last_checked_at]).toEqual(["down", null, checks[2]!.checked_at]);
+        expect(deadlines.get(m.id)).toBeNull();
+      }
+
+      for (const m of judged) {
+        expect(await kinds(m.id)).toEqual(["ping:rejected", "ping:accepted", "unknown->up"]);
+        expect((await checksOf(m.id)).map((c) => c.status)).toEqual(["up"]);
+      }
+
+      for (const m of paused) {
+        expect(await kinds(m.id)).toEqual(["ping:ignored"]);
+        expect(await checksOf(m.id)).toEqual([]);
+        const row = await monitorRow(ctx, m.id);
+        expect([row.last_status, row.heartbeat_last_ping_at, row.heartbeat_deadline_at]).toEqual(["unknown", null, null]);
+      }
+
+      for (const m of overdue) {
+        expect(await kinds(m.id)).toEqual(["up->down"]);
+        const checks = await checksOf(m.id);
+        expect(checks.map((c) => [c.status, c.error_code])).toEqual([["down", "heartbeat_missed"]]);
+        const incidents = await ctx.db.selectFrom("incidents").selectAll().where("monitor_id", "=", m.id).execute();
+        expect(incidents.map((i) => i.root_check_id)).toEqual([checks[0]!.id]);
+        const row = await monitorRow(ctx, m.id);
+        expect([row.last_status, row.heartbeat_last_ping_at, row.heartbeat_deadline_at, row.last_checked_at]).toEqual(["down", longAgo, null, checks[0]!.checked_at]);
+        expect(deadlines.get(m.id)).toBeNull();
+      }
+    } finally {
+      await hb.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
