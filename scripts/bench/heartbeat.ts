@@ -2,6 +2,7 @@
  * Heartbeat ping throughput:
  *   npm run bench -- heartbeat [--monitors N] [--duration S] [--connections C] [--generator wrk|autocannon]
  *                              [--memory 1000,10000,100000 | --skip-memory] [--keep] [--profile DIR]
+ *                              [--engine sqlite|postgres] [--pg-fsync on|off]
  *   npm run bench -- heartbeat --sustained [--duration 600] [--interval 60] ...   (lib/heartbeat-sustained.ts)
  *
  * Starts the real server (`vigil serve`, a child process) on a temp data dir holding N heartbeat
@@ -10,7 +11,9 @@
  * same generator for half the duration before Vigil starts and half after it stops; the output has
  * accepted pings/s, p50/p99 latency, the bare server's figures and the ratio to their mean. Finally
  * it checks, token by token, that every acknowledged (2xx) ping of the measured run is in
- * monitor_events or the ping journal: a 200 must mean durable. Then memory per heartbeat monitor at
+ * monitor_events or the ping journal: a 200 must mean durable. With `--engine postgres` the server
+ * keeps its data in a PostgreSQL this bench starts (lib/bench-engine.ts: durable as PostgreSQL's
+ * defaults are, unless `--pg-fsync off`), and the table adds that server's CPU. Then memory per heartbeat monitor at
  * growing counts: each pinged once, so each has its deadline in the one timer heap and its token and
  * row cached, as in the steady state; RSS over an empty server's, divided by the count, beside one
  * plain setTimeout per monitor.
@@ -20,9 +23,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
-import { openStore } from "../../src/store/database.ts";
+import { openStore, type Store } from "../../src/store/database.ts";
 import { readJournalFile } from "../../src/store/ping-journal-file.ts";
 import { watermarks } from "../../src/store/ping-fold.ts";
+import { parseEngine, startBenchEngine, type BenchEngine, type EngineName } from "./lib/bench-engine.ts";
 import { fmt, pickGenerator, pool, runLoad, type Generator, type LoadResult } from "./lib/load.ts";
 import { MAX_SUSTAINED_SECONDS, sustainedRun } from "./lib/heartbeat-sustained.ts";
 import { memoryTable } from "./lib/memory.ts";
@@ -43,12 +47,15 @@ interface Options {
   interval: number;
   bare: number;
   btrees: boolean;
+  engine: EngineName;
+  /** PostgreSQL's durability settings on (its defaults) or off (the test cluster's) */
+  pgFsync: boolean;
 }
 
 function parseArgs(args: string[]): Options {
   const o: Options = {
     monitors: 10_000, duration: NaN, connections: 64, generator: null, keep: false, profile: null, memory: [1000, 10_000, 100_000],
-    sustained: false, interval: 60, bare: 30, btrees: true,
+    sustained: false, interval: 60, bare: 30, btrees: true, engine: "sqlite", pgFsync: true,
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -65,6 +72,8 @@ function parseArgs(args: string[]): Options {
     else if (a === "--interval") o.interval = Math.max(5, v());
     else if (a === "--bare") o.bare = Math.max(1, Math.min(v(), 120));
     else if (a === "--no-btree") o.btrees = false;
+    else if (a === "--engine") o.engine = parseEngine(args[++i]);
+    else if (a === "--pg-fsync") o.pgFsync = args[++i] !== "off";
     else throw new Error(`unknown option ${a}`);
   }
   o.duration = o.sustained ? Math.min(Number.isNaN(o.duration) ? 600 : o.duration, MAX_SUSTAINED_SECONDS) : Math.min(Number.isNaN(o.duration) ? 10 : o.duration, 120);
@@ -80,8 +89,8 @@ const server = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch(req) {
 console.log("bare " + server.url.href.replace(/\\/$/, ""));
 `;
 
-export async function seedHeartbeats(dir: string, n: number): Promise<string[]> {
-  const store = openStore(dir);
+export async function seedHeartbeats(dir: string, n: number, open: () => Promise<Store> = async () => openStore(dir)): Promise<string[]> {
+  const store = await open();
   const account = await createAccount(store.db, "default", "enterprise", Date.now());
   const tokens = Array.from({ length: n }, () => randomToken(24));
   const now = Date.now();
@@ -131,15 +140,16 @@ export async function measureBare(gen: Generator, paths: string[], connections: 
 /** How long after its pings a server's RSS is read: past the first fold pass and a few GC cycles. */
 const MEMORY_SETTLE_MS = 15_000;
 
-async function memoryRun(o: Options): Promise<boolean> {
+async function memoryRun(o: Options, engine: BenchEngine): Promise<boolean> {
   console.log("");
   console.log(`memory per heartbeat monitor (each pinged once: its deadline in the timer heap, its token and row cached; RSS ${MEMORY_SETTLE_MS / 1000} s after the pings minus an empty server's):`);
   let ok = true;
   await memoryTable("monitors", o.memory, async (n) => {
     const dir = mkdtempSync(join(tmpdir(), "vigil-bench-hbmem-"));
     try {
-      const tokens = await seedHeartbeats(dir, n);
-      const vigil = await startVigil(dir, ["--log-level", "info", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000"]);
+      const store = await engine.fresh(dir);
+      const tokens = await seedHeartbeats(dir, n, store.open);
+      const vigil = await startVigil(dir, ["--log-level", "info", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000", ...store.flags]);
       try {
         const bad = await warmUp(vigil.url, tokens.map((t) => `/h/${t}`));
         if (bad) {
@@ -159,27 +169,34 @@ async function memoryRun(o: Options): Promise<boolean> {
 }
 
 /**
- * Every 2xx since `measuredFrom` must be a ping in the timeline or, not folded yet (past its
- * monitor's watermark), in the ping journal, token by token. A fold moves an entry from one to the
- * other in one transaction of the main database. The server must be stopped.
+ * Every 2xx since `measuredFrom` must be a ping in the timeline or, on SQLite, not folded yet (past
+ * its monitor's watermark), in the ping journal, token by token. A fold moves an entry from one to
+ * the other in one transaction of the main database. The server must be stopped.
  */
-export async function checkDurability(dir: string, measuredFrom: number, ackedByPath: Map<number, number>, tokens: string[]): Promise<{ acked: number; missing: number; totalRecorded: number }> {
-  const store = openStore(dir);
-  const rows = store.sqlite
-    .query(
-      `SELECT m.heartbeat_token AS token, count(*) AS n FROM monitor_events e JOIN monitors m ON m.id = e.monitor_id
-       WHERE e.kind = 'ping' AND e.result = 'accepted' AND e.at >= ?1 GROUP BY m.heartbeat_token`,
-    )
-    .all(measuredFrom) as { token: string; n: number }[];
-  const marks = watermarks(store.sqlite);
-  const tokenOf = new Map((store.sqlite.query("SELECT id, heartbeat_token AS token FROM monitors").all() as { id: number; token: string }[]).map((r) => [r.id, r.token]));
-  await store.close();
-  const recorded = new Map(rows.map((r) => [r.token, r.n]));
-  for (const e of readJournalFile(dir)) {
-    if (e.at < measuredFrom || e.id <= (marks.get(e.monitorId) ?? Infinity)) continue;
-    const t = tokenOf.get(e.monitorId)!;
-    recorded.set(t, (recorded.get(t) ?? 0) + 1);
+export async function checkDurability(
+  dir: string, measuredFrom: number, ackedByPath: Map<number, number>, tokens: string[], open: () => Promise<Store> = async () => openStore(dir),
+): Promise<{ acked: number; missing: number; totalRecorded: number }> {
+  const store = await open();
+  const rows = await store.db
+    .selectFrom("monitor_events as e")
+    .innerJoin("monitors as m", "m.id", "e.monitor_id")
+    .select(["m.heartbeat_token as token", (eb) => eb.fn.countAll<number>().as("n")])
+    .where("e.kind", "=", "ping")
+    .where("e.result", "=", "accepted")
+    .where("e.at", ">=", measuredFrom)
+    .groupBy("m.heartbeat_token")
+    .execute();
+  const recorded = new Map(rows.map((r) => [r.token!, Number(r.n)]));
+  if (store.engine === "sqlite") {
+    const marks = watermarks(store.sqlite);
+    const tokenOf = new Map((store.sqlite.query("SELECT id, heartbeat_token AS token FROM monitors").all() as { id: number; token: string }[]).map((r) => [r.id, r.token]));
+    for (const e of readJournalFile(dir)) {
+      if (e.at < measuredFrom || e.id <= (marks.get(e.monitorId) ?? Infinity)) continue;
+      const t = tokenOf.get(e.monitorId)!;
+      recorded.set(t, (recorded.get(t) ?? 0) + 1);
+    }
   }
+  await store.close();
   let missing = 0;
   let acked = 0;
   for (const [k, n] of ackedByPath) {
@@ -193,15 +210,29 @@ export async function checkDurability(dir: string, measuredFrom: number, ackedBy
 
 export async function main(args: string[]): Promise<number> {
   const o = parseArgs(args);
-  if (o.sustained) return sustainedRun(o);
+  if (o.sustained) {
+    if (o.engine !== "sqlite") throw new Error("--sustained runs on SQLite only (its figures are SQLite's b-trees and WAL)");
+    return sustainedRun(o);
+  }
+  const engine = await startBenchEngine(o.engine, { fsync: o.pgFsync });
+  try {
+    return await run(o, engine);
+  } finally {
+    await engine.stop();
+  }
+}
+
+async function run(o: Options, engine: BenchEngine): Promise<number> {
   const gen: Generator = pickGenerator(o.generator);
   const dir = mkdtempSync(join(tmpdir(), "vigil-bench-"));
   console.log(`heartbeat bench: ${fmt(o.monitors)} monitors, ${o.connections} connections, ${o.duration} s per run, generator ${gen}`);
   console.log(`machine: ${machine()}`);
-  const tokens = await seedHeartbeats(dir, o.monitors);
+  console.log(`store: ${engine.describe}`);
+  const store = await engine.fresh(dir);
+  const tokens = await seedHeartbeats(dir, o.monitors, store.open);
   const paths = tokens.map((t) => `/h/${t}`);
 
-  const flags = ["--log-level", "info", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000"];
+  const flags = ["--log-level", "info", "--ping-limit-token", "1000000", "--ping-limit-ip", "10000000", ...store.flags];
   const problems: string[] = [];
   const onLine = (l: string) => {
     if (problems.length < 5 && /"level":"(warn|error)"/.test(l)) problems.push(l);
@@ -220,13 +251,17 @@ export async function main(args: string[]): Promise<number> {
   }
   let vigilRun: LoadResult;
   let vigilCpu: number;
+  let dbCpu: number;
   let measuredFrom: number;
   let stopMs = 0;
   try {
     measuredFrom = Date.now();
     const cpu = cpuMeter(vigil.pid);
+    const db0 = engine.cpuSeconds();
+    const t0 = performance.now();
     vigilRun = await runLoad(gen, { url: vigil.url, paths, connections: o.connections, durationSec: o.duration, countAcks: true });
     vigilCpu = cpu.read();
+    dbCpu = ((engine.cpuSeconds() - db0) / ((performance.now() - t0) / 1000)) * 100;
   } finally {
     // A graceful stop folds what is still in the ping journal: that work belongs to the run, so
     // its time is added to the run's before the rate the target is judged by.
@@ -237,7 +272,7 @@ export async function main(args: string[]): Promise<number> {
 
   const bareAfter = await measureBare(gen, paths, o.connections, bareSeconds);
 
-  const { acked, missing, totalRecorded } = await checkDurability(dir, measuredFrom, vigilRun.acked, tokens);
+  const { acked, missing, totalRecorded } = await checkDurability(dir, measuredFrom, vigilRun.acked, tokens, store.open);
 
   const sustained = vigilRun.ok / (o.duration + stopMs / 1000);
   const bareRate = (bareBefore.run.perSecond + bareAfter.run.perSecond) / 2;
@@ -249,9 +284,11 @@ export async function main(args: string[]): Promise<number> {
       `${name.padEnd(18)}${fmt(r.perSecond).padStart(10)}  ${fmt(r.p50, 2).padStart(8)} ${fmt(r.p99, 2).padStart(8)} ${String(r.errors).padStart(8)}   ${fmt(cpu).padStart(9)}%   ${fmt((cpu / 100) * 1e6 / (r.requests / seconds), 1).padStart(8)}`,
     );
   row("vigil /h/<token>", vigilRun, vigilCpu, o.duration);
+  if (engine.name === "postgres") row("  its PostgreSQL", vigilRun, dbCpu, o.duration);
   row("bare, before", bareBefore.run, bareBefore.cpu, bareSeconds);
   row("bare, after", bareAfter.run, bareAfter.cpu, bareSeconds);
-  console.log(`with the journal's backlog: the stop after the run folded it in ${fmt(stopMs)} ms; ${fmt(vigilRun.ok)} pings / ${fmt(o.duration + stopMs / 1000, 2)} s = ${fmt(sustained)} pings/s`);
+  const backlog = engine.name === "sqlite" ? "with the journal's backlog: the stop after the run folded it in" : "no journal (every ping written by its batch): the stop after the run took";
+  console.log(`${backlog} ${fmt(stopMs)} ms; ${fmt(vigilRun.ok)} pings / ${fmt(o.duration + stopMs / 1000, 2)} s = ${fmt(sustained)} pings/s`);
   // two decimals: 49.96% printed as "50.0%" once read as the target met
   const met = ratio >= 0.5 && vigilRun.p99 < 10 ? "met" : "not met";
   console.log(`ratio vigil/bare   ${fmt(ratio * 100, 2)}% of the bare server's throughput (${fmt(bareRate)} req/s, the mean of the runs before and after), backlog included (target >= 50%, p99 < 10 ms: ${met})`);
@@ -262,7 +299,7 @@ export async function main(args: string[]): Promise<number> {
   if (acked !== vigilRun.ok) console.log(`warning: ${fmt(vigilRun.ok - acked)} 2xx answers carried no request id`);
   if (!o.keep) rmSync(dir, { recursive: true, force: true });
   else console.log(`data kept in ${dir}`);
-  const memoryOk = o.memory.length ? await memoryRun(o) : true;
+  const memoryOk = o.memory.length ? await memoryRun(o, engine) : true;
   return missing === 0 && acked === vigilRun.ok && memoryOk ? 0 : 1;
 }
 

@@ -15,13 +15,12 @@
  * Bounded: rounds x workloads x 2 x clients slices of --slice-ms (at most 200,000 ops each).
  * `pg` and `postgres` are not dependencies of Vigil: `npm install --no-save pg postgres` first.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { sql, type Kysely } from "kysely";
 import { startPostgres, type PostgresServer } from "../../test/helpers/postgres.ts";
 import type { BenchDb, Candidate } from "./lib/pg-candidates.ts";
 import { runChecks } from "./lib/pg-checks.ts";
 import { fmt, percentile } from "./lib/load.ts";
-import { machine } from "./lib/proc.ts";
+import { machine, postgresCpuSeconds as serverCpu } from "./lib/proc.ts";
 
 interface Options {
   rounds: number;
@@ -72,24 +71,6 @@ const WORKLOADS: [string, Work][] = [
         .execute(),
   ],
 ];
-
-/**
- * CPU seconds of the server: the postmaster's own and its reaped children's (backends that have
- * exited, autovacuum workers), plus every child still running (the pools' backends, the writers).
- */
-function serverCpu(postmaster: number): number {
-  let ticks = 0;
-  for (const p of readdirSync("/proc")) {
-    if (!/^\d+$/.test(p)) continue;
-    try {
-      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(p) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-      else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
-    } catch {}
-  }
-  return ticks / 100;
-}
 
 interface Slice {
   ops: number;

@@ -2,7 +2,7 @@
  * Child processes for the benches: the real server (`vigil serve`) and reference servers, each in
  * its own process as in production, plus CPU and RSS readings from /proc.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export const ROOT = join(import.meta.dir, "..", "..", "..");
@@ -102,6 +102,24 @@ export function cpuSeconds(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) / CLK_TCK;
+}
+
+/**
+ * CPU seconds of a PostgreSQL server: the postmaster's own and its reaped children's (backends that
+ * have exited, autovacuum workers), plus every child still running (the pools' backends, the writers).
+ */
+export function postgresCpuSeconds(postmaster: number): number {
+  let ticks = 0;
+  for (const p of readdirSync("/proc")) {
+    if (!/^\d+$/.test(p)) continue;
+    try {
+      const stat = readFileSync(`/proc/${p}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(p) === postmaster) ticks += Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
+      else if (Number(f[1]) === postmaster) ticks += Number(f[11]) + Number(f[12]);
+    } catch {}
+  }
+  return ticks / CLK_TCK;
 }
 
 /** Resident set size in bytes, from /proc/<pid>/statm. */
