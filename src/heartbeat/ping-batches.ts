@@ -27,8 +27,7 @@ const NO_ROWS: ReadonlyMap<number, PingMonitorRow> = new Map();
 
 /**
  * Where a batch is written. On SQLite the ping journal takes the plain pings that the rows cached
- * here vouch for; on PostgreSQL, which takes concurrent writers and commits a batch as cheaply as
- * the journal appends one, there is no journal and no cache: every op goes through applyBatch
+ * here vouch for; on PostgreSQL there is no journal and no cache: every op goes through applyBatch
  * (README "Heartbeat monitors").
  */
 export type PingPath = { journal: PingJournal; stmts: SqlitePingStatements } | { journal: null; stmts: PingStatements };
@@ -44,6 +43,8 @@ export const MAX_BATCH = 1000;
 class Batch {
   readonly ops: HeartbeatOp[] = [];
   outcomes: readonly (PingOutcome | null)[] = [];
+  /** the ops, by place, that failed alone (the batch failed, then each op was tried on its own) */
+  errors: Map<number, unknown> | null = null;
   readonly done: Promise<void>;
   resolve!: () => void;
   reject!: (err: unknown) => void;
@@ -92,7 +93,11 @@ export class PingBatches {
     const batch = this.openBatch();
     const i = batch.ops.push({ type: "ping", at: this.ctx.clock.now(), ping }) - 1;
     this.kick();
-    return batch.done.then(() => batch.outcomes[i]!);
+    return batch.done.then(() => {
+      const err = batch.errors?.get(i);
+      if (err !== undefined) throw err;
+      return batch.outcomes[i]!;
+    });
   }
 
   /** Queues deadline evaluations (a timer fired, or a monitor changed). */
@@ -174,35 +179,67 @@ export class PingBatches {
       }
       if (rest === null || rest.length > 0) {
         const restOps = rest === null ? ops : rest.map((i) => ops[i]!);
-        const side: BatchJournal | null = path.journal === null ? null : { journal: path.journal, stmts: path.stmts, cacheEpoch: this.rowsEpoch };
-        let result: BatchResult;
         try {
-          result = await this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, path.stmts.forBatch(trx), restOps, side), { gathered: true });
+          this.written(await this.write(restOps), rest, outcomes);
         } catch (err) {
           // the journal part, if any, is durable: its pings are recorded though their answer is an error
-          failed(err);
-          continue;
-        }
-        if (path.journal !== null) {
-          if (result.cacheStale) this.rows.clear();
-          this.rowsEpoch = result.epoch;
-          for (const [id, row] of result.rows) {
-            if (row === null) this.rows.delete(id);
-            else this.rows.set(id, row);
+          if (restOps.length === 1 || storageFailure(err)) {
+            failed(err);
+            continue;
           }
-          // before anything else runs in the write queue, so the next job sees what this one committed
-          path.journal.folded(result.folded);
+          // A value the database refuses (PostgreSQL takes no NUL in text) fails the transaction
+          // of every op batched with it: each op again in a transaction of its own, so a bad one
+          // fails only itself, as the write queue does with its jobs.
+          let failures = 0;
+          let first: unknown = null;
+          for (let k = 0; k < restOps.length; k++) {
+            const i = rest === null ? k : rest[k]!;
+            const op = restOps[k]!;
+            try {
+              this.written(await this.write([op]), [i], outcomes);
+            } catch (opErr) {
+              (batch.errors ??= new Map()).set(i, opErr);
+              if (failures++ === 0) first = opErr;
+              if (op.type === "evaluate") this.o.onEvaluateFailed([op.monitorId]);
+            }
+          }
+          this.log.error("heartbeat batch failed; its ops were written one by one", {
+            ops: restOps.length, failed_alone: failures, error: err instanceof Error ? err.message : String(err),
+            ...(failures > 0 ? { first_failure: first instanceof Error ? first.message : String(first) } : {}),
+          });
         }
-        if (rest === null) for (let k = 0; k < outcomes.length; k++) outcomes[k] = result.outcomes[k]!;
-        else rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
-        this.countChecks(result.checks);
-        this.committed(result);
       }
       this.o.afterBatch();
       batch.outcomes = outcomes;
       this.count(outcomes);
       batch.resolve();
     }
+  }
+
+  /** One transaction of the write queue for these ops. */
+  private write(ops: HeartbeatOp[]): Promise<BatchResult> {
+    const path = this.path;
+    const side: BatchJournal | null = path.journal === null ? null : { journal: path.journal, stmts: path.stmts, cacheEpoch: this.rowsEpoch };
+    return this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, path.stmts.forBatch(trx), ops, side), { gathered: true });
+  }
+
+  /** What a committed transaction wrote, for the ops at places `rest` of the batch (null: all of them). */
+  private written(result: BatchResult, rest: readonly number[] | null, outcomes: (PingOutcome | null)[]): void {
+    const journal = this.path.journal;
+    if (journal !== null) {
+      if (result.cacheStale) this.rows.clear();
+      this.rowsEpoch = result.epoch;
+      for (const [id, row] of result.rows) {
+        if (row === null) this.rows.delete(id);
+        else this.rows.set(id, row);
+      }
+      // before anything else runs in the write queue, so the next job sees what this one committed
+      journal.folded(result.folded);
+    }
+    if (rest === null) for (let k = 0; k < outcomes.length; k++) outcomes[k] = result.outcomes[k]!;
+    else rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
+    this.countChecks(result.checks);
+    this.committed(result);
   }
 
   /**

@@ -3,9 +3,11 @@
  * monitor_events, checks, incidents and the monitor rows, and the deadlines it hands to the timers.
  * On PostgreSQL the whole batch is one transaction whose rows are read in one query and written a
  * statement per kind of row (store/postgres-ping-statements.ts); on SQLite its plain pings go to
- * the journal once the rows are cached. The rows must be the same either way.
+ * the journal once the rows are cached. The rows must be the same either way. And a ping the
+ * database refuses fails alone, not the batch it came in.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { sql } from "kysely";
 import { rmSync } from "node:fs";
 import type { PingOutcome, PingRequest } from "../../src/heartbeat/apply-batch.ts";
 import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
@@ -186,6 +188,40 @@ describe("a batch of many pings on many monitors", () => {
     } finally {
       await hb.close();
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a ping the database refuses fails alone: the pings batched with it are written and answered", async () => {
+    const ctx = server.ctx;
+    const accountId = await defaultAccountId(ctx);
+    const [bad, ...good] = await Promise.all(Array.from({ length: 4 }, (_, i) => insertHeartbeat(ctx, { accountId, name: `refused ${i}`, periodSec: PERIOD, graceSec: GRACE })));
+    // a value the database refuses, as PostgreSQL refuses a NUL in text: a trigger of this test's
+    const poison =
+      ctx.store.engine === "sqlite"
+        ? ["CREATE TRIGGER poison BEFORE INSERT ON monitor_events WHEN NEW.reason = 'poison' BEGIN SELECT RAISE(ABORT, 'poisoned'); END"]
+        : [
+            "CREATE FUNCTION poison() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.reason = 'poison' THEN RAISE EXCEPTION 'poisoned'; END IF; RETURN NEW; END $$",
+            "CREATE TRIGGER poison BEFORE INSERT ON monitor_events FOR EACH ROW EXECUTE FUNCTION poison()",
+          ];
+    for (const statement of poison) await sql.raw(statement).execute(ctx.db);
+    const dir = tempDir("vigil-batch-journal-");
+    const hb = intake(dir);
+    try {
+      const refused = hb.batches.submit(request(bad!, { kind: "fail", failReason: "poison" }));
+      const answers = good.map((m) => hb.batches.submit(request(m)));
+      await expect(refused).rejects.toThrow(/poisoned/);
+      expect(await Promise.all(answers)).toEqual(good.map(() => ({ result: "accepted" })));
+      for (const m of good) expect(await kinds(m.id)).toEqual(["ping:accepted", "unknown->up"]);
+      expect(await timeline(ctx, bad!.id)).toEqual([]);
+      expect(await checksOf(bad!.id)).toEqual([]);
+      expect((await monitorRow(ctx, bad!.id)).last_status).toBe("unknown");
+      expect(server.logs.some((l) => l.msg === "heartbeat batch failed; its ops were written one by one" && l.ops === 4 && l.failed_alone === 1)).toBe(true);
+    } finally {
+      await hb.close();
+      rmSync(dir, { recursive: true, force: true });
+      for (const statement of ctx.store.engine === "sqlite" ? ["DROP TRIGGER poison"] : ["DROP TRIGGER poison ON monitor_events", "DROP FUNCTION poison()"]) {
+        await sql.raw(statement).execute(ctx.db);
+      }
     }
   });
 });
