@@ -2,6 +2,8 @@
  * What one probe run observed (docs/monitors.md "Check results"). Probes return this; the engine
  * stores it.
  */
+import { replaceNul } from "./text-rules.ts";
+
 export const CHECK_STATUSES = ["up", "down", "degraded"] as const;
 export type CheckStatus = (typeof CHECK_STATUSES)[number];
 
@@ -89,6 +91,15 @@ export function emptyResult(checkedAt: number): CheckResult {
     synthetic_trace_json: null,
     timings: null,
   };
+}
+
+/**
+ * The result with any NUL in its messages replaced (U+FFFD): a probe's message may quote what a
+ * target answered, and no stored text holds a NUL (docs/api-rules.md "Text").
+ */
+export function withoutNul(r: CheckResult): CheckResult {
+  if (!r.error_message?.includes("\0") && !r.degraded_reason?.includes("\0")) return r;
+  return { ...r, error_message: replaceNul(r.error_message), degraded_reason: replaceNul(r.degraded_reason) };
 }
 
 export function failed(checkedAt: number, code: CheckErrorCode, message: string, extra: Partial<CheckResult> = {}): CheckResult {

@@ -18,6 +18,7 @@ import {
   type SecretAttribute,
 } from "./monitor-schema.ts";
 import { resolverProblem, targetProblem } from "./monitor-targets.ts";
+import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
 import { newDetails } from "./details.ts";
 import { newOrigins, secretOrigins } from "./secret-origins.ts";
@@ -158,6 +159,10 @@ export function validateMonitorWrite(input: Record<string, unknown>, existing?: 
     const field = MONITOR_FIELDS[name] as MonitorField;
     if (type && !fieldApplies(name, type)) {
       add(name, `does not apply to ${type} monitors; it is for ${(field.types as readonly string[]).join(", ")} monitors`);
+      continue;
+    }
+    if (holdsNul(value)) {
+      add(name, NUL_MESSAGE);
       continue;
     }
     const structured = STRUCTURED[name];

@@ -17,6 +17,7 @@ import {
   type ChannelType,
 } from "./notification-channel-schema.ts";
 import { newDetails } from "./details.ts";
+import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 
 export type Details = Record<string, string[]>;
 export type ChannelChanges = Partial<Record<ChannelAttributeName, unknown>>;
@@ -117,6 +118,10 @@ export function validateChannelWrite(input: Record<string, unknown>, existing?: 
     const field = CHANNEL_FIELDS[name] as ChannelField;
     if (type && !channelFieldApplies(name, type)) {
       add(name, `does not apply to ${type} channels; it is for ${(field.types as readonly string[]).join(", ")} channels`);
+      continue;
+    }
+    if (holdsNul(value)) {
+      add(name, NUL_MESSAGE);
       continue;
     }
     const problems = Value.Check(field.schema, value) ? valueProblems(name, value) : [field.message];

@@ -9,6 +9,7 @@ import { isIP } from "node:net";
 import { isHostname } from "./monitor-targets.ts";
 import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
 import { newDetails } from "./details.ts";
+import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 import { nullable } from "./schema-parts.ts";
 
 /** At least 16 characters (README "Status pages"); tokens set before this rule keep working. */
@@ -115,6 +116,10 @@ export function validateStatusPageWrite(input: Record<string, unknown>, rules: S
     const field: PageField | undefined = Object.hasOwn(STATUS_PAGE_FIELDS, key) ? STATUS_PAGE_FIELDS[key as StatusPageAttributeName] : undefined; // not inherited names such as toString
     if (!field) {
       add(key, "is not a status page attribute; see the status page fields in /api/v1/openapi.json");
+      continue;
+    }
+    if (holdsNul(value)) {
+      add(key, NUL_MESSAGE);
       continue;
     }
     // a page's own token sent back unchanged passes, though it may be shorter than today's minimum

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.ts";
-import type { CheckResult } from "../domain/check-result.ts";
+import { withoutNul, type CheckResult } from "../domain/check-result.ts";
 import { aggregateState, quorumRegions, type RegionView } from "../domain/consensus.ts";
 import type { MonitorState } from "../domain/monitor.ts";
 import { insertCheck, resultAlreadyStored } from "../store/checks.ts";
@@ -39,7 +39,8 @@ export type RecordOutcome =
  * Results for deleted, paused and heartbeat monitors are dropped, as are repeats of a `resultUid`
  * (a peer re-delivering after a lost acknowledgement).
  */
-export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, result: CheckResult, resultUid?: string): Promise<RecordOutcome> {
+export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, checked: CheckResult, resultUid?: string): Promise<RecordOutcome> {
+  const result = withoutNul(checked);
   const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null));
   if (outcome.recorded) ctx.metrics.checks.inc({ status: result.status, type: outcome.monitorType, region });
   if (outcome.recorded && outcome.changed) {

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
+import { engineOf } from "./engine-of.ts";
 import { containsText } from "./text-match.ts";
 import { insertMonitorEvent } from "./monitor-events.ts";
 import { linkDefaultChannels } from "./notification-channels.ts";
@@ -29,15 +30,21 @@ export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, 
   if (f.type) query = query.where("monitor_type", "=", f.type);
   if (f.q) {
     const q = f.q;
-    // 3+ characters: the trigram index (monitors_search, migration 010; SQLite FTS5) answers a
-    // case-insensitive substring phrase. The search is always one quoted phrase, so nothing in it is
-    // FTS syntax (NEAR, AND, *, -, column:); FTS5 ends a query at a NUL, so a search holding one
-    // skips the index. For plain ASCII the index is the whole answer; otherwise the substring test
-    // below also runs on its candidates, as its lower() folds ASCII only and the index folds all of
-    // Unicode. Under 3 characters the substring test alone scans.
-    const indexed = [...q].length >= 3 && !q.includes("\0");
-    if (indexed) query = query.where(sql<boolean>`${sql.ref("id")} IN (SELECT rowid FROM monitors_search WHERE monitors_search MATCH ${`"${q.replaceAll('"', '""')}"`})`);
-    if (!indexed || !/^[\x20-\x7e]*$/.test(q)) query = query.where((eb) => eb.or([containsText(sql.ref("name"), q), containsText(sql`coalesce(${sql.ref("target")}, '')`, q)]));
+    // no stored text holds a NUL (docs/api-rules.md "Text"), so a search holding one finds nothing
+    if (q.includes("\0")) return { rows: [], total: 0 };
+    if (engineOf(db) === "sqlite") {
+      // 3+ characters: the trigram index (monitors_search, migration 010; SQLite FTS5) answers a
+      // case-insensitive substring phrase. The search is always one quoted phrase, so nothing in it
+      // is FTS syntax (NEAR, AND, *, -, column:). For plain ASCII the index is the whole answer;
+      // otherwise the substring test below also runs on its candidates, as the index folds all of
+      // Unicode and the search folds A-Z only. Under 3 characters the substring test alone scans.
+      const indexed = [...q].length >= 3;
+      if (indexed) query = query.where(sql<boolean>`${sql.ref("id")} IN (SELECT rowid FROM monitors_search WHERE monitors_search MATCH ${`"${q.replaceAll('"', '""')}"`})`);
+      if (!indexed || !/^[\x20-\x7e]*$/.test(q)) query = query.where((eb) => eb.or([containsText(db, sql.ref("name"), q), containsText(db, sql`coalesce(${sql.ref("target")}, '')`, q)]));
+    } else {
+      // the pg_trgm indexes on name and target serve containsText's ILIKE
+      query = query.where((eb) => eb.or([containsText(db, sql.ref("name"), q), containsText(db, sql.ref("target"), q)]));
+    }
   }
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();

@@ -1,15 +1,37 @@
 import { sql, type RawBuilder } from "kysely";
+import type { Db } from "./database.ts";
+import { engineOf } from "./engine-of.ts";
 
 /**
- * Whether `text` occurs in `column` (an SQL expression), ignoring ASCII case: instr() over both
- * sides lower-cased, so every character of a search is literal (`%`, `_`, `*`, quotes...). Not LIKE:
- * SQLite reads a LIKE pattern only up to its first NUL character, so "ab\0c" would match "xab".
+ * Lower-cases A-Z only, as SQLite's lower() does, so both sides of a search fold alike on either
+ * engine (docs/api-rules.md "Query parameters": other letters match as written).
  */
-export function containsText(column: RawBuilder<unknown>, text: string): RawBuilder<boolean> {
-  return sql<boolean>`instr(lower(${column}), ${text.toLowerCase()}) > 0`;
+export function foldAscii(text: string): string {
+  return text.replace(/[A-Z]/g, (c) => c.toLowerCase());
+}
+
+const UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+const LOWER = "abcdefghijklmnopqrstuvwxyz";
+
+/**
+ * Whether `text` occurs in `column` (an SQL expression), ASCII letters in any case, every other
+ * character literal (`%`, `_`, `*`, quotes...). Not LIKE on SQLite: it reads a pattern only up to
+ * its first NUL. On PostgreSQL, whose lower() and ILIKE fold by the database's locale, the exact
+ * test is translate() of A-Z; an ILIKE beside it lets the pg_trgm indexes narrow the rows (it
+ * folds at least A-Z under every locale but the Turkic ones, whose I folds to a dotless ı). A text holding a NUL is never searched for: no
+ * stored text holds one (docs/api-rules.md "Text").
+ */
+export function containsText(db: Db, column: RawBuilder<unknown>, text: string): RawBuilder<boolean> {
+  const folded = foldAscii(text);
+  if (engineOf(db) === "sqlite") return sql<boolean>`instr(lower(${column}), ${folded}) > 0`;
+  return sql<boolean>`(${column} ilike ${"%" + escapeLike(folded) + "%"} escape '\\' and strpos(translate(${column}, ${UPPER}, ${LOWER}), ${folded}) > 0)`;
+}
+
+function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => "\\" + c);
 }
 
 /** A LIKE pattern for values starting with `prefix`, its wildcards escaped (`escape '\'`). */
 export function likePrefix(prefix: string): string {
-  return prefix.replace(/[\\%_]/g, (c) => "\\" + c) + "%";
+  return escapeLike(prefix) + "%";
 }

@@ -91,6 +91,11 @@ const BAD_CREATES: [string, Record<string, unknown>, Record<string, string>][] =
   ["heartbeat schedule that never fires again (30 February)", hb({ heartbeat_schedule: "0 0 30 2 *" }), { heartbeat_schedule: "never fires again" }],
   ["heartbeat timezone unknown", hb({ heartbeat_timezone: "Mars/Olympus" }), { heartbeat_timezone: "must be an IANA time zone name" }],
   ["unknown attribute", http({ colour: "red" }), { colour: "is not a monitor attribute" }],
+  // PostgreSQL's text cannot hold U+0000, so neither engine stores one (docs/api-rules.md "Text")
+  ["a NUL in the name", http({ name: "Shop\u0000Front" }), { name: "must not contain the NUL character (U+0000)" }],
+  ["a NUL in a header name", http({ api_headers_json: { "X-A\u0000": "1" } }), { api_headers_json: "must not contain the NUL character" }],
+  ["a NUL in an assertion value", http({ api_json_assertions_json: [{ path: "a", op: "equals", value: "\u0000" }] }), { api_json_assertions_json: "must not contain the NUL character" }],
+  ["a NUL in a secret", http({ api_auth_type: "bearer", api_auth_bearer_token: "tok\u0000" }), { api_auth_bearer_token: "must not contain the NUL character" }],
   ["http attribute on tcp", tcp({ keyword: "ok" }), { keyword: "does not apply to tcp monitors; it is for http monitors" }],
   ["heartbeat attribute on http", http({ heartbeat_period_sec: 60 }), { heartbeat_period_sec: "does not apply to http monitors" }],
   ["secret on a tcp monitor", tcp({ api_auth_bearer_token: "tok" }), { api_auth_bearer_token: "does not apply to tcp monitors" }],

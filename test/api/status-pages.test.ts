@@ -102,6 +102,9 @@ const BAD: [string, Record<string, unknown>, Record<string, string>][] = [
   ["monitor_ids duplicated", { name: "a", monitor_ids: [1, 1] }, { monitor_ids: "distinct monitor ids" }],
   ["monitor_ids unknown", { name: "a", monitor_ids: [999999] }, { monitor_ids: "monitor 999999 does not exist in this account" }],
   ["unknown attribute", { name: "a", colour: "red" }, { colour: "is not a status page attribute" }],
+  // PostgreSQL's text cannot hold U+0000, so neither engine stores one (docs/api-rules.md "Text")
+  ["a NUL in the name", { name: "Acme\u0000" }, { name: "must not contain the NUL character (U+0000)" }],
+  ["a NUL in the description", { name: "a", description: "x\u0000y" }, { description: "must not contain the NUL character (U+0000)" }],
 ];
 
 describe("validation", () => {

@@ -182,3 +182,17 @@ test("a recovery's transition carries no error: a succeeded check's note (latenc
   const check = await h.ctx.db.selectFrom("checks").selectAll().where("monitor_id", "=", id).orderBy("id", "desc").executeTakeFirstOrThrow();
   expect(check.error_message).toBe(note);
 });
+
+test("a NUL a target's answer put in a message is stored as U+FFFD, on either engine (docs/api-rules.md \"Text\")", async () => {
+  const id = await insertMonitor(h);
+  const t0 = Date.now();
+  h.ctx.clock = { now: () => t0 + 1000 };
+  await recordCheckResult(h.ctx, id, "local", result("degraded", { checked_at: t0, degraded_reason: "slow\u0000" }));
+  const down = await recordCheckResult(h.ctx, id, "local", result("down", { checked_at: t0 + 1, error_message: "expected a, got \u0000b\u0000" }));
+  expect(down.recorded).toBe(true);
+  const rows = await h.ctx.db.selectFrom("checks").select(["error_message", "degraded_reason"]).where("monitor_id", "=", id).orderBy("checked_at").execute();
+  expect(rows).toEqual([
+    { error_message: null, degraded_reason: "slow\uFFFD" },
+    { error_message: "expected a, got \uFFFDb\uFFFD", degraded_reason: null },
+  ]);
+});

@@ -140,6 +140,8 @@ describe("notification channels API", () => {
       { name: "PATCH: channel_type cannot change", method: "PATCH", path: () => `${BASE}/${gotify}`, body: { channel_type: "webhook" }, status: 422, check: firstDetail("channel_type", "cannot be changed") },
       { name: "PATCH: a required secret cannot be dropped", method: "PATCH", path: () => `${BASE}/${gotify}`, body: { gotify_token: null }, status: 422, contains: { error: { details: { gotify_token: expect.anything() } } } },
       { name: "PATCH: a bad URL", method: "PATCH", path: () => `${BASE}/${gotify}`, body: { url: "nope" }, status: 422 },
+      // PostgreSQL's text cannot hold U+0000, so neither engine stores one (docs/api-rules.md "Text")
+      { name: "a NUL in the name and in a secret", method: "POST", path: BASE, body: { name: "n\u0000", channel_type: "gotify", url: "https://gotify.example.com", gotify_token: "t\u0000k" }, status: 422, details: { name: "must not contain the NUL character (U+0000)", gotify_token: "must not contain the NUL character (U+0000)" } },
       { name: "PATCH: a body that is not an object", method: "PATCH", path: () => `${BASE}/${gotify}`, body: "[1]", status: 400 },
     ]);
   });
