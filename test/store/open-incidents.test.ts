@@ -6,12 +6,15 @@ import { afterAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { openStore } from "../../src/store/database.ts";
 import { countOpenIncidents, openIncidentCountQuery } from "../../src/store/incident-queries.ts";
+import { TEST_ENGINE } from "../helpers/engine.ts";
 import { tempDir } from "../helpers/server.ts";
 
 const dir = tempDir("vigil-incidents-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-test("open incidents are counted through the partial index incidents_open", async () => {
+// SQLite's query plan of an SQLite file; the partial index's PostgreSQL twin is held to the same
+// columns by postgres-schema.test.ts.
+test.skipIf(TEST_ENGINE === "postgres")("open incidents are counted through the partial index incidents_open", async () => {
   const store = openStore(dir);
   store.sqlite.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('a', 'pro', 0)");
   store.sqlite.exec("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) VALUES (1, 'm', 'http', 'http://127.0.0.1:9/', 60, 1000, 0, 0), (1, 'n', 'http', 'http://127.0.0.1:9/', 60, 1000, 0, 0)");
