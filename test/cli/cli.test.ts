@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { hashToken } from "../../src/lib/tokens.ts";
-import { openTestStore } from "../helpers/engine.ts";
+import { databaseAtRest, openTestStore } from "../helpers/engine.ts";
 import { lastLine, runVigil, spawnServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -81,7 +81,9 @@ describe("accounts, tokens and peers", () => {
     expect(rows).toHaveLength(1);
     expect(rows[0]!.token_hash).toBe(hashToken(token));
     expect(rows[0]!.scopes).toBe("monitors:read,checks:read");
-    expect(readFileSync(join(data, "vigil.db")).includes(Buffer.from(token))).toBe(false);
+    const atRest = (await databaseAtRest(data)).text;
+    expect(atRest.includes(hashToken(token))).toBe(true); // the bytes searched hold the token's row
+    expect(atRest.includes(token)).toBe(false);
     const list = await runVigil(["token", "list", "--data", data]);
     expect(list.stdout).toContain("ci");
     expect(list.stdout).not.toContain(token);

@@ -8,7 +8,10 @@
  * need not know the engine. On PostgreSQL the data directory still holds what an instance keeps
  * locally (the secret key, the bootstrap token, the instance lock).
  */
-import { openStore, type Store } from "../../src/store/database.ts";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { sql } from "kysely";
+import { DATABASE_FILE, openStore, type Store } from "../../src/store/database.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import { startPostgres, type PostgresServer } from "./postgres.ts";
 
@@ -39,16 +42,47 @@ export async function databaseUrlFor(dataDir: string): Promise<string | null> {
   return url;
 }
 
-/** `--database-url URL` for a command or server given `--data DIR`, on PostgreSQL; nothing on SQLite or when one is given. */
-export async function engineArgs(args: readonly string[]): Promise<string[]> {
-  if (TEST_ENGINE === "sqlite" || args.includes("--database-url")) return [];
+/**
+ * `--database-url URL` for a command or server given `--data DIR` (or VIGIL_DATA=DIR in `env`), on
+ * PostgreSQL; nothing on SQLite or when a database URL is given.
+ */
+export async function engineArgs(args: readonly string[], env: Record<string, string | undefined> = {}): Promise<string[]> {
+  if (TEST_ENGINE === "sqlite" || args.includes("--database-url") || env.VIGIL_DATABASE_URL) return [];
   const i = args.indexOf("--data");
-  if (i < 0 || i + 1 >= args.length) return [];
-  return ["--database-url", (await databaseUrlFor(args[i + 1]!))!];
+  const dataDir = i >= 0 && i + 1 < args.length ? args[i + 1]! : env.VIGIL_DATA;
+  if (!dataDir) return [];
+  return ["--database-url", (await databaseUrlFor(dataDir))!];
 }
 
 /** The store of a data directory on the suite's engine, as a server started on it would open it. */
 export async function openTestStore(dataDir: string): Promise<Store> {
   const url = await databaseUrlFor(dataDir);
   return url ? openPostgresStore(url) : openStore(dataDir);
+}
+
+/**
+ * The bytes a data directory's database keeps at rest, as latin1 text, for tests that search them
+ * for a plaintext secret. On SQLite: the database file, its WAL and shared memory, as they are. On
+ * PostgreSQL: after a CHECKPOINT, which writes every committed row into the data files, the files
+ * of that database (base/<oid>). `files` names what was read; a test proves the right bytes were
+ * read by finding something it wrote.
+ */
+export async function databaseAtRest(dataDir: string): Promise<{ files: string[]; text: string }> {
+  let dir = dataDir;
+  let files: string[];
+  const url = await databaseUrlFor(dataDir);
+  if (!url) {
+    files = readdirSync(dataDir).filter((f) => f.startsWith(DATABASE_FILE));
+  } else {
+    const store = await openPostgresStore(url, { poolSize: 1 });
+    try {
+      await sql`CHECKPOINT`.execute(store.db);
+      const { oid } = (await sql<{ oid: number }>`SELECT oid::int AS oid FROM pg_database WHERE datname = current_database()`.execute(store.db)).rows[0]!;
+      dir = join((await testCluster()).dir, "data", "base", String(oid));
+    } finally {
+      await store.close();
+    }
+    files = existsSync(dir) ? readdirSync(dir) : [];
+  }
+  return { files, text: Buffer.concat(files.map((f) => readFileSync(join(dir, f)))).toString("latin1") };
 }

@@ -12,7 +12,8 @@ export interface CliResult {
 
 /** Runs `vigil <args>` from source as a real child process. */
 export async function runVigil(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args, ...(await engineArgs(args))], { cwd: ROOT, env: { ...process.env, ...env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const merged = { ...process.env, ...env };
+  const proc = Bun.spawn([process.execPath, MAIN, ...args, ...(await engineArgs(args, merged))], { cwd: ROOT, env: merged, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
@@ -42,9 +43,10 @@ export async function spawnServer(
 ): Promise<ChildServer> {
   const port = o.port ?? (await freePort());
   const name = o.name ?? "server";
-  const cmd = [...(o.exe ?? [process.execPath, MAIN]), "serve", "--host", "127.0.0.1", "--port", String(port), ...args, ...(await engineArgs(args))];
+  const env = { ...process.env, ...o.env };
+  const cmd = [...(o.exe ?? [process.execPath, MAIN]), "serve", "--host", "127.0.0.1", "--port", String(port), ...args, ...(await engineArgs(args, env))];
   let out = "";
-  const proc = Bun.spawn(cmd, { cwd: o.cwd ?? ROOT, env: { ...process.env, ...o.env }, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
+  const proc = Bun.spawn(cmd, { cwd: o.cwd ?? ROOT, env, stdout: "pipe", stderr: "pipe", stdin: "ignore" });
   const pump = async (s: ReadableStream<Uint8Array>) => {
     const dec = new TextDecoder();
     for await (const chunk of s) out += dec.decode(chunk, { stream: true });

@@ -8,10 +8,9 @@
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
 import { apiRoutes } from "../../src/api/routes.ts";
 import { insertIncident } from "../../src/store/incidents.ts";
+import { databaseAtRest } from "../helpers/engine.ts";
 import { defaultAccountId } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
@@ -144,9 +143,7 @@ test("no log line holds a secret", () => {
 
 test("the database files hold every secret only encrypted", async () => {
   await s.ctx.writes.flush();
-  const files = readdirSync(s.dataDir).filter((f) => f.startsWith("vigil.db"));
-  expect(files).toContain("vigil.db");
-  const bytes = Buffer.concat(files.map((f) => readFileSync(join(s.dataDir, f))));
-  expect(bytes.includes("never there")).toBe(true); // the files searched hold the monitors' rows
-  for (const secret of [...SECRETS, basicHeader]) expect({ secret, found: leaked(bytes.toString("latin1"), secret) }).toEqual({ secret, found: null });
+  const { text } = await databaseAtRest(s.dataDir);
+  expect(text.includes("never there")).toBe(true); // the files searched hold the monitors' rows
+  for (const secret of [...SECRETS, basicHeader]) expect({ secret, found: leaked(text, secret) }).toEqual({ secret, found: null });
 });
