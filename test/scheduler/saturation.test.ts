@@ -120,12 +120,14 @@ describe("a scheduler whose slots are all held", () => {
   });
 
   test("says it is saturated, records what ran meanwhile as not judged for latency, and says when it is over", async () => {
-    // /held answers only once opened, and at once from then on
+    // /held answers only once opened, and from then on 20 ms after it is asked: every check's
+    // latency is then above its 1 ms limit (a loopback answer at once may take under a millisecond)
     let open = false;
     const waiting: (() => void)[] = [];
     target = await startHttpTarget({
       "/held": async () => {
         if (!open) await new Promise<void>((resolve) => waiting.push(resolve));
+        await Bun.sleep(20);
         return new Response("ok");
       },
     });
