@@ -1,5 +1,4 @@
-import { Database } from "bun:sqlite";
-import { join } from "node:path";
+import { openTestStore } from "../helpers/engine.ts";
 import { spawnServer } from "../helpers/process.ts";
 
 /** A `vigil serve` child process whose output the test reads as parsed JSON log lines. */
@@ -53,11 +52,11 @@ export function spooledResults(processes: VigilProcess[]): Map<string, { monitor
 }
 
 /** Monitor ids of the results still in a stopped probe's spool. */
-export function remainingInSpool(dataDir: string): number[] {
-  const db = new Database(join(dataDir, "vigil.db"), { readonly: true });
+export async function remainingInSpool(dataDir: string): Promise<number[]> {
+  const store = await openTestStore(dataDir);
   try {
-    return (db.query("SELECT payload_json FROM spool").all() as { payload_json: string }[]).map((r) => JSON.parse(r.payload_json).monitor_id as number);
+    return (await store.db.selectFrom("spool").select("payload_json").execute()).map((r) => JSON.parse(r.payload_json).monitor_id as number);
   } finally {
-    db.close();
+    await store.close();
   }
 }

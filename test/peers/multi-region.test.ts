@@ -209,7 +209,7 @@ test("a killed probe's region leaves the quorum after 3 intervals and rejoins wh
 test("every result each probe spooled is on the leader exactly once", async () => {
   for (const r of ["a", "b"] as const) expect(await current(r).stop("SIGTERM")).toBe(0);
   for (const r of ["a", "b"] as const) {
-    const left = remainingInSpool(dirs[r]);
+    const left = await remainingInSpool(dirs[r]);
     expect(left).toEqual([]);
     const spooled = spooledResults(probes[r]);
     for (const [name, id] of Object.entries(ids)) {

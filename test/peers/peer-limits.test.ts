@@ -5,6 +5,7 @@ import { startInstance, type Instance } from "../../src/cli/serve.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
 import { boundResult, MAX_TRACE_BYTES, ResultItemSchema, toResultItem } from "../../src/peers/protocol.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
+import { engineArgs } from "../helpers/engine.ts";
 import { makeAccount, startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 import { remainingInSpool } from "./cluster.ts";
 import { batch, makePeer, peerCall, resultItem } from "./helpers.ts";
@@ -216,8 +217,9 @@ describe("results per peer per minute", () => {
       const peer = await makePeer(leader.ctx, "eu", [d.accountId]);
       // paused: the probe has nothing to run, and the window's limit is the floor alone (2)
       const m = await createMonitor(leader, httpAttrs({ name: "quota", is_paused: true, interval_sec: 3600, regions: ["eu"], target: `http://127.0.0.1:${target.port}/` }), d.token);
+      const args = ["--role", "probe", "--leader", leader.url, "--peer-token", peer.token, "--region", "eu", "--data", probeDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug"];
       probe = await startInstance(
-        ["--role", "probe", "--leader", leader.url, "--peer-token", peer.token, "--region", "eu", "--data", probeDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug"],
+        [...args, ...(await engineArgs(args))],
         {},
         { logSink: (l) => probeLogs.push(l) },
       );
@@ -245,7 +247,7 @@ describe("results per peer per minute", () => {
       expect(checks.map((c: { attributes: { checked_at: string } }) => Date.parse(c.attributes.checked_at)).sort()).toEqual(spooled().map((l) => l.checked_at).sort());
       await probe.shutdown();
       probe = undefined;
-      expect(remainingInSpool(probeDir)).toEqual([]);
+      expect(await remainingInSpool(probeDir)).toEqual([]);
     } finally {
       await probe?.shutdown();
       await leader.stop();

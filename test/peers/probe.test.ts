@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { existsSync, rmSync } from "node:fs";
 import { join } from "node:path";
@@ -6,6 +5,7 @@ import { startInstance, type Instance } from "../../src/cli/serve.ts";
 import { updateAccount } from "../../src/store/accounts.ts";
 import { revokePeer } from "../../src/store/peers.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
+import { engineArgs, openTestStore } from "../helpers/engine.ts";
 import { runVigil } from "../helpers/process.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 import { makePeer } from "./helpers.ts";
@@ -38,8 +38,9 @@ beforeAll(async () => {
     httpAttrs({ name: "eu only", is_paused: false, interval_sec: 3600, target: `http://127.0.0.1:${target.port}/`, regions: ["eu"], api_auth_type: "bearer", api_auth_bearer_token: SECRET }),
   );
   const eu = await makePeer(leader.ctx, "eu");
+  const args = ["--role", "probe", "--leader", leader.url, "--peer-token", eu.token, "--region", "eu", "--data", probeDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug"];
   probe = await startInstance(
-    ["--role", "probe", "--leader", leader.url, "--peer-token", eu.token, "--region", "eu", "--data", probeDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug"],
+    [...args, ...(await engineArgs(args))],
     {},
     { logSink: (l) => probeLogs.push(l) },
   );
@@ -74,14 +75,14 @@ test("a probe serves only /healthz and /readyz: no API, no bootstrap account", a
 });
 
 test("the cached definitions hold the secret sealed, never in plaintext; the probe logs no secret", async () => {
-  const db = new Database(join(probeDir, "vigil.db"), { readonly: true });
+  const store = await openTestStore(probeDir);
   try {
-    const rows = db.query("SELECT key, value FROM kv WHERE key LIKE 'peer.%'").all() as { key: string; value: string }[];
+    const rows = await store.db.selectFrom("kv").select(["key", "value"]).where("key", "like", "peer.%").execute();
     expect(rows.some((r) => r.key === `peer.def.${monitorId}`)).toBe(true);
     expect(rows.some((r) => r.key === "peer.cursor")).toBe(true);
     for (const r of rows) expect(r.value).not.toContain(SECRET);
   } finally {
-    db.close();
+    await store.close();
   }
   expect(probeLogs.join("\n")).not.toContain(SECRET);
   expect(leader.logText()).not.toContain(SECRET);
