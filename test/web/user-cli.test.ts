@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { verifyPassword } from "../../src/auth/passwords.ts";
-import { openTestStore } from "../helpers/engine.ts";
+import { engineArgs, openTestStore } from "../helpers/engine.ts";
 import { MAIN, ROOT, runVigil } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
@@ -10,7 +10,7 @@ afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 /** `vigil <args>` with `stdin` piped in, as `printf ... | vigil user create ...` does. */
 async function vigil(args: string[], stdin = ""): Promise<{ code: number; stdout: string; stderr: string }> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
+  const proc = Bun.spawn([process.execPath, MAIN, ...args, ...(await engineArgs(args))], { cwd: ROOT, stdin: new TextEncoder().encode(stdin), stdout: "pipe", stderr: "pipe" });
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
   return { code, stdout, stderr };
 }
