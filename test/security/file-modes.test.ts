@@ -10,6 +10,7 @@ import { chmodSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, st
 import { join } from "node:path";
 import { backupDatabase, restoreDatabase } from "../../src/store/backup.ts";
 import { openPingJournal } from "../../src/store/ping-journal-file.ts";
+import { TEST_ENGINE } from "../helpers/engine.ts";
 import { runVigil, spawnServer } from "../helpers/process.ts";
 import { startTestServer, tempDir } from "../helpers/server.ts";
 
@@ -114,7 +115,9 @@ test("an older install's 0644 files are made 0600 on start; the directory keeps 
   const again = await startTestServer([], { dataDir: data });
   try {
     expect(mode(data)).toBe("755");
-    for (const f of ["vigil.db", "vigil.db-wal", "vigil.db-shm", "secret.key", "bootstrap-token", "serve.lock"]) expect({ f, mode: existsSync(join(data, f)) ? mode(join(data, f)) : "missing" }).toEqual({ f, mode: "600" });
+    // on PostgreSQL the data directory holds no database, only the instance's own files
+    const store = TEST_ENGINE === "sqlite" ? ["vigil.db", "vigil.db-wal", "vigil.db-shm"] : [];
+    for (const f of [...store, "secret.key", "bootstrap-token", "serve.lock"]) expect({ f, mode: existsSync(join(data, f)) ? mode(join(data, f)) : "missing" }).toEqual({ f, mode: "600" });
     expect(mode(join(data, "ping-journal"))).toBe("700");
     expect(again.logs.some((l) => l.level === "warn" && String(l.msg).includes("data directory is open to other users"))).toBe(true);
   } finally {
