@@ -11,6 +11,7 @@ import { Database } from "bun:sqlite";
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { readJournalFile } from "../../src/store/ping-journal-file.ts";
+import { TEST_ENGINE } from "../helpers/engine.ts";
 import { spawnServer, type ChildServer } from "../helpers/process.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
@@ -70,7 +71,10 @@ async function call(base: string, token: string, method: string, path: string, b
   return { status: res.status, json: (await res.json()) as any };
 }
 
-test("SIGKILL mid-flight loses no acknowledged write and sends no delivered alert twice", async () => {
+// About SQLite's files after a kill: it reads vigil.db and the ping journal directly and runs
+// integrity_check on them. On PostgreSQL the database server keeps what was committed, whatever
+// becomes of an instance.
+test.skipIf(TEST_ENGINE === "postgres")("SIGKILL mid-flight loses no acknowledged write and sends no delivered alert twice", async () => {
   const receiver = startWebhookReceiver();
   cleanup.push(receiver.stop);
   const target: HttpTarget = await startHttpTarget({ "/ok": () => new Response("fine") });
