@@ -1,6 +1,7 @@
 /**
- * Recognises the storage failures a person can act on: the disk holding the data directory is full
- * (SQLITE_FULL, ENOSPC) or the store cannot be written at all (SQLITE_IOERR and its extended codes).
+ * Recognises the storage failures a person can act on: the disk holding the data is full
+ * (SQLITE_FULL, ENOSPC, PostgreSQL's disk_full) or the store cannot be written at all (SQLITE_IOERR
+ * and its extended codes, PostgreSQL's io_error).
  * The API answers these with 507 / 503 and a code instead of a 500, and logs them at most once a
  * minute per component: a full disk fails every write, and a log line per request would fill the
  * disk that holds the logs too.
@@ -12,11 +13,14 @@ export type StorageFailure = "full" | "io";
 /** SQLite primary result codes (https://sqlite.org/rescode.html); extended codes keep them in the low byte. */
 const SQLITE_IOERR = 10;
 const SQLITE_FULL = 13;
+/** PostgreSQL's SQLSTATEs (https://www.postgresql.org/docs/current/errcodes-appendix.html), which Bun's PostgresError carries in `errno`. */
+const PG_DISK_FULL = "53100";
+const PG_IO_ERROR = "58030";
 
 /**
  * "full" for a full disk, "io" for an I/O error, null for anything else. Looks at bun:sqlite's
- * SQLiteError (`code` "SQLITE_FULL" / "SQLITE_IOERR_WRITE", `errno` possibly extended), at Node's
- * ENOSPC, and one level of `cause`.
+ * SQLiteError (`code` "SQLITE_FULL" / "SQLITE_IOERR_WRITE", `errno` possibly extended), at Bun's
+ * PostgresError (`errno` the SQLSTATE), at Node's ENOSPC, and one level of `cause`.
  */
 export function storageFailure(err: unknown): StorageFailure | null {
   for (let e: unknown = err, depth = 0; e && typeof e === "object" && depth < 3; e = (e as { cause?: unknown }).cause, depth++) {
@@ -24,6 +28,10 @@ export function storageFailure(err: unknown): StorageFailure | null {
     if (typeof code === "string") {
       if (code === "SQLITE_FULL" || code === "ENOSPC") return "full";
       if (code.startsWith("SQLITE_IOERR") || code === "EIO") return "io";
+    }
+    if (typeof errno === "string" && (e as { name?: unknown }).name === "PostgresError") {
+      if (errno === PG_DISK_FULL) return "full";
+      if (errno === PG_IO_ERROR) return "io";
     }
     if (typeof errno === "number" && (e as { name?: unknown }).name === "SQLiteError") {
       if ((errno & 0xff) === SQLITE_FULL) return "full";

@@ -18,6 +18,7 @@ import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { insertIncident } from "../../src/store/incidents.ts";
 import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
+import { TEST_ENGINE } from "../helpers/engine.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 import { asSqlite } from "../../src/store/database.ts";
@@ -254,8 +255,8 @@ test("over the rate limit, every /api/v1 operation answers 429 as documented", a
   expect(problems.splice(0)).toEqual([]);
 });
 
-// SQLite's page cap is what makes the store full here; PostgreSQL has no such setting, so this case
-// runs on SQLite only
+// SQLite's page cap is what fills the store here; PostgreSQL's disk_full is read as the same full
+// store (test/reliability/storage-errors.test.ts)
 test.skipIf(TEST_ENGINE === "postgres")("a full store: a write answers 507 as documented", async () => {
   // SQLite's own page cap makes the store full for real: the next write that needs a page fails
   // with SQLITE_FULL, as on a full disk (test/reliability/disk-full.test.ts fills a real one)

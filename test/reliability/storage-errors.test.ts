@@ -9,6 +9,14 @@ class SQLiteError extends Error {
   }
 }
 
+class PostgresError extends Error {
+  override name = "PostgresError";
+  readonly code = "ERR_POSTGRES_SERVER_ERROR";
+  constructor(readonly errno: string) {
+    super("postgres");
+  }
+}
+
 test.each([
   ["SQLITE_FULL by code", new SQLiteError("SQLITE_FULL", 13), "full"],
   ["SQLITE_FULL by errno alone", new SQLiteError(undefined, 13), "full"],
@@ -20,6 +28,9 @@ test.each([
   ["SQLITE_CONSTRAINT", new SQLiteError("SQLITE_CONSTRAINT_UNIQUE", 2067), null],
   ["SQLITE_BUSY", new SQLiteError("SQLITE_BUSY", 5), null],
   ["errno 13 outside SQLite (EACCES)", Object.assign(new Error("denied"), { errno: 13, code: "EACCES" }), null],
+  ["PostgreSQL disk_full (53100)", new PostgresError("53100"), "full"],
+  ["PostgreSQL io_error (58030)", new PostgresError("58030"), "io"],
+  ["PostgreSQL unique_violation (23505)", new PostgresError("23505"), null],
   ["a plain error", new Error("boom"), null],
   ["not an error", "SQLITE_FULL", null],
 ] as const)("%s", (_what, err, expected) => {
