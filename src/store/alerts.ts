@@ -1,6 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Db } from "./database.ts";
 import { putKvOnce } from "./kv.ts";
+import { inCodePointOrder } from "./text-match.ts";
 import type { AlertRow } from "./tables.ts";
 
 /**
@@ -126,7 +127,7 @@ export async function hadQuietGap(db: Db, monitorId: number, since: number, unti
 
 /** Every region's latest view of a monitor, for the alert's region summary. */
 export async function regionSummary(db: Db, monitorId: number): Promise<{ region: string; status: string; last_checked_at: number }[]> {
-  return db.selectFrom("monitor_region_states").select(["region", "last_status as status", "last_checked_at"]).where("monitor_id", "=", monitorId).orderBy("region").execute();
+  return db.selectFrom("monitor_region_states").select(["region", "last_status as status", "last_checked_at"]).where("monitor_id", "=", monitorId).orderBy(inCodePointOrder(db, "region")).execute();
 }
 
 /** Enabled channels linked to the monitor and owned by its account. */

@@ -1,5 +1,6 @@
 import type { Db } from "./database.ts";
 import type { PeerRow } from "./tables.ts";
+import { inCodePointOrder } from "./text-match.ts";
 
 /** The accounts a peer serves: every account (`"all"`), or these account ids. */
 export type PeerAccountScope = "all" | readonly number[];
@@ -36,7 +37,7 @@ export async function peerAccountNames(db: Db): Promise<Map<number, string[]>> {
     .selectFrom("peer_accounts")
     .innerJoin("accounts", "accounts.id", "peer_accounts.account_id")
     .select(["peer_accounts.peer_id", "accounts.name"])
-    .orderBy("accounts.name")
+    .orderBy(inCodePointOrder(db, "accounts.name"))
     .execute();
   const out = new Map<number, string[]>();
   for (const r of rows) {

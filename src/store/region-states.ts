@@ -1,11 +1,12 @@
 import type { Db } from "./database.ts";
+import { inCodePointOrder } from "./text-match.ts";
 import type { MonitorRegionStatesTable } from "./tables.ts";
 
 export type RegionStateRow = MonitorRegionStatesTable;
 
 /** Every region's view of one monitor (what the consensus rule reads). */
 export async function listRegionStates(db: Db, monitorId: number): Promise<RegionStateRow[]> {
-  return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).orderBy("region").execute();
+  return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).orderBy(inCodePointOrder(db, "region")).execute();
 }
 
 export async function getRegionState(db: Db, monitorId: number, region: string): Promise<RegionStateRow | undefined> {

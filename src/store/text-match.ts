@@ -31,6 +31,15 @@ function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (c) => "\\" + c);
 }
 
+/**
+ * A text column for ORDER BY, in code point order on both engines: SQLite compares text as bytes
+ * (BINARY), PostgreSQL by the database's collation unless told "C" (en_US, say, passes over hyphens
+ * and case at first), so a list ordered by name would come out in another order there.
+ */
+export function inCodePointOrder(db: Db, column: string): RawBuilder<string> {
+  return engineOf(db) === "sqlite" ? sql<string>`${sql.ref(column)}` : sql<string>`${sql.ref(column)} collate "C"`;
+}
+
 /** A LIKE pattern for values starting with `prefix`, its wildcards escaped (`escape '\'`). */
 export function likePrefix(prefix: string): string {
   return escapeLike(prefix) + "%";
