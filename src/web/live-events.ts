@@ -38,6 +38,9 @@ export class LiveStreams {
       if (this.draining) return new Response("shutting down\n", { status: 503, headers: { "retry-after": "2", "cache-control": "no-store" } });
       const session = await web.session(c.request);
       if (!session) return new Response("sign in first\n", { status: 401, headers: { "content-type": "text/plain; charset=utf-8", "cache-control": "no-store" } });
+      // the stream is silent between keep-alives, longer than a short --idle-timeout, which would
+      // cut it: this request's own timeout outlasts a keep-alive
+      c.server?.timeout?.(c.request, Math.max(web.app.config.idleTimeoutSec, KEEPALIVE_MS / 1000 + 5));
       const accountId = session.account_id;
       const actor = { accountId, requestId: `web-${randomToken(9)}` };
       const sessionKey = session.id_hash;

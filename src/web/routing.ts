@@ -24,7 +24,11 @@ export interface Signed {
   form: URLSearchParams;
 }
 
-export type RouteCtx = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null };
+export type RouteCtx = {
+  request: Request;
+  params: Record<string, string>;
+  server: { requestIP(r: Request): { address: string } | null; timeout?(r: Request, seconds: number): void } | null;
+};
 export const socketIpOf = (c: RouteCtx) => c.server?.requestIP(c.request)?.address ?? null;
 
 /**
