@@ -22,7 +22,6 @@ import { TEST_ENGINE } from "../helpers/engine.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 import { asSqlite } from "../../src/store/database.ts";
-import { TEST_ENGINE } from "../helpers/engine.ts";
 
 /** statuses that need a failing disk or a bug to be reached; their shape is checked by the same code */
 const NOT_REACHABLE_HERE = new Set([500, 503, 507]);
