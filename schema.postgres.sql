@@ -348,3 +348,25 @@ CREATE TABLE kv (
   key    text PRIMARY KEY,
   value  text NOT NULL
 );
+
+-- Several instances on one PostgreSQL database (README "Several instances"): each live instance's
+-- row, renewed every few seconds, and the lease of the once-only work; expiries are the database's
+-- clock.
+CREATE TABLE instances (
+  id          text    PRIMARY KEY,       -- random, new at each start
+  region      text    NOT NULL,          -- its --region: it shares that region's checks
+  host        text    NOT NULL,          -- machine name and port, for operators
+  pid         integer NOT NULL,
+  version     text    NOT NULL,
+  started_at  bigint  NOT NULL,          -- epoch ms, database clock
+  renewed_at  bigint  NOT NULL,
+  expires_at  bigint  NOT NULL           -- dead once the database's clock passes it
+);
+CREATE INDEX instances_expiry ON instances(expires_at);
+
+CREATE TABLE leases (
+  name        text    PRIMARY KEY,       -- 'leader'
+  holder      text    NOT NULL,          -- an instances.id
+  acquired_at bigint  NOT NULL,          -- epoch ms, database clock
+  expires_at  bigint  NOT NULL
+);

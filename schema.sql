@@ -362,3 +362,25 @@ CREATE TABLE kv (
   key    TEXT PRIMARY KEY,
   value  TEXT NOT NULL
 );
+
+-- Several instances on one PostgreSQL database (README "Several instances"): each live instance's
+-- row, renewed every few seconds, and the lease of the once-only work; expiries are the database's
+-- clock. Empty on SQLite, where one instance owns everything.
+CREATE TABLE instances (
+  id          TEXT    PRIMARY KEY,       -- random, new at each start
+  region      TEXT    NOT NULL,          -- its --region: it shares that region's checks
+  host        TEXT    NOT NULL,          -- machine name and port, for operators
+  pid         INTEGER NOT NULL,
+  version     TEXT    NOT NULL,
+  started_at  INTEGER NOT NULL,          -- epoch ms, database clock
+  renewed_at  INTEGER NOT NULL,
+  expires_at  INTEGER NOT NULL           -- dead once the database's clock passes it
+);
+CREATE INDEX instances_expiry ON instances(expires_at);
+
+CREATE TABLE leases (
+  name        TEXT    PRIMARY KEY,       -- 'leader'
+  holder      TEXT    NOT NULL,          -- an instances.id
+  acquired_at INTEGER NOT NULL,          -- epoch ms, database clock
+  expires_at  INTEGER NOT NULL
+);

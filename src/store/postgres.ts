@@ -15,7 +15,7 @@ import { LATEST_SCHEMA_VERSION, POSTGRES_BASELINE_VERSION, POSTGRES_MIGRATIONS }
 import type { PostgresStore } from "./database.ts";
 import type { DB } from "./tables.ts";
 
-/** connections per instance: the write queue holds one, reads and the lease keeper share the rest */
+/** connections per instance: the write queue holds one, reads share the rest (lease renewals have their own, openSidePool) */
 const POOL_SIZE = 16;
 /** any number that names Vigil's migration lock among the database's advisory locks */
 const MIGRATION_LOCK = 0x5649_4749; // "VIGI"
@@ -64,7 +64,7 @@ export async function openPostgresStore(url: string, o: { poolSize?: number } = 
     await sql.close().catch(() => {});
     throw err;
   }
-  const db = new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: numbersForBigInts(sql) as never }) });
+  const db = kyselyOver(sql);
   let closed = false;
   return {
     engine: "postgres",
@@ -77,6 +77,21 @@ export async function openPostgresStore(url: string, o: { poolSize?: number } = 
       await db.destroy(); // ends the SQL pool too
     },
   };
+}
+
+function kyselyOver(sql: SQL): Kysely<DB> {
+  return new Kysely<DB>({ dialect: new PostgresJSDialect({ postgres: numbersForBigInts(sql) as never }) });
+}
+
+/**
+ * A few connections of their own to the store's database, for work that must not wait behind a
+ * busy main pool: the cluster's lease renewals (README "Several instances"), whose lateness would
+ * cost an instance its leadership. The schema is the store's; nothing is migrated here.
+ */
+export function openSidePool(store: PostgresStore, max: number): { db: Kysely<DB>; close(): Promise<void> } {
+  const sql = new SQL({ url: store.url, bigint: true, max, connectionTimeout: 5, idleTimeout: 60 } as ConstructorParameters<typeof SQL>[0]);
+  const db = kyselyOver(sql);
+  return { db, close: () => db.destroy() };
 }
 
 async function migratePostgres(sql: SQL): Promise<void> {

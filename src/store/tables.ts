@@ -298,6 +298,26 @@ export interface KvTable {
   value: string;
 }
 
+/** A live `vigil serve` on the database (README "Several instances"); written by store/instances.ts. */
+export interface InstancesTable {
+  id: string;
+  region: string;
+  host: string;
+  pid: number;
+  version: string;
+  started_at: number;
+  renewed_at: number;
+  expires_at: number;
+}
+
+/** Who holds a once-only role ('leader') until when, by the database's clock; store/instances.ts. */
+export interface LeasesTable {
+  name: string;
+  holder: string;
+  acquired_at: number;
+  expires_at: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_tokens: ApiTokensTable;
@@ -322,6 +342,8 @@ export interface DB {
   sessions: SessionsTable;
   spool: SpoolTable;
   kv: KvTable;
+  instances: InstancesTable;
+  leases: LeasesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -10,6 +10,8 @@ import m019 from "./019-follow-redirects.sql" with { type: "text" };
 import m020 from "./020-open-incidents.sql" with { type: "text" };
 import m021 from "./021-check-timings.sql" with { type: "text" };
 import m022 from "./022-ping-bodies.sql" with { type: "text" };
+import m023 from "./023-instances.sql" with { type: "text" };
+import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -30,6 +32,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 20, name: "open-incidents", sql: m020 },
   { version: 21, name: "check-timings", sql: m021 },
   { version: 22, name: "ping-bodies", sql: m022 },
+  { version: 23, name: "instances", sql: m023 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -40,4 +43,6 @@ export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
  * one, under postgres/, with the same number, and schema.postgres.sql equals version 22 plus them.
  */
 export const POSTGRES_BASELINE_VERSION = 22;
-export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [];
+export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
+  { version: 23, name: "instances", sql: pg023 },
+];
