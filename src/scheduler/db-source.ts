@@ -27,8 +27,13 @@ function schedulable(row: MonitorRow, region: string): boolean {
   return row.is_paused === 0 && row.monitor_type !== "heartbeat" && runsInRegion(row, region);
 }
 
-/** The leader's source: its own database; next_run_at writes ride the check results' group commit. */
-export function dbMonitorSource(ctx: AppContext, region: string): MonitorSource {
+/**
+ * The leader's source: its own database; next_run_at writes ride the check results' group commit.
+ * With several instances on the database, only the monitors this one checks (`owns`, its share of
+ * the region: README "Several instances"); it writes no next run of a monitor it does not check,
+ * so the one that took it over keeps the cadence stored there.
+ */
+export function dbMonitorSource(ctx: AppContext, region: string, owns: (monitorId: number) => boolean = () => true): MonitorSource {
   const toSchedulable = (row: MonitorRow): SchedulableMonitor => ({
     id: row.id,
     intervalSec: row.interval_sec,
@@ -38,12 +43,19 @@ export function dbMonitorSource(ctx: AppContext, region: string): MonitorSource 
   });
   return {
     async loadAll() {
-      return (await listSchedulableMonitors(ctx.db)).filter((r) => schedulable(r, region)).map(toSchedulable);
+      return (await listSchedulableMonitors(ctx.db)).filter((r) => schedulable(r, region) && owns(r.id)).map(toSchedulable);
     },
     async loadOne(id) {
+      if (!owns(id)) return null;
       const row = await findMonitorRow(ctx.db, id);
       return row && schedulable(row, region) ? toSchedulable(row) : null;
     },
-    persistNextRuns: (times) => ctx.writes.run((trx) => setNextRunTimes(trx, times)),
+    persistNextRuns: (times) => ctx.writes.run((trx) => setNextRunTimes(trx, mine(times, owns))),
   };
+}
+
+/** The next runs of the monitors this instance checks: an unscheduled one handed over is not reset. */
+function mine(times: ReadonlyMap<number, number | null>, owns: (monitorId: number) => boolean): ReadonlyMap<number, number | null> {
+  for (const id of times.keys()) if (!owns(id)) return new Map([...times].filter(([id]) => owns(id)));
+  return times;
 }

@@ -92,6 +92,9 @@ export class Scheduler {
   private askedPerMs = 0;
   private stopped = false;
   private started = false;
+  private reconciling: Promise<void> = Promise.resolve();
+  /** for each reconciliation under way, the monitors reloaded since it read the source */
+  private reloadedDuring = new Set<Set<number>>();
   private readonly probes: ProbeTable;
   private readonly times: NextRunWriter;
 
@@ -105,16 +108,7 @@ export class Scheduler {
   async start(): Promise<void> {
     const now = this.o.clock.now();
     const defs = await this.o.source.loadAll();
-    for (const def of defs) {
-      // a stored future next_run_at is kept across restarts; a new or overdue monitor runs at once
-      // (the concurrency cap paces a crowd of them), and one stored too far ahead (its interval
-      // was shortened while the service was down) rejoins its phase
-      const intervalMs = effectiveIntervalMs(def.intervalSec);
-      const stored = def.lastCheckedAt !== null ? def.nextRunAt : null;
-      if (stored === null || stored <= now) this.add(def, now, true);
-      else if (stored - now > intervalMs * 1.5) this.add(def, joinPhase(now, intervalMs, phaseOffset(def.id, intervalMs)), false);
-      else this.add(def, stored, false);
-    }
+    for (const def of defs) this.place(def, now);
     this.unsubscribe = this.o.events?.on("monitor.changed", (e) => void this.reload(e.monitorId, e.deleted === true)) ?? null;
     const every = this.o.statsEveryMs ?? 60_000;
     this.statsTimer = setInterval(() => this.o.log.debug("lateness", { ...this.stats(), buckets: undefined }), every);
@@ -124,6 +118,56 @@ export class Scheduler {
     this.started = true;
     this.o.log.info("scheduler started", { monitors: defs.length, region: this.o.region, max_concurrent: this.o.maxConcurrent });
     this.arm();
+  }
+
+  /**
+   * Brings the scheduled monitors to the source's current list, when the set this process checks
+   * changed as a whole (an instance of its region came or went, README "Several instances"; or
+   * changes may have been missed). Monitors no longer listed are dropped, a run in flight still
+   * finishing and recording; new ones are placed as at start, so a monitor handed over from
+   * another instance keeps the cadence its stored next run says; the rest take their current
+   * definition. Reconciliations run one at a time; monitors reloaded meanwhile are left to the reload.
+   */
+  reconcile(): Promise<{ added: number; removed: number; scheduled: number }> {
+    const next = this.reconciling.then(() => this.applyReconcile());
+    this.reconciling = next.then(
+      () => {},
+      () => {},
+    );
+    return next;
+  }
+
+  private async applyReconcile(): Promise<{ added: number; removed: number; scheduled: number }> {
+    let added = 0;
+    let removed = 0;
+    if (this.stopped || !this.started) return { added, removed, scheduled: this.entries.size };
+    const reloaded = new Set<number>();
+    this.reloadedDuring.add(reloaded);
+    try {
+      const defs = await this.o.source.loadAll();
+      if (this.stopped) return { added, removed, scheduled: this.entries.size };
+      const now = this.o.clock.now();
+      const listed = new Set<number>();
+      for (const def of defs) {
+        listed.add(def.id);
+        if (reloaded.has(def.id)) continue;
+        const e = this.entries.get(def.id);
+        if (e) this.refresh(e, def);
+        else {
+          this.place(def, now);
+          added++;
+        }
+      }
+      for (const e of [...this.entries.values()]) {
+        if (listed.has(e.id) || reloaded.has(e.id)) continue;
+        this.removeEntry(e, false);
+        removed++;
+      }
+    } finally {
+      this.reloadedDuring.delete(reloaded);
+    }
+    this.arm();
+    return { added, removed, scheduled: this.entries.size };
   }
 
   /**
@@ -210,6 +254,7 @@ export class Scheduler {
 
   private async applyReload(monitorId: number, deleted: boolean): Promise<void> {
     if (this.stopped) return;
+    for (const set of this.reloadedDuring) set.add(monitorId);
     const def = deleted ? null : await this.o.source.loadOne(monitorId);
     if (this.stopped) return;
     const e = this.entries.get(monitorId);
@@ -219,25 +264,43 @@ export class Scheduler {
       if (!deleted) this.times.set(monitorId, null);
       this.o.log.debug("monitor unscheduled", { monitor_id: monitorId, deleted });
     } else if (!e) {
-      // new or resumed: checked at once (docs/monitors.md "Scheduling")
-      this.add(def, this.o.clock.now(), true);
+      // new or resumed (no next run stored): checked at once (docs/monitors.md "Scheduling"); one
+      // handed over from another instance keeps the next run that instance stored
+      this.place(def, this.o.clock.now());
       this.o.log.debug("monitor scheduled", { monitor_id: monitorId });
     } else {
-      const intervalMs = effectiveIntervalMs(def.intervalSec);
-      e.def = def;
-      if (intervalMs !== e.intervalMs) {
-        this.askedPerMs += 1 / intervalMs - 1 / e.intervalMs;
-        e.intervalMs = intervalMs;
-        e.offset = phaseOffset(e.id, intervalMs);
-        const rejoin = joinPhase(this.o.clock.now(), intervalMs, e.offset);
-        if (!this.heap.has(e) || rejoin < e.key) {
-          this.heap.update(e, rejoin);
-          e.offPhase = false;
-          this.times.set(e.id, rejoin);
-        }
-      }
+      this.refresh(e, def);
     }
+    for (const set of this.reloadedDuring) set.add(monitorId);
     this.arm();
+  }
+
+  /** Schedules a monitor not scheduled yet: at start, or handed over from another instance. */
+  private place(def: SchedulableMonitor, now: number): void {
+    // a stored future next_run_at is kept across restarts; a new or overdue monitor runs at once
+    // (the concurrency cap paces a crowd of them), and one stored too far ahead (its interval
+    // was shortened while the service was down) rejoins its phase
+    const intervalMs = effectiveIntervalMs(def.intervalSec);
+    const stored = def.lastCheckedAt !== null ? def.nextRunAt : null;
+    if (stored === null || stored <= now) this.add(def, now, true);
+    else if (stored - now > intervalMs * 1.5) this.add(def, joinPhase(now, intervalMs, phaseOffset(def.id, intervalMs)), false);
+    else this.add(def, stored, false);
+  }
+
+  /** A scheduled monitor's new definition; a changed interval rejoins its phase unless the next run is sooner. */
+  private refresh(e: Entry, def: SchedulableMonitor): void {
+    const intervalMs = effectiveIntervalMs(def.intervalSec);
+    e.def = def;
+    if (intervalMs === e.intervalMs) return;
+    this.askedPerMs += 1 / intervalMs - 1 / e.intervalMs;
+    e.intervalMs = intervalMs;
+    e.offset = phaseOffset(e.id, intervalMs);
+    const rejoin = joinPhase(this.o.clock.now(), intervalMs, e.offset);
+    if (!this.heap.has(e) || rejoin < e.key) {
+      this.heap.update(e, rejoin);
+      e.offPhase = false;
+      this.times.set(e.id, rejoin);
+    }
   }
 
   private add(def: SchedulableMonitor, dueAt: number, offPhase: boolean): void {
