@@ -2,6 +2,7 @@ import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { PrivateTargetPolicy } from "./auth/private-target-policy.ts";
+import { soloCluster, type ClusterView } from "./cluster/view.ts";
 import type { Config } from "./config/config.ts";
 import type { Clock } from "./lib/clock.ts";
 import { EventHub } from "./lib/event-hub.ts";
@@ -16,10 +17,18 @@ import { WriteQueue } from "./store/write-queue.ts";
 
 /** What changed, announced by writers and heard by the scheduler, heartbeat timers, peers and UI. */
 export interface AppEvents extends Record<string, unknown> {
-  /** a monitor was created, updated, paused/resumed or deleted (deleted: true) */
-  "monitor.changed": { monitorId: number; accountId: number; deleted?: boolean };
-  /** a monitor's aggregate state changed */
-  "monitor.state": { monitorId: number; accountId: number; from: string; to: string; at: number };
+  /**
+   * a monitor was created, updated, paused/resumed or deleted (deleted: true); `remote` when another
+   * instance on the database made the change and it was relayed here (cluster/change-relay.ts)
+   */
+  "monitor.changed": { monitorId: number; accountId: number; deleted?: boolean; remote?: boolean };
+  /** a monitor's aggregate state changed (`remote`: on another instance, relayed) */
+  "monitor.state": { monitorId: number; accountId: number; from: string; to: string; at: number; remote?: boolean };
+  /**
+   * changes of other instances may have been missed (the relay's connection was lost and came back):
+   * whoever keeps monitor definitions in memory reads them all again
+   */
+  "monitors.resync": Record<string, never>;
 }
 
 /**
@@ -50,6 +59,12 @@ export interface AppContext {
   pings: JournaledPings;
   /** which accounts' checks and notifications may reach private addresses */
   privateTargets: PrivateTargetPolicy;
+  /**
+   * this instance's place among the instances sharing the database: whether it leads, which
+   * monitors it checks. One alone (it leads and checks everything) until cluster/service.ts joins it
+   * to the others on PostgreSQL.
+   */
+  cluster: ClusterView;
 }
 
 export const SECRET_KEY_FILE = "secret.key";
@@ -71,7 +86,7 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
 }
 
 export function buildContext(
-  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits" | "pings"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
+  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits" | "pings" | "cluster"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
 ): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
   const writes = parts.writes ?? new WriteQueue(parts.store.db, { log: parts.log.child("write-queue") });
@@ -79,5 +94,6 @@ export function buildContext(
   return {
     ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets, apiRateLimits: new FixedWindowLimiter<number>(60_000),
     pings: nothingJournaled(parts.store.db),
+    cluster: soloCluster(parts.config.region),
   };
 }

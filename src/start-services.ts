@@ -1,5 +1,7 @@
 import type { Service } from "./lib/service.ts";
 import type { AppContext } from "./context.ts";
+import { leaderOnly } from "./cluster/leader-only.ts";
+import { startClusterService } from "./cluster/service.ts";
 import { startCheckpointer } from "./store/checkpointer.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
@@ -25,18 +27,25 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
     ctx.metrics.gauge("vigil_wal_frames", "Pages in the SQLite write-ahead log after the last checkpoint", () => checkpointer.stats.walFrames);
     services.push({ name: "checkpointer", stop: () => checkpointer.stop() });
   }
+  // on PostgreSQL, the other instances on the database: who leads, which checks are this one's
+  // (README "Several instances"); stopped after everything that writes, it leaves last
+  const cluster = await startClusterService(ctx);
+  if (cluster) services.push(cluster);
   // first in, so stopped last: every producer of writes has stopped before the queue is flushed
   services.push({ name: "write-queue", stop: () => ctx.writes.close() });
-  // the alert outbox is the leader's; started before the producers of alerts, so stopped after them
-  if (ctx.config.role === "leader") services.push(await startNotifyService(ctx));
-  // heartbeat pings and deadlines are the leader's: probes only run active checks
+  const log = ctx.log.child("cluster");
+  // the alert outbox is the leader's (the one instance leading, with several); started before the
+  // producers of alerts, so stopped after them
+  if (ctx.config.role === "leader") services.push(await leaderOnly(ctx.cluster, "notify", () => startNotifyService(ctx), log));
+  // heartbeat pings and deadlines are the leader's: probes only run active checks. With several
+  // instances every one takes pings; the leading one judges the deadlines
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
   if (ctx.config.role === "leader") {
     ctx.metrics.gauge("vigil_incidents_open", "Incidents open now, across every account", () => countOpenIncidents(ctx.db));
-    // local checks run in this instance's --region and go straight to the engine
+    // local checks run in this instance's --region (its share of them, with several instances) and go straight to the engine
     const scheduler = await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result)));
     services.push(scheduler);
-    services.push(maintenanceService(ctx));
+    services.push(await leaderOnly(ctx.cluster, "maintenance", async () => maintenanceService(ctx), log));
     // the /peer/v1 endpoints: probes pull definitions and push results
     services.push(startPeerLeaderService(ctx));
     // dashboard and status pages: the leader holds the data they show, and says when checks run late

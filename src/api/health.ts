@@ -9,7 +9,8 @@ import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
 
 /**
  * /healthz: the process answers (liveness). /readyz: the store takes a write and every service
- * says it is ready (readiness, for load balancers and orchestrators). /metrics: Prometheus text,
+ * says it is ready (readiness, for load balancers and orchestrators), and where this instance
+ * stands among those sharing the database: leader or not, how many monitors it checks. /metrics: Prometheus text,
  * for a token with `metrics:read` unless `--metrics-public` is set; such a token meets the API's
  * plan rule and rate limit, and its scrapes count against its account's window.
  */
@@ -25,7 +26,10 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
         problems.push(`store not writable: ${(e as Error).message}`);
       }
       for (const s of services()) if (s.ready && !s.ready()) problems.push(`${s.name} not ready`);
-      return Response.json({ status: problems.length ? "not_ready" : "ready", problems }, { status: problems.length ? 503 : 200 });
+      // which instance this is, whether it leads, and how many monitors it checks (README "Several instances")
+      const scheduler = services().find((s) => s.name === "scheduler")?.status?.();
+      const cluster = { ...ctx.cluster.status(), monitors: typeof scheduler?.monitors === "number" ? scheduler.monitors : 0 };
+      return Response.json({ status: problems.length ? "not_ready" : "ready", problems, cluster }, { status: problems.length ? 503 : 200 });
     })
     .get("/metrics", async ({ request }) => {
       const body = async () => ctx.metrics.registry.metrics();

@@ -16,6 +16,17 @@ const PingAnswerSchema = Type.Object({
 const ReadinessSchema = Type.Object({
   status: enumOf(["ready", "not_ready"]),
   problems: Type.Array(Type.String(), { description: "what is not ready; empty when ready" }),
+  cluster: Type.Object(
+    {
+      instance: Type.String({ description: "this process's id among the instances sharing the database (new at each start; `solo` on SQLite)" }),
+      region: Type.String(),
+      leader: Type.Boolean({ description: "true while this instance delivers alerts, judges heartbeat deadlines and runs maintenance" }),
+      leader_instance: Type.Union([Type.String(), Type.Null()], { description: "the instance that leads, as last read" }),
+      region_instances: Type.Array(Type.String(), { description: "the live instances sharing this region's checks" }),
+      monitors: Type.Integer({ description: "monitors this instance checks: its share of its region's" }),
+    },
+    { description: "where this instance stands among the instances sharing the database (README \"Several instances\")" },
+  ),
 });
 
 const json = (schema: unknown) => ({ "application/json": { schema } });

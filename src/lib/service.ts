@@ -21,6 +21,8 @@ export interface Service {
   routes?: Record<string, NativeRoute>;
   /** false while the service cannot do its job (reported by /readyz) */
   ready?(): boolean;
+  /** what /readyz reports of the service beside readiness (the scheduler: how many monitors it checks) */
+  status?(): Record<string, string | number | boolean | null | string[]>;
   /** the server is about to stop accepting: end long-held requests (peer long-polls) now */
   drain?(): void;
   /** stop taking new work, finish in-flight work within `deadlineMs`, flush */

@@ -22,15 +22,16 @@ export function readExtraCa(path: string | null): string | undefined {
 export async function startSchedulerService(
   ctx: AppContext,
   sink: ResultSink,
-  source: MonitorSource = dbMonitorSource(ctx, ctx.config.region),
+  source: MonitorSource = dbMonitorSource(ctx, ctx.config.region, (id) => ctx.cluster.owns(id)),
   extra: Partial<SchedulerOptions> = {},
 ): Promise<Service & { scheduler: Scheduler }> {
+  const log = ctx.log.child("scheduler");
   const scheduler = new Scheduler({
     region: ctx.config.region,
     sink,
     source,
     clock: ctx.clock,
-    log: ctx.log.child("scheduler"),
+    log,
     maxConcurrent: Math.max(1, ctx.config.maxConcurrentChecks),
     events: ctx.events,
     extraCa: readExtraCa(ctx.config.extraCaFile),
@@ -41,14 +42,33 @@ export async function startSchedulerService(
     ...extra,
   });
   await scheduler.start();
-  ctx.metrics.gauge("vigil_scheduler_monitors", "Monitors scheduled in this instance's region", () => scheduler.stats().scheduled);
+  // the monitors this instance checks changed as a whole: an instance of its region came or went
+  // (README "Several instances"), or changes made on other instances may have been missed
+  const reconcile = (why: string) =>
+    scheduler.reconcile().then(
+      (r) => log.info("scheduled monitors brought up to date", { reason: why, ...r }),
+      (err) => log.error("reloading the scheduled monitors failed", { reason: why, error: String(err) }),
+    );
+  const offShare = ctx.cluster.onShareChange(() => void reconcile("share changed"));
+  const offResync = ctx.events.on("monitors.resync", () => void reconcile("resync"));
+  ctx.metrics.gauge("vigil_scheduler_monitors", "Monitors this instance checks: its region's, or its share of them with several instances", () => scheduler.stats().scheduled);
   ctx.metrics.gauge("vigil_scheduler_checks_in_flight", "Checks running now", () => scheduler.stats().in_flight);
   ctx.metrics.gauge("vigil_scheduler_checks_waiting", "Due checks waiting for a free slot", () => scheduler.stats().waiting);
   ctx.metrics.gauge("vigil_scheduler_saturated", "1 while checks are not starting on time (start lateness p99 or a wait for a slot over the bound), else 0", () => (scheduler.saturation().saturated ? 1 : 0));
   ctx.metrics.gauge("vigil_scheduler_recent_lateness_p99_seconds", "Start lateness p99 over the last 10 s, as of the last saturation verdict", () => scheduler.saturation().lateness_p99_ms / 1000);
   ctx.metrics.gauge("vigil_scheduler_oldest_wait_seconds", "How long the longest-waiting due check has waited for a free slot, as of the last saturation verdict", () => scheduler.saturation().oldest_wait_ms / 1000);
   ctx.metrics.gauge("vigil_write_queue_length", "Writes waiting for the next group commit", () => ctx.writes.length);
-  return { name: "scheduler", scheduler, ready: () => scheduler.running, stop: (deadlineMs) => scheduler.stop(deadlineMs) };
+  return {
+    name: "scheduler",
+    scheduler,
+    ready: () => scheduler.running,
+    status: () => ({ monitors: scheduler.stats().scheduled }),
+    stop: (deadlineMs) => {
+      offShare();
+      offResync();
+      return scheduler.stop(deadlineMs);
+    },
+  };
 }
 
 export function maintenanceService(ctx: AppContext): Service {

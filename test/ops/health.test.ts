@@ -11,7 +11,12 @@ test("/healthz and /readyz answer when the store is writable", async () => {
   expect((await fetch(s.url + "/healthz")).status).toBe(200);
   const r = await fetch(s.url + "/readyz");
   expect(r.status).toBe(200);
-  expect(await r.json()).toEqual({ status: "ready", problems: [] });
+  const body = await r.json();
+  expect(body).toMatchObject({ status: "ready", problems: [] });
+  // one instance alone leads and checks everything (README "Several instances")
+  expect(body.cluster).toMatchObject({ region: "local", leader: true, monitors: 0 });
+  expect(body.cluster.leader_instance).toBe(body.cluster.instance);
+  expect(body.cluster.region_instances).toEqual([body.cluster.instance]);
   const kv = await s.ctx.db.selectFrom("kv").selectAll().where("key", "=", "readyz").executeTakeFirst();
   expect(kv).toBeDefined();
 });

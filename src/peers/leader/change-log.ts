@@ -6,12 +6,13 @@ import { randomBytes } from "node:crypto";
  * Every `monitor.changed` (create, edit, pause, resume, delete; announced after the commit) gets the
  * next sequence number. A cursor is `<epoch>.<seq>`: the epoch is random per leader process, so a
  * cursor from before a leader restart (whose in-memory log is gone) earns a full snapshot instead
- * of a wrong "nothing changed". Kept in memory on purpose: the only writers of monitor definitions
- * are this process's own API handlers, which announce every change, and a restart costs each probe
- * one full download.
+ * of a wrong "nothing changed". Kept in memory on purpose: the writers of monitor definitions are
+ * this process's own API handlers and, with several instances on one database, the other
+ * instances', whose changes are relayed here (README "Several instances"); every change is announced,
+ * and a restart, or a probe moving to another instance, costs that probe one full download.
  */
 export class MonitorChangeLog {
-  readonly epoch = randomBytes(6).toString("hex");
+  private epoch = randomBytes(6).toString("hex");
   private seq = 0;
   /** monitor id → sequence of its latest change and the account that owns the monitor */
   private latest = new Map<number, { seq: number; accountId: number }>();
@@ -24,6 +25,17 @@ export class MonitorChangeLog {
 
   get cursor(): string {
     return `${this.epoch}.${this.seq}`;
+  }
+
+  /**
+   * Forgets what changed: every cursor given so far earns a full snapshot. For when changes may have
+   * been missed (another instance's, while the relay between instances was cut: README "Several
+   * instances"). Held long-polls are woken to fetch it.
+   */
+  reset(): void {
+    this.epoch = randomBytes(6).toString("hex");
+    this.latest.clear();
+    for (const w of [...this.waiters]) w();
   }
 
   /** The sequence a cursor stands for, or null when it is absent, malformed or of another epoch. */

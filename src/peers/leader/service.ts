@@ -13,6 +13,8 @@ import { PeerResultQuota } from "./quota.ts";
 export function startPeerLeaderService(ctx: AppContext): Service {
   const changes = new MonitorChangeLog();
   const off = ctx.events.on("monitor.changed", ({ monitorId, accountId }) => changes.record(monitorId, accountId));
+  // other instances' changes may have been missed: every probe downloads the set again
+  const offResync = ctx.events.on("monitors.resync", () => changes.reset());
   // an account's private-target rule travels with each of its monitors' definitions
   ctx.privateTargets.onChange((accountIds) => {
     monitorsOfAccounts(ctx.db, accountIds).then(
@@ -33,6 +35,7 @@ export function startPeerLeaderService(ctx: AppContext): Service {
     async stop() {
       draining = true;
       off();
+      offResync();
       changes.wakeAll();
     },
   };
