@@ -12,6 +12,7 @@
  * deadlines are judged from every acknowledged ping. Then the fold worker takes over the folding.
  * PostgreSQL has no journal: each batch is written by its own transaction (PingPath).
  */
+import { followHeartbeatDeadlines } from "../cluster/deadline-follower.ts";
 import type { AppContext } from "../context.ts";
 import type { Logger } from "../lib/logger.ts";
 import type { Service } from "../lib/service.ts";
@@ -53,7 +54,8 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     },
     log,
   });
-  const timers = new DeadlineTimers(ctx.clock, (ids) => batches.evaluate(ids));
+  // with several instances on PostgreSQL, only the leader judges deadlines (README "Several instances")
+  const timers = new DeadlineTimers(ctx.clock, (ids) => ctx.cluster.leading && batches.evaluate(ids));
   await journaling?.start();
 
   const cached = await tokens.warm();
@@ -66,15 +68,19 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   if (unscheduled.length) batches.evaluate(unscheduled);
   log.info("heartbeat timers rebuilt", { monitors: cached, deadlines: timers.size, overdue: rows.filter((r) => r.heartbeat_deadline_at !== null && r.heartbeat_deadline_at <= ctx.clock.now()).length });
 
+  // deadlines set by pings other instances took: the leader reads them from the database
+  const follower = followHeartbeatDeadlines(ctx, { set: (id, at) => timers.set(id, at), evaluate: (ids) => batches.evaluate(ids) });
+
   ctx.metrics.gauge("vigil_heartbeat_deadlines", "Heartbeat monitors with a pending deadline timer", () => timers.size);
   ctx.metrics.gauge("vigil_heartbeat_queue_length", "Pings and deadline evaluations waiting to be written", () => batches.pending);
   ctx.metrics.gauge("vigil_heartbeat_journaled_pings", "Acknowledged pings in the ping journal, not yet folded into events and checks", () => journaling?.journal.size ?? 0);
 
-  const off = ctx.events.on("monitor.changed", ({ monitorId, deleted }) => {
+  const off = ctx.events.on("monitor.changed", ({ monitorId, deleted, remote }) => {
     tokens.changed(monitorId, deleted === true).catch((err) => log.error("token cache reload failed", { monitor_id: monitorId, error: String(err) }));
     batches.forget(monitorId);
     if (deleted) timers.set(monitorId, null);
-    else batches.evaluate([monitorId]);
+    // a change made on another instance was evaluated there
+    else if (!remote) batches.evaluate([monitorId]);
   });
 
   const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => batches.submit(p) });
@@ -84,6 +90,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     routes: endpoint.routes,
     async stop(deadlineMs) {
       off();
+      follower.stop();
       timers.stop();
       await Promise.race([
         (async () => {

@@ -41,3 +41,18 @@ export async function listHeartbeatDeadlines(db: Db): Promise<{ id: number; hear
     .where((eb) => eb.or([eb("heartbeat_deadline_at", "is not", null), eb("last_status", "in", ["up", "degraded"])]))
     .execute();
 }
+
+/**
+ * Active heartbeat monitors whose deadline falls at or before `until`: how the leader learns of
+ * deadlines that pings taken by other instances set (README "Several instances").
+ */
+export async function listHeartbeatDeadlinesBefore(db: Db, until: number): Promise<{ id: number; heartbeat_deadline_at: number }[]> {
+  const rows = await db
+    .selectFrom("monitors")
+    .select(["id", "heartbeat_deadline_at"])
+    .where("monitor_type", "=", HEARTBEAT)
+    .where("is_paused", "=", 0)
+    .where("heartbeat_deadline_at", "<=", until)
+    .execute();
+  return rows as { id: number; heartbeat_deadline_at: number }[];
+}

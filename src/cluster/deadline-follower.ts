@@ -1,0 +1,85 @@
+/**
+ * Heartbeat deadlines are judged by the leader alone (README "Several instances"), but pings are
+ * taken by every instance, and each writes the monitor's next deadline (`heartbeat_deadline_at`)
+ * to the database without the leader hearing of it. The leader's timers learn them here:
+ *
+ * - on taking the leadership, every pending deadline is read, as a single instance does at start;
+ * - then, every `pollMs`, the deadlines due within the next few polls are read again. A deadline
+ *   only matters once it is near, and one that pings keep pushing later never gets near, so a poll
+ *   reads only the monitors about to go late, not every heartbeat monitor.
+ *
+ * A timer that fires on a deadline a ping has since moved is harmless: the evaluation reads the
+ * row and finds nothing due. On SQLite the one instance sets every deadline itself: nothing to do.
+ */
+import type { AppContext } from "../context.ts";
+import { logWriteFailure } from "../lib/storage-errors.ts";
+import { listHeartbeatDeadlines, listHeartbeatDeadlinesBefore } from "../store/heartbeat.ts";
+
+export interface DeadlineSink {
+  /** the heartbeat service's timers: this monitor's deadline is `at` */
+  set(monitorId: number, at: number): void;
+  /** monitors that are up without a deadline (written by an older build, or by hand): judge them now */
+  evaluate(monitorIds: number[]): void;
+}
+
+export const DEADLINE_POLL_MS = 1_000;
+
+export function followHeartbeatDeadlines(ctx: AppContext, sink: DeadlineSink, pollMs = DEADLINE_POLL_MS): { stop(): void } {
+  if (ctx.store.engine !== "postgres") return { stop() {} };
+  const log = ctx.log.child("heartbeat");
+  // a deadline entering this window is read at least one poll before it falls due
+  const horizonMs = 3 * pollMs;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let busy = false;
+  let stopped = false;
+  /** the next read is of every deadline: the leadership was just taken, or the last full read failed */
+  let readEverything = true;
+
+  const readAll = async () => {
+    const rows = await listHeartbeatDeadlines(ctx.db);
+    const unscheduled: number[] = [];
+    for (const r of rows) {
+      if (r.heartbeat_deadline_at === null) unscheduled.push(r.id);
+      else sink.set(r.id, r.heartbeat_deadline_at);
+    }
+    if (unscheduled.length) sink.evaluate(unscheduled);
+    log.info("heartbeat deadlines read by the new leader", { deadlines: rows.length - unscheduled.length, unscheduled: unscheduled.length });
+  };
+  const readNear = async () => {
+    for (const r of await listHeartbeatDeadlinesBefore(ctx.db, ctx.clock.now() + horizonMs)) sink.set(r.id, r.heartbeat_deadline_at);
+  };
+  const poll = async () => {
+    if (busy || stopped || !ctx.cluster.leading) return;
+    busy = true;
+    const full = readEverything;
+    try {
+      readEverything = false;
+      await (full ? readAll() : readNear());
+    } catch (err) {
+      if (full) readEverything = true;
+      logWriteFailure(log, "reading the heartbeat deadlines failed", err);
+    } finally {
+      busy = false;
+    }
+  };
+
+  const follow = () => {
+    readEverything = true;
+    if (timer) return;
+    void poll();
+    timer = setInterval(() => void poll(), pollMs);
+  };
+  const unfollow = () => {
+    if (timer) clearInterval(timer);
+    timer = null;
+  };
+  if (ctx.cluster.leading) follow();
+  const off = ctx.cluster.onLeadership((leading) => (leading ? follow() : unfollow()));
+  return {
+    stop() {
+      stopped = true;
+      off();
+      unfollow();
+    },
+  };
+}
