@@ -17,7 +17,6 @@
  * last share (results wait in memory); it only gives up leading.
  */
 import type { Logger } from "../lib/logger.ts";
-import { logWriteFailure } from "../lib/storage-errors.ts";
 import type { Db } from "../store/database.ts";
 import { claimLease, listLiveInstances, pruneInstances, releaseLease, removeInstance, renewInstance, type InstanceIdentity } from "../store/instances.ts";
 import { Share } from "./share.ts";
@@ -42,6 +41,7 @@ const JOIN_SLACK_MS = 500;
 /** Rows of instances dead this long are deleted (each start registers a new id), by the leader now and then. */
 const PRUNE_AFTER_MS = 3_600_000;
 const PRUNE_EVERY_TICKS = 30;
+const FAILURE_LOG_EVERY_MS = 30_000;
 /** how long a stop waits for the database before leaving it to the lease's expiry */
 const STOP_WAIT_MS = 1_500;
 
@@ -58,7 +58,9 @@ export class ClusterMembership implements ClusterView {
   private ticking: Promise<void> | null = null;
   private stopped = false;
   private ticks = 0;
-  private failing = false;
+  /** renewals failed in a row, and when the last line about them was logged */
+  private failures = 0;
+  private failureLoggedAt = 0;
   private readonly leadershipListeners = new Set<(leading: boolean) => void>();
   private readonly shareListeners = new Set<() => void>();
 
@@ -129,10 +131,7 @@ export class ClusterMembership implements ClusterView {
     let limit: ReturnType<typeof setTimeout> | undefined;
     const stuck = new Promise<never>((_, reject) => (limit = setTimeout(() => reject(new Error("the renewal did not answer within the lease")), this.timing.leaseMs)));
     this.ticking = Promise.race([this.tick(false), stuck])
-      .catch((err) => {
-        this.failing = true;
-        logWriteFailure(this.log, "renewing this instance's lease failed", err);
-      })
+      .catch((err) => this.failed(err))
       .finally(() => {
         clearTimeout(limit);
         this.ticking = null;
@@ -147,9 +146,9 @@ export class ClusterMembership implements ClusterView {
     if (this.stopped) return;
     // an answer this late says nothing about now: the lease may have passed to another instance meanwhile
     if (performance.now() - sentAt > this.timing.leaseMs - this.timing.marginMs) throw new Error("the renewal answered too late to count");
-    if (this.failing) {
-      this.failing = false;
-      this.log.info("this instance's lease is renewed again");
+    if (this.failures > 0) {
+      this.log.info("this instance's lease is renewed again", { failed_renewals: this.failures });
+      this.failures = 0;
     }
     this.leaderId = lease.holder;
     if (lease.holder === this.me.id) {
@@ -188,6 +187,15 @@ export class ClusterMembership implements ClusterView {
     if (this.isLeader && ++this.ticks % PRUNE_EVERY_TICKS === 0) {
       const pruned = await pruneInstances(this.db, PRUNE_AFTER_MS).catch(() => 0);
       if (pruned > 0) this.log.debug("forgot instances dead for an hour", { count: pruned });
+    }
+  }
+
+  /** A failed renewal: the first of a run is logged, then one line every FAILURE_LOG_EVERY_MS while it lasts. */
+  private failed(err: unknown): void {
+    const now = performance.now();
+    if (this.failures++ === 0 || now - this.failureLoggedAt >= FAILURE_LOG_EVERY_MS) {
+      this.failureLoggedAt = now;
+      this.log.error("renewing this instance's lease failed; it keeps checking its share meanwhile", { error: String(err), failed_renewals: this.failures });
     }
   }
 
