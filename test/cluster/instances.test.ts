@@ -9,7 +9,9 @@
  *   its interval, never two close together, and the instances' shares add up to every monitor;
  * - kill -9 of an instance: the other checks its monitors within 15 s;
  * - kill -9 of the leader with an alert in flight: the new leader sends it again under the same
- *   delivery id, and every alert reaches the receiver under one id only.
+ *   delivery id, and every alert reaches the receiver under one id only;
+ * - a probe peer following one instance learns of a monitor made on the other, and may report its
+ *   results to either: each is stored once.
  *
  * Run whatever VIGIL_TEST_ENGINE says (they need PostgreSQL either way); skipped, loudly, where
  * PostgreSQL's server binaries are missing.
@@ -21,7 +23,8 @@ import { Share } from "../../src/cluster/share.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import type { PostgresStore } from "../../src/store/database.ts";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres.ts";
-import { spawnServer, type ChildServer } from "../helpers/process.ts";
+import { lastLine, runVigil, spawnServer, type ChildServer } from "../helpers/process.ts";
+import { batch, peerCall, resultItem } from "../peers/helpers.ts";
 import { apiClient, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 
 const SECRET_KEY = "5a".repeat(32);
@@ -51,6 +54,7 @@ function startTarget() {
 }
 
 interface Cluster {
+  url: string;
   store: PostgresStore;
   servers: ChildServer[];
   ids: string[];
@@ -95,6 +99,7 @@ async function startCluster(pg: PostgresServer, count: number, flags: string[] =
   if (!joined) throw new Error(`the instances did not see each other:\n${servers.map((s) => s.output()).join("\n")}`);
   const store = await openPostgresStore(url, { poolSize: 2 });
   return {
+    url,
     store,
     servers,
     ids: joined.map((v) => v.instance),
@@ -270,6 +275,65 @@ describe.skipIf(!postgresAvailable("cluster tests (several instances on PostgreS
       await c.stop();
       await receiver.stop(true);
       await target.stop();
+    }
+  }, 120_000);
+
+  test("a probe peer may follow one instance and report to any: it learns of monitors made on the others, each result is stored once", async () => {
+    const c = await startCluster(pg, 2);
+    try {
+      const [one, two] = c.servers as [ChildServer, ChildServer];
+      const created = await runVigil(["peer", "create", "--region", "eu", "--all-accounts", "--data", c.dirs[0]!, "--database-url", c.url]);
+      expect(created.code).toBe(0);
+      const token = lastLine(created.stdout);
+      const snapshot = await peerCall(two.url, token, "GET", "/monitors");
+      expect(snapshot.status).toBe(200);
+      expect(snapshot.json.data).toMatchObject({ full: true, monitors: [] });
+
+      // made on one while the probe long-polls two: two's feed answers with it
+      const polled = peerCall(two.url, token, "GET", `/monitors?cursor=${snapshot.json.data.cursor}&wait=20`);
+      const made = await c.api[0]!("POST", "/api/v1/monitors", { name: "from eu", monitor_type: "http", target: "http://127.0.0.1:9/", interval_sec: 3600, timeout_ms: 1000, regions: ["eu"] });
+      expect(made.status).toBe(201);
+      const id = Number(made.json.data.id);
+      const feed = (await polled).json.data;
+      expect(feed.full).toBe(false);
+      expect(feed.monitors.map((m: { id: number }) => m.id)).toEqual([id]);
+
+      // the same result sent to one, then again to two (a probe retrying through the proxy): stored once
+      const item = resultItem(id, "up", Date.now() - 1000);
+      const first = await peerCall(one.url, token, "POST", "/results", batch([item]));
+      expect(first.json.data.results.map((a: { outcome: string }) => a.outcome)).toEqual(["stored"]);
+      const again = await peerCall(two.url, token, "POST", "/results", batch([item]));
+      expect(again.json.data.results.map((a: { outcome: string }) => a.outcome)).toEqual(["duplicate"]);
+      const checks = await c.api[1]!("GET", `/api/v1/monitors/${id}/checks?region=eu`);
+      expect(checks.json.data.length).toBe(1);
+    } finally {
+      await c.stop();
+    }
+  }, 60_000);
+
+  test("the database restarting: both instances listen to each other again, reload every definition and one leads again", async () => {
+    // a PostgreSQL of its own, so the restart disturbs no other test
+    const own = (await startPostgres())!;
+    const target = startTarget();
+    const c = await startCluster(own, 2);
+    try {
+      await own.stopServer();
+      await Bun.sleep(500);
+      await own.startServer();
+      const resynced = (s: ChildServer) => s.output().includes('"reason":"resync"') && s.output().includes("listening to the other instances again");
+      expect(await waitFor(() => c.servers.every(resynced), { timeoutMs: 30_000, intervalMs: 100 })).toBe(true);
+      const leaders = await waitFor(async () => {
+        const views = await Promise.all(c.servers.map(readiness));
+        return views.filter((v) => v.leader).length === 1 && views.every((v) => v.region_instances.length === 2);
+      }, { timeoutMs: 30_000, intervalMs: 100 });
+      expect(leaders).toBe(true);
+      // changes still travel both ways: monitors resumed on each are checked
+      await httpMonitors(c, target.url, 4);
+      expect(await waitFor(() => Array.from({ length: 4 }, (_, i) => hitsOf(target.hits, i).length >= 1).every(Boolean), { timeoutMs: 20_000, intervalMs: 100 })).toBe(true);
+    } finally {
+      await c.stop();
+      await target.stop();
+      await own.stop();
     }
   }, 120_000);
 
