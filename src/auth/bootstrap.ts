@@ -18,7 +18,18 @@ export async function bootstrapIfEmpty(db: Db, dataDir: string, now: number, log
   const path = join(dataDir, BOOTSTRAP_TOKEN_FILE);
   restrictToOwner(path);
   if ((await countAccounts(db)) > 0) return null;
-  const account = await createAccount(db, "default", "enterprise", now);
+  let account;
+  try {
+    account = await createAccount(db, "default", "enterprise", now);
+  } catch (err) {
+    // several instances started at once on an empty PostgreSQL database (README "Several
+    // instances"): one of them made the account and holds the token; the others go on without
+    if ((await countAccounts(db)) > 0) {
+      log.info("first start: another instance created account 'default'; its data directory holds the bootstrap token");
+      return null;
+    }
+    throw err;
+  }
   const { token } = await issueApiToken(db, { accountId: account.id, scopes: SCOPES, label: "bootstrap", now });
   writeFileSync(path, token + "\n", { mode: PRIVATE_FILE_MODE });
   chmodSync(path, PRIVATE_FILE_MODE);

@@ -17,7 +17,7 @@
  * PostgreSQL's server binaries are missing.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Share } from "../../src/cluster/share.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
@@ -144,6 +144,21 @@ describe.skipIf(!postgresAvailable("cluster tests (several instances on PostgreS
   afterAll(async () => {
     await pg?.stop();
   });
+
+  test("instances started at once on an empty database all start; one of them makes the first account and its token", async () => {
+    const url = await pg.createDatabase();
+    const dirs = [tempDir("vigil-cluster-"), tempDir("vigil-cluster-"), tempDir("vigil-cluster-")];
+    const servers = await Promise.all(dirs.map((dir, i) => spawnServer(["--data", dir, "--database-url", url], { env: { VIGIL_SECRET_KEY: SECRET_KEY }, name: `instance ${i + 1}` })));
+    try {
+      const tokens = dirs.filter((d) => existsSync(join(d, "bootstrap-token")));
+      expect(tokens.length).toBe(1);
+      const token = readFileSync(join(tokens[0]!, "bootstrap-token"), "utf8").trim();
+      for (const s of servers) expect((await apiClient(s.url, token)("GET", "/api/v1/monitors")).status).toBe(200);
+    } finally {
+      for (const s of servers) await s.stop();
+      for (const d of dirs) rmSync(d, { recursive: true, force: true });
+    }
+  }, 60_000);
 
   test("what one instance writes the other reads, and each monitor is checked by exactly one of them", async () => {
     const target = startTarget();
