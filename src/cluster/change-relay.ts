@@ -14,7 +14,7 @@ import type { Logger } from "../lib/logger.ts";
 import type { PostgresStore } from "../store/database.ts";
 
 /** the channel every instance of a database listens on */
-export const CHANGES_CHANNEL = "vigil_changes";
+const CHANGES_CHANNEL = "vigil_changes";
 
 const RELAYED = ["monitor.changed", "monitor.state"] as const;
 type Relayed = (typeof RELAYED)[number];

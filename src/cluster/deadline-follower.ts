@@ -22,7 +22,7 @@ export interface DeadlineSink {
   evaluate(monitorIds: number[]): void;
 }
 
-export const DEADLINE_POLL_MS = 1_000;
+const DEADLINE_POLL_MS = 1_000;
 
 export function followHeartbeatDeadlines(ctx: AppContext, sink: DeadlineSink, pollMs = DEADLINE_POLL_MS): { stop(): void } {
   if (ctx.store.engine !== "postgres") return { stop() {} };

@@ -22,7 +22,7 @@ import { claimLease, listLiveInstances, pruneInstances, releaseLease, removeInst
 import { Share } from "./share.ts";
 import type { ClusterStatus, ClusterView } from "./view.ts";
 
-export const LEADER_LEASE = "leader";
+const LEADER_LEASE = "leader";
 
 export interface MembershipTiming {
   /** how long a renewal keeps a row or the leader lease alive, by the database's clock */
@@ -33,7 +33,7 @@ export interface MembershipTiming {
   marginMs: number;
 }
 
-export const DEFAULT_TIMING: MembershipTiming = { leaseMs: 10_000, renewMs: 2_000, marginMs: 2_500 };
+const DEFAULT_TIMING: MembershipTiming = { leaseMs: 10_000, renewMs: 2_000, marginMs: 2_500 };
 
 /** a joining instance waits for the others' next renewal, and this much more for their queries to end */
 const JOIN_SLACK_MS = 500;

@@ -5,7 +5,7 @@ import type { Service } from "../lib/service.ts";
 import { openSidePool } from "../store/postgres.ts";
 import { VERSION } from "../version.ts";
 import { startChangeRelay } from "./change-relay.ts";
-import { ClusterMembership, DEFAULT_TIMING, type MembershipTiming } from "./membership.ts";
+import { ClusterMembership } from "./membership.ts";
 
 /**
  * Joins this instance to the others on its PostgreSQL database (README "Several instances"): its
@@ -14,7 +14,7 @@ import { ClusterMembership, DEFAULT_TIMING, type MembershipTiming } from "./memb
  * is stopped after them: the instance leaves once its last results are written. Nothing on SQLite
  * or on a probe: one instance, leading and checking everything.
  */
-export async function startClusterService(ctx: AppContext, timing: MembershipTiming = DEFAULT_TIMING): Promise<Service | null> {
+export async function startClusterService(ctx: AppContext): Promise<Service | null> {
   const store = ctx.store;
   if (store.engine !== "postgres" || ctx.config.role !== "leader") return null;
   const log = ctx.log.child("cluster");
@@ -25,7 +25,6 @@ export async function startClusterService(ctx: AppContext, timing: MembershipTim
     pool.db,
     { id: randomBytes(6).toString("hex"), region: ctx.config.region, host: `${hostname()}:${ctx.config.port}`, pid: process.pid, version: VERSION },
     log,
-    timing,
   );
   let relay: Awaited<ReturnType<typeof startChangeRelay>>;
   try {
