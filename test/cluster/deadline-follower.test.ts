@@ -28,14 +28,17 @@ interface Instance {
   close(): Promise<void>;
 }
 
+/** starting or stopping a PostgreSQL server takes seconds on a loaded machine */
+const HOOK_TIMEOUT_MS = 60_000;
+
 describe.skipIf(!postgresAvailable("heartbeat deadline follower tests"))("heartbeat deadlines on the leader", () => {
   let pg: PostgresServer;
   beforeAll(async () => {
     pg = (await startPostgres())!;
-  });
+  }, HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await pg?.stop();
-  });
+  }, HOOK_TIMEOUT_MS);
 
   async function instance(url: string, id: string): Promise<Instance> {
     const dataDir = tempDir("vigil-follower-");

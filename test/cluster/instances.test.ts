@@ -136,14 +136,17 @@ async function httpMonitors(c: Cluster, target: string, count: number, extra: Re
 
 const hitsOf = (hits: Hit[], i: number, after = 0) => hits.filter((h) => h.path === `/m/${i}` && h.at > after).map((h) => h.at);
 
+/** starting or stopping a PostgreSQL server takes seconds on a loaded machine */
+const HOOK_TIMEOUT_MS = 60_000;
+
 describe.skipIf(!postgresAvailable("cluster tests (several instances on PostgreSQL)"))("several instances on one PostgreSQL database", () => {
   let pg: PostgresServer;
   beforeAll(async () => {
     pg = (await startPostgres())!;
-  });
+  }, HOOK_TIMEOUT_MS);
   afterAll(async () => {
     await pg?.stop();
-  });
+  }, HOOK_TIMEOUT_MS);
 
   test("instances started at once on an empty database all start; one of them makes the first account and its token", async () => {
     const url = await pg.createDatabase();
@@ -275,7 +278,10 @@ describe.skipIf(!postgresAvailable("cluster tests (several instances on PostgreS
       target.down.delete("/m/0");
       expect(await waitFor(() => received.length >= 3, { timeoutMs: 30_000, intervalMs: 100 })).toBe(true);
 
-      const rows = await c.store.db.selectFrom("alerts").select(["delivery_id", "event", "status"]).where("monitor_id", "=", id!).orderBy("id").execute();
+      // the receiver has answered; the outbox row is marked right after
+      const outbox = () => c.store.db.selectFrom("alerts").select(["delivery_id", "event", "status"]).where("monitor_id", "=", id!).orderBy("id").execute();
+      await waitFor(async () => (await outbox()).every((r) => r.status === "delivered"), { timeoutMs: 10_000, intervalMs: 50 });
+      const rows = await outbox();
       expect(rows.map((r) => [r.event, r.status])).toEqual([
         ["monitor.down", "delivered"],
         ["monitor.up", "delivered"],

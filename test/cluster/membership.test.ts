@@ -17,18 +17,21 @@ import { waitFor } from "../helpers/server.ts";
 
 const FAST: MembershipTiming = { leaseMs: 1500, renewMs: 200, marginMs: 400 };
 
+/** starting or stopping a PostgreSQL server takes seconds on a loaded machine */
+const HOOK_TIMEOUT_MS = 60_000;
+
 describe.skipIf(!postgresAvailable("cluster membership tests"))("cluster membership on PostgreSQL", () => {
   let pg: PostgresServer;
   const stores: PostgresStore[] = [];
   const members: ClusterMembership[] = [];
   beforeAll(async () => {
     pg = (await startPostgres())!;
-  });
+  }, HOOK_TIMEOUT_MS);
   afterAll(async () => {
     for (const m of members) await m.stop();
     for (const s of stores) await s.close();
     await pg?.stop();
-  });
+  }, HOOK_TIMEOUT_MS);
 
   async function database(): Promise<{ url: string; store: PostgresStore }> {
     const url = await pg.createDatabase();
