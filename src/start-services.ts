@@ -4,6 +4,7 @@ import { leaderOnly } from "./cluster/leader-only.ts";
 import { startClusterService } from "./cluster/service.ts";
 import { startCheckpointer } from "./store/checkpointer.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
+import { HeldResults } from "./engine/held-results.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
 import { startNotifyService } from "./notify/service.ts";
 import { startPeerLeaderService } from "./peers/leader/service.ts";
@@ -16,7 +17,7 @@ import { startWebService } from "./web/service.ts";
  * The long-running parts of a process besides the HTTP server start here, in one place, so `serve`
  * and the tests start the same set; they are stopped in reverse order on shutdown.
  */
-export async function startServices(ctx: AppContext): Promise<Service[]> {
+export async function startServices(ctx: AppContext, o: { heldResultsLimit?: number } = {}): Promise<Service[]> {
   const services: Service[] = [];
   if (ctx.store.engine === "sqlite") {
     // WAL checkpoints on a worker, off the event loop; stopped after the write queue's last flush
@@ -42,8 +43,16 @@ export async function startServices(ctx: AppContext): Promise<Service[]> {
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
   if (ctx.config.role === "leader") {
     ctx.metrics.gauge("vigil_incidents_open", "Incidents open now, across every account", () => countOpenIncidents(ctx.db));
-    // local checks run in this instance's --region (its share of them, with several instances) and go straight to the engine
-    const scheduler = await startSchedulerService(ctx, async (id, region, result) => void (await recordCheckResult(ctx, id, region, result)));
+    // local checks run in this instance's --region (its share of them, with several instances) and go straight to the engine; while the
+    // database cannot be reached their results wait in memory (stopped after the scheduler)
+    const held = new HeldResults(async (id, region, result) => void (await recordCheckResult(ctx, id, region, result)), {
+      log: ctx.log.child("engine"),
+      limit: o.heldResultsLimit,
+      onDropped: (n) => ctx.metrics.checkResultsDropped.inc(n),
+    });
+    ctx.metrics.gauge("vigil_check_results_held", "Check results waiting in memory for the database to come back", () => held.size);
+    services.push({ name: "held-results", stop: (deadlineMs) => held.stop(deadlineMs) });
+    const scheduler = await startSchedulerService(ctx, (id, region, result) => held.record(id, region, result));
     services.push(scheduler);
     services.push(await leaderOnly(ctx.cluster, "maintenance", async () => maintenanceService(ctx), log));
     // the /peer/v1 endpoints: probes pull definitions and push results

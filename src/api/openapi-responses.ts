@@ -72,7 +72,7 @@ const API_ERRORS = {
   },
   RateLimited: { status: 429, codes: ["rate_limited"], description: "over the account's rate limit; retry after `Retry-After` seconds", rateLimit: "always", headers: RETRY },
   InternalError: { status: 500, codes: ["internal_error"], description: "an unexpected failure; the server log has it under the request id", rateLimit: "always" },
-  StorageUnavailable: { status: 503, codes: ["storage_unavailable"], description: "the data store could not be written (I/O error); nothing was saved", rateLimit: "always", headers: RETRY },
+  StorageUnavailable: { status: 503, codes: ["storage_unavailable"], description: "the data store cannot be used now (an I/O error, or the PostgreSQL database is unreachable); nothing was saved", rateLimit: "always", headers: RETRY },
   InsufficientStorage: { status: 507, codes: ["insufficient_storage"], description: "the disk holding the data is full; nothing was saved", rateLimit: "always", headers: RETRY },
 } satisfies Record<string, ErrorSpec>;
 export type ApiErrorName = keyof typeof API_ERRORS;

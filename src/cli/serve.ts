@@ -34,10 +34,11 @@ export interface Instance {
   shutdown(): Promise<void>;
 }
 
-/** Test seams: a clock of the test's choosing and a sink that captures log lines. */
+/** Test seams: a clock of the test's choosing, a sink that captures log lines, a small bound of held check results. */
 export interface InstanceOverrides {
   clock?: Clock;
   logSink?: LogSink;
+  heldResultsLimit?: number;
 }
 
 export async function startInstance(argv: string[], env: CliIo["env"], overrides: InstanceOverrides = {}): Promise<Instance> {
@@ -56,7 +57,7 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
   if (config.role === "leader") await bootstrapIfEmpty(ctx.db, config.dataDir, ctx.clock.now(), log);
   // read before the first check runs: a check must never go out under a policy not yet known
   if (config.role === "leader") await ctx.privateTargets.reload();
-  const services = await startServices(ctx);
+  const services = await startServices(ctx, { heldResultsLimit: overrides.heldResultsLimit });
   // a probe serves only /healthz and /readyz: no API, no accounts (docs/regions.md "Leader and probes")
   const app =
     config.role === "probe"

@@ -15,6 +15,8 @@ export interface Metrics {
   schedulerRunsSkipped: Counter<never>;
   /** degraded-by-latency verdicts set aside because the latency was measured while saturated */
   latencyNotJudged: Counter<never>;
+  /** check results dropped because more were held than the bound while the database was unreachable */
+  checkResultsDropped: Counter<never>;
   /** alert delivery attempts by result (delivered, retry, failed, interrupted, dropped) */
   alertDeliveries: Counter<"result">;
   /** heartbeat pings by result (accepted, rejected, ignored, not_found, rate_limited) */
@@ -51,6 +53,11 @@ export function createMetrics(): Metrics {
     latencyNotJudged: new Counter({
       name: "vigil_checks_latency_not_judged_total",
       help: "Checks not degraded by api_max_latency_ms because their latency was measured while the scheduler was saturated",
+      registers: [registry],
+    }),
+    checkResultsDropped: new Counter({
+      name: "vigil_check_results_dropped_total",
+      help: "Check results dropped because more were held in memory than the bound while the database could not be reached",
       registers: [registry],
     }),
     alertDeliveries: new Counter({ name: "vigil_alert_deliveries_total", help: "Alert delivery attempts, by result", labelNames: ["result"], registers: [registry] }),

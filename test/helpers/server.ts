@@ -71,7 +71,7 @@ export async function startTestServer(args: string[] = [], overrides: InstanceOv
   const instance = await startInstance(
     ["--data", dataDir, "--host", "127.0.0.1", "--port", "0", "--log-level", "debug", ...args, ...(await engineArgs(["--data", dataDir, ...args]))],
     {},
-    { clock: overrides.clock, logSink: (l) => lines.push(l) },
+    { clock: overrides.clock, logSink: (l) => lines.push(l), heldResultsLimit: overrides.heldResultsLimit },
   );
   const token = (await Bun.file(join(dataDir, "bootstrap-token")).text()).trim();
   const url = instance.url;

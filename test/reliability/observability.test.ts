@@ -80,9 +80,10 @@ test("/metrics after checks, pings and API calls: every family the issue names, 
   expect(sum("vigil_scheduler_lateness_seconds_count")).toBeGreaterThan(0);
   expect(samples(text, "vigil_scheduler_lateness_seconds_bucket").length).toBeGreaterThan(5);
   // queue depths: gauges, present even when empty
-  for (const g of ["vigil_write_queue_length", "vigil_heartbeat_queue_length", "vigil_scheduler_checks_waiting", "vigil_scheduler_checks_in_flight"]) {
+  for (const g of ["vigil_write_queue_length", "vigil_heartbeat_queue_length", "vigil_scheduler_checks_waiting", "vigil_scheduler_checks_in_flight", "vigil_check_results_held"]) {
     expect({ gauge: g, samples: samples(text, g).length }).toEqual({ gauge: g, samples: 1 });
   }
+  expect(sum("vigil_check_results_dropped_total")).toBe(0);
   expect(sum("vigil_scheduler_monitors")).toBe(2);
   expect(sum("vigil_heartbeat_deadlines")).toBe(1);
   // ping rate, by result

@@ -9,10 +9,10 @@ class SQLiteError extends Error {
   }
 }
 
+/** The shape of Bun.sql's errors: `code` ERR_POSTGRES_*, `errno` the server's SQLSTATE when the server sent one. */
 class PostgresError extends Error {
   override name = "PostgresError";
-  readonly code = "ERR_POSTGRES_SERVER_ERROR";
-  constructor(readonly errno: string) {
+  constructor(readonly code: string, readonly errno?: string) {
     super("postgres");
   }
 }
@@ -28,9 +28,17 @@ test.each([
   ["SQLITE_CONSTRAINT", new SQLiteError("SQLITE_CONSTRAINT_UNIQUE", 2067), null],
   ["SQLITE_BUSY", new SQLiteError("SQLITE_BUSY", 5), null],
   ["errno 13 outside SQLite (EACCES)", Object.assign(new Error("denied"), { errno: 13, code: "EACCES" }), null],
-  ["PostgreSQL disk_full (53100)", new PostgresError("53100"), "full"],
-  ["PostgreSQL io_error (58030)", new PostgresError("58030"), "io"],
-  ["PostgreSQL unique_violation (23505)", new PostgresError("23505"), null],
+  ["PostgreSQL refuses connections (down)", new PostgresError("ERR_POSTGRES_CONNECTION_REFUSED"), "unavailable"],
+  ["PostgreSQL connection lost", new PostgresError("ERR_POSTGRES_CONNECTION_CLOSED"), "unavailable"],
+  ["PostgreSQL connection timeout", new PostgresError("ERR_POSTGRES_CONNECTION_TIMEOUT"), "unavailable"],
+  ["PostgreSQL shutting down (57P01)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "57P01"), "unavailable"],
+  ["PostgreSQL starting up (57P03)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "57P03"), "unavailable"],
+  ["a write on a standby after a failover (25006)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "25006"), "unavailable"],
+  ["a connection exception (08006)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "08006"), "unavailable"],
+  ["PostgreSQL unique violation (23505)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "23505"), null],
+  ["PostgreSQL syntax error", new PostgresError("ERR_POSTGRES_SYNTAX_ERROR"), null],
+  ["PostgreSQL disk_full (53100)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "53100"), "full"],
+  ["PostgreSQL io_error (58030)", new PostgresError("ERR_POSTGRES_SERVER_ERROR", "58030"), "io"],
   ["a plain error", new Error("boom"), null],
   ["not an error", "SQLITE_FULL", null],
 ] as const)("%s", (_what, err, expected) => {
