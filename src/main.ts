@@ -2,6 +2,7 @@
 import { accountCommand } from "./cli/account.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { processIo, UsageError, type CliIo } from "./cli/io.ts";
+import { migrateCommand } from "./cli/migrate.ts";
 import { peerCommand } from "./cli/peer.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCommand } from "./cli/token.ts";
@@ -19,6 +20,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   user: { run: userCommand, summary: "create, list and delete dashboard users" },
   backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
   restore: { run: restoreCommand, summary: "replace the database with a checked backup (server stopped)" },
+  migrate: { run: migrateCommand, summary: "copy an SQLite instance into an empty PostgreSQL database (server stopped)" },
 };
 
 const HELP = `Vigil ${VERSION}: self-hosted uptime monitoring in one executable.

@@ -17,8 +17,8 @@ import type { DB } from "./tables.ts";
 
 /** connections per instance: the write queue holds one, reads share the rest (lease renewals have their own, openSidePool) */
 const POOL_SIZE = 16;
-/** any number that names Vigil's migration lock among the database's advisory locks */
-const MIGRATION_LOCK = 0x5649_4749; // "VIGI"
+/** any number that names Vigil's migration lock among the database's advisory locks (a copy into the database holds it too) */
+export const MIGRATION_LOCK = 0x5649_4749; // "VIGI"
 
 type Row = Record<string, unknown>;
 
