@@ -19,7 +19,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   peer: { run: peerCommand, summary: "create, list and revoke probe peers" },
   user: { run: userCommand, summary: "create, list and delete dashboard users" },
   backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
-  restore: { run: restoreCommand, summary: "replace the database with a checked backup (server stopped)" },
+  restore: { run: restoreCommand, summary: "restore a checked backup (SQLite: server stopped; PostgreSQL: into an empty database)" },
   migrate: { run: migrateCommand, summary: "copy an SQLite instance into an empty PostgreSQL database (server stopped)" },
 };
 

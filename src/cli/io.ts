@@ -37,15 +37,18 @@ export function dataDirOf(values: Record<string, unknown>, env: Env): string {
   return (values.data as string | undefined) ?? env.VIGIL_DATA ?? "./data";
 }
 
-/** The store a command works on: PostgreSQL with --database-url (or VIGIL_DATABASE_URL), else SQLite under --data. */
-export async function openCommandStore(values: Record<string, unknown>, env: Env): Promise<Store> {
-  let url: string | null;
+/** --database-url, else VIGIL_DATABASE_URL: the PostgreSQL database a command works on, or null for SQLite under --data. */
+export function databaseUrlOf(values: Record<string, unknown>, env: Env): string | null {
   try {
-    url = databaseUrl((values["database-url"] as string | undefined) ?? env.VIGIL_DATABASE_URL ?? null);
+    return databaseUrl((values["database-url"] as string | undefined) ?? env.VIGIL_DATABASE_URL ?? null);
   } catch (e) {
     throw new UsageError((e as Error).message);
   }
-  return openStoreAt({ dataDir: dataDirOf(values, env), databaseUrl: url });
+}
+
+/** The store a command works on: PostgreSQL with --database-url (or VIGIL_DATABASE_URL), else SQLite under --data. */
+export async function openCommandStore(values: Record<string, unknown>, env: Env): Promise<Store> {
+  return openStoreAt({ dataDir: dataDirOf(values, env), databaseUrl: databaseUrlOf(values, env) });
 }
 
 /** Prints rows as aligned columns, for `list` commands. */

@@ -94,14 +94,7 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
   const target = join(dataDir, DATABASE_FILE);
   const staging = `${target}.restoring`;
   rmSync(staging, { force: true });
-  createPrivateFile(staging);
-  // Copy through SQLite so the staged file is a clean single-file database even if the backup had a WAL.
-  const src = new SqliteDatabase(file, { readonly: true });
-  try {
-    src.query("VACUUM INTO ?").run(staging);
-  } finally {
-    src.close();
-  }
+  stageBackup(file, staging);
   const stamp = new Date(now).toISOString().replace(/[:.]/g, "-");
   const previous = setAside(target, stamp);
   // The journal's pings belong to the database being replaced (the backup carries its own): they go
@@ -110,6 +103,20 @@ export function restoreDatabase(dataDir: string, file: string, now: number): { p
   if (existsSync(journal)) renameSync(journal, `${journal}.before-restore-${stamp}`);
   renameSync(staging, target);
   return { previous, version };
+}
+
+/**
+ * Copies a backup file to `target` (a new private file) through SQLite, so the copy is a clean
+ * single-file database even if the backup had a WAL, and the backup itself is never written to.
+ */
+export function stageBackup(file: string, target: string): void {
+  createPrivateFile(target);
+  const src = new SqliteDatabase(file, { readonly: true });
+  try {
+    src.query("VACUUM INTO ?").run(target);
+  } finally {
+    src.close();
+  }
 }
 
 /**

@@ -25,6 +25,7 @@ import { openPostgresStore } from "../../src/store/postgres.ts";
 import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
 import { postgresAvailable } from "../helpers/postgres.ts";
 import { runVigil, spawnServer } from "../helpers/process.ts";
+import { apiSnapshot as snapshot } from "../helpers/api-snapshot.ts";
 import { apiClient, makeAccount, startTestServer, tempDir, waitFor } from "../helpers/server.ts";
 import { startHttpTarget } from "../helpers/targets.ts";
 import { PASSWORD, WebClient } from "../web/helpers.ts";
@@ -40,31 +41,6 @@ const fresh = (prefix: string) => {
   return d;
 };
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
-
-/** Every list and detail the API has for an account, bodies without `meta` (request ids, rate limits). */
-async function snapshot(base: string, token: string, slug: string): Promise<Record<string, unknown>> {
-  const api = apiClient(base, token);
-  const out: Record<string, unknown> = {};
-  const get = async (path: string) => {
-    const r = await api("GET", path);
-    expect({ path, status: r.status }).toEqual({ path, status: 200 });
-    const { meta: _meta, ...body } = r.json;
-    out[path] = body;
-    return body as { data: { id: string }[] };
-  };
-  for (const m of (await get("/api/v1/monitors?per_page=100")).data) {
-    await get(`/api/v1/monitors/${m.id}`);
-    await get(`/api/v1/monitors/${m.id}/checks?per_page=100`);
-    await get(`/api/v1/monitors/${m.id}/events?per_page=100`);
-  }
-  for (const i of (await get("/api/v1/incidents?per_page=100")).data) await get(`/api/v1/incidents/${i.id}`);
-  for (const p of (await get("/api/v1/status-pages?per_page=100")).data) await get(`/api/v1/status-pages/${p.id}`);
-  for (const c of (await get("/api/v1/notification-channels?per_page=100")).data) await get(`/api/v1/notification-channels/${c.id}`);
-  const page = await fetch(`${base}/s/${slug}.json`);
-  expect(page.status).toBe(200);
-  out.statusPage = await page.json();
-  return out;
-}
 
 describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"))("vigil migrate", () => {
   test("an SQLite instance moves to PostgreSQL whole: same answers, tokens, logins and secrets", async () => {
