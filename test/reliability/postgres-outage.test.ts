@@ -24,12 +24,14 @@ async function metric(s: TestServer, name: string): Promise<number> {
   return line ? Number(line.split(" ")[1]) : NaN;
 }
 
-/** Checks stored per monitor, read straight from the database. */
-async function storedChecks(url: string): Promise<Map<number, number>> {
+/** The times of the checks stored per monitor, in the order they were written (by id), read straight from the database. */
+async function storedChecks(url: string): Promise<Map<number, number[]>> {
   const store = await openPostgresStore(url, { poolSize: 1 });
   try {
-    const rows = await store.db.selectFrom("checks").select(["monitor_id"]).select((eb) => eb.fn.countAll<number>().as("n")).groupBy("monitor_id").execute();
-    return new Map(rows.map((r) => [Number(r.monitor_id), Number(r.n)]));
+    const rows = await store.db.selectFrom("checks").select(["monitor_id", "checked_at"]).orderBy("id").execute();
+    const out = new Map<number, number[]>();
+    for (const r of rows) (out.get(r.monitor_id) ?? out.set(r.monitor_id, []).get(r.monitor_id)!).push(r.checked_at);
+    return out;
   } finally {
     await store.close();
   }
@@ -137,9 +139,14 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("PostgreSQL out
       // a graceful stop waits for checks in flight and writes their results
       await s.stop();
     }
-    // every check the target answered, before, during and after the outage, is in the database
+    // every check the target answered, before, during and after the outage, is in the database,
+    // and each monitor's were written in the order they were taken
     const stored = await storedChecks(url);
-    for (let m = 0; m < MONITORS; m++) expect({ monitor: m, stored: stored.get(ids[m]!) ?? 0 }).toEqual({ monitor: m, stored: checksAt(m) });
+    for (let m = 0; m < MONITORS; m++) {
+      const times = stored.get(ids[m]!) ?? [];
+      expect({ monitor: m, stored: times.length }).toEqual({ monitor: m, stored: checksAt(m) });
+      expect(times).toEqual([...times].sort((a, b) => a - b));
+    }
   }, 120_000);
 
   test("past the bound, the oldest held results are dropped, counted and logged", async () => {
