@@ -27,9 +27,10 @@ export function progressPrinter(io: CliIo, everyMs = 1000): { onProgress: (p: Co
       rows += p.copied - before;
       before = p.copied;
       const seconds = (now - started) / 1000;
-      const rate = seconds > 0 ? Math.round(p.copied / seconds) : p.copied;
+      const rate = Math.round(p.copied / Math.max(seconds, 0.001));
       if (p.copied >= p.total) {
-        io.err(`  ${p.table}: ${n(p.copied)} rows in ${seconds.toFixed(1)} s${p.copied > 0 ? ` (${n(rate)} rows/s)` : ""}`);
+        // a rate over a few milliseconds says nothing: given from a second on
+        io.err(`  ${p.table}: ${n(p.copied)} ${p.copied === 1 ? "row" : "rows"} in ${seconds.toFixed(1)} s${seconds >= 1 ? ` (${n(rate)} rows/s)` : ""}`);
       } else if (now - lastLine >= everyMs) {
         lastLine = now;
         io.err(`  ${p.table}: ${n(p.copied)} / ${n(p.total)} rows (${Math.floor((p.copied / p.total) * 100)}%), ${n(rate)} rows/s`);

@@ -169,8 +169,8 @@ export async function postgresTablesWithRows(sql: SQL): Promise<{ name: string; 
 }
 
 /**
- * Copies the SQLite database at `sqlitePath` into the PostgreSQL database behind `sql`, which must
- * have this build's schema and no rows. The ping journal table must be empty (its pings folded
+ * Copies the SQLite database `sqlite` into the PostgreSQL database behind `sql`, which must have
+ * this build's schema and no rows. The ping journal table must be empty (its pings folded
  * first). Holds the schema lock PostgreSQL instances take at start-up until the copy commits, so an
  * instance started meanwhile waits and then finds the whole copy.
  */
@@ -206,6 +206,8 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, o: CopyOp
             copied += n;
             o.onProgress?.({ table: shape.name, copied, total });
           });
+          // its failure is thrown at the next await of it; until then it must not count as unhandled
+          writing.catch(() => {});
           arrays = shape.columns.map(() => []);
           rows = 0;
         };
@@ -265,6 +267,11 @@ export async function copyPostgresToSqlite(sql: SQL, target: Database, o: CopyOp
     target.exec("BEGIN");
     try {
       for (const t of SEEDED) target.exec(`DELETE FROM ${q(t)}`);
+      // Secondary indexes are built once the rows are in: filled row by row, an index on
+      // (monitor_id, checked_at) takes checks in id order at a thousand places at once, and past
+      // the page cache every row cost a random read (BENCHMARKS.md, "Moving between engines").
+      const indexes = target.query("SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").all() as { name: string; sql: string }[];
+      for (const i of indexes) target.exec(`DROP INDEX ${q(i.name)}`);
       for (const shape of shapes) {
         const total = totals.get(shape.name)!;
         const list = shape.columns.map(q).join(", ");
@@ -283,6 +290,7 @@ export async function copyPostgresToSqlite(sql: SQL, target: Database, o: CopyOp
         await tx.unsafe("CLOSE vigil_copy");
         insert.finalize();
       }
+      for (const i of indexes) target.exec(i.sql);
       // AUTOINCREMENT counters past every id PostgreSQL handed out, deleted rows' included
       for (const shape of shapes.filter((s) => s.identity)) {
         const [{ s: sequence }] = (await pgRows(txSql, "SELECT pg_get_serial_sequence($1, 'id') AS s", [shape.name])) as [{ s: string }];

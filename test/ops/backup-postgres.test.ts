@@ -13,6 +13,7 @@ import { SQL } from "bun";
 import { afterAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { openStore } from "../../src/store/database.ts";
 import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
 import { postgresAvailable } from "../helpers/postgres.ts";
 import { apiSnapshot } from "../helpers/api-snapshot.ts";
@@ -76,6 +77,12 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("PostgreSQL bac
 
       const copy = new Database(file, { readonly: true });
       expect((copy.query("PRAGMA integrity_check").get() as { integrity_check: string }).integrity_check).toBe("ok");
+      // SQLite's own schema, every index and trigger included, at this build's version
+      const schemaOf = (db: Database) => db.query("SELECT type, name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY type, name").all();
+      const reference = openStore(fresh());
+      expect(schemaOf(copy)).toEqual(schemaOf(reference.sqlite));
+      expect(copy.query("PRAGMA user_version").get()).toEqual(reference.sqlite.query("PRAGMA user_version").get());
+      await reference.close();
       const names = (copy.query("SELECT name FROM accounts ORDER BY id").all() as { name: string }[]).map((a) => a.name);
       copy.close();
       expect(names[0]).toBe("default");

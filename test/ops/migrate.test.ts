@@ -132,7 +132,7 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
     expect(Number(/folded (\d+) journaled pings/.exec(migrated.stdout)?.[1])).toBeGreaterThanOrEqual(2);
     expect(migrated.stdout).toContain("the row counts of every table match");
     expect(migrated.stdout).toContain(join(data, "secret.key"));
-    expect(migrated.stderr).toMatch(/check_blocks: \d+ rows/);
+    expect(migrated.stderr).toMatch(/check_blocks: \d+ rows?/);
     // a second run finds the database taken
     const again = await runVigil(["migrate", "--from", data, "--to", url]);
     expect(again.code).toBe(1);
