@@ -14,6 +14,9 @@ import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
  * for a token with `metrics:read` unless `--metrics-public` is set; such a token meets the API's
  * plan rule and rate limit, and its scrapes count against its account's window.
  */
+/** a write refused for storage this recently keeps the instance not ready, though a probe write fits */
+const RECENT_REFUSAL_MS = 10_000;
+
 export function healthPlugin(ctx: AppContext, services: () => Service[]) {
   const log = ctx.log.child("api");
   return new Elysia({ name: "health" })
@@ -24,6 +27,10 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
         await putKv(ctx.db, "readyz", String(ctx.clock.now()));
       } catch (e) {
         problems.push(`store not writable: ${(e as Error).message}`);
+      }
+      const refused = ctx.writes.lastStorageFailure;
+      if (problems.length === 0 && refused && Date.now() - refused.at < RECENT_REFUSAL_MS) {
+        problems.push(`store not writable: a write was refused ${Math.round((Date.now() - refused.at) / 1000)} s ago (${refused.kind === "full" ? "disk full" : refused.kind === "io" ? "I/O error" : "database unreachable"})`);
       }
       for (const s of services()) if (s.ready && !s.ready()) problems.push(`${s.name} not ready`);
       // which instance this is, whether it leads, and how many monitors it checks (README "Several instances")

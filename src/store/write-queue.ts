@@ -1,5 +1,5 @@
 import type { Logger } from "../lib/logger.ts";
-import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
+import { logStorageFailure, storageFailure, type StorageFailure } from "../lib/storage-errors.ts";
 import type { Db } from "./database.ts";
 
 /** A unit of work run inside a shared transaction. It must use only the `trx` it is given: the one
@@ -40,6 +40,12 @@ export class WriteQueue {
   private readonly log: Logger | undefined;
   /** batches committed and jobs written, for the metrics */
   readonly counters = { batches: 0, jobs: 0, retriedBatches: 0 };
+  /**
+   * The last batch the store refused for want of storage (a full disk, an I/O error, a database out
+   * of reach), and when. Readiness reads it: a small probe write can still fit where the writes of
+   * the API and the checks no longer do.
+   */
+  lastStorageFailure: { kind: StorageFailure; at: number } | null = null;
 
   constructor(private readonly db: Db, opts: WriteQueueOptions = {}) {
     this.windowMs = opts.windowMs ?? 2;
@@ -136,6 +142,7 @@ export class WriteQueue {
       // A full disk or an I/O error fails every job alike: re-running them one by one would only
       // repeat the failure, so the whole batch is refused at once and the next batch tries again.
       const storage = storageFailure(err);
+      if (storage) this.lastStorageFailure = { kind: storage, at: Date.now() };
       if (storage && this.log) logStorageFailure(this.log, storage, { jobs: batch.length });
       if (batch.length === 1 || storage) {
         for (const p of batch) p.reject(err);
