@@ -47,6 +47,11 @@ export const COPIED_TABLES = [
  */
 const SQLITE_ONLY = /^(ping_journal|sqlite_sequence|monitors_search(_.+)?)$/;
 const POSTGRES_ONLY = new Set(["vigil_schema"]);
+/**
+ * The membership and leases of running instances (README "Several instances"): a copy is made with
+ * the servers stopped, and the instances that start on it register afresh, so these are not copied.
+ */
+const LIVE_ONLY = new Set(["instances", "leases"]);
 /** rows the schema files insert themselves: the copy replaces them with the source's */
 const SEEDED = new Set<string>(["heartbeat_epoch"]);
 
@@ -126,7 +131,7 @@ export async function postgresShapes(sql: SQL): Promise<TableShape[]> {
   const byTable = new Map<string, TableShape>();
   for (const r of cols) {
     const name = r.t as string;
-    if (POSTGRES_ONLY.has(name)) continue;
+    if (POSTGRES_ONLY.has(name) || LIVE_ONLY.has(name)) continue;
     if (!(COPIED_TABLES as readonly string[]).includes(name)) throw new Error(`table ${name} is not one this build of Vigil copies: is the database newer than this build?`);
     const shape = byTable.get(name) ?? byTable.set(name, { name, columns: [], types: [], key: [], identity: false }).get(name)!;
     shape.columns.push(r.c as string);
@@ -145,7 +150,7 @@ export async function postgresShapes(sql: SQL): Promise<TableShape[]> {
 export function checkSqliteShapes(sqlite: Database, shapes: readonly TableShape[]): void {
   const tables = (sqlite.query("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((r) => r.name);
   for (const t of tables) {
-    if (!SQLITE_ONLY.test(t) && !(COPIED_TABLES as readonly string[]).includes(t)) throw new Error(`table ${t} of the SQLite database is not one this build of Vigil copies`);
+    if (!SQLITE_ONLY.test(t) && !LIVE_ONLY.has(t) && !(COPIED_TABLES as readonly string[]).includes(t)) throw new Error(`table ${t} of the SQLite database is not one this build of Vigil copies`);
   }
   for (const shape of shapes) {
     const columns = (sqlite.query(`PRAGMA table_info(${q(shape.name)})`).all() as { name: string }[]).map((c) => c.name);
