@@ -165,8 +165,14 @@ describe.skipIf(!postgresAvailable("cluster tests (several instances on PostgreS
 
   test("what one instance writes the other reads, and each monitor is checked by exactly one of them", async () => {
     const target = startTarget();
-    const c = await startCluster(pg, 2);
+    const c = await startCluster(pg, 2, ["--metrics-public"]);
     try {
+      // /metrics says which one leads and how many share the region
+      const metrics = await Promise.all(c.servers.map(async (s) => await (await fetch(s.url + "/metrics")).text()));
+      expect(metrics.filter((m) => /^vigil_cluster_leader 1$/m.test(m)).length).toBe(1);
+      expect(metrics.filter((m) => /^vigil_cluster_leader 0$/m.test(m)).length).toBe(1);
+      for (const m of metrics) expect(m).toMatch(/^vigil_cluster_region_instances 2$/m);
+
       // a monitor made on one is read on the other, and an edit there is read back on the first
       const made = await c.api[0]!("POST", "/api/v1/monitors", { name: "made on one", monitor_type: "http", target: `${target.url}/elsewhere`, interval_sec: 60, timeout_ms: 1000, is_paused: true });
       expect(made.status).toBe(201);
