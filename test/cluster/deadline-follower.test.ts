@@ -5,7 +5,7 @@
  * of another instance writes it, is read by the leader once it is near and by nobody else; the
  * instance that takes the leadership over reads every pending deadline at once.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import { followHeartbeatDeadlines } from "../../src/cluster/deadline-follower.ts";
 import { ClusterMembership } from "../../src/cluster/membership.ts";
@@ -14,7 +14,8 @@ import { buildContext, loadSecretBox, type AppContext } from "../../src/context.
 import { createLogger } from "../../src/lib/logger.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
-import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres.ts";
+import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
+import { postgresAvailable, type PostgresServer } from "../helpers/postgres.ts";
 import { tempDir, waitFor } from "../helpers/server.ts";
 
 const POLL_MS = 100;
@@ -28,16 +29,14 @@ interface Instance {
   close(): Promise<void>;
 }
 
-/** starting or stopping a PostgreSQL server takes seconds on a loaded machine */
+/** starting the suite's PostgreSQL server (the first file to need it does) takes seconds on a loaded machine */
 const HOOK_TIMEOUT_MS = 60_000;
 
-describe.skipIf(!postgresAvailable("heartbeat deadline follower tests"))("heartbeat deadlines on the leader", () => {
+// several instances exist on PostgreSQL only: `npm run test:postgres` runs these, on the suite\'s server
+describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("heartbeat deadline follower tests"))("heartbeat deadlines on the leader", () => {
   let pg: PostgresServer;
   beforeAll(async () => {
-    pg = (await startPostgres())!;
-  }, HOOK_TIMEOUT_MS);
-  afterAll(async () => {
-    await pg?.stop();
+    pg = await testCluster();
   }, HOOK_TIMEOUT_MS);
 
   async function instance(url: string, id: string): Promise<Instance> {

@@ -1,7 +1,7 @@
 /**
  * Several `vigil serve` instances on one PostgreSQL database (README "Several instances"): real
  * child processes, each with its own --data and the same VIGIL_SECRET_KEY, on a throwaway
- * PostgreSQL (test/helpers/postgres.ts), checking real HTTP targets and alerting a real webhook.
+ * PostgreSQL, checking real HTTP targets and alerting a real webhook.
  *
  * - what one instance writes, the other reads and acts on (a monitor made or resumed on one is
  *   checked by whichever instance its share falls to);
@@ -13,15 +13,17 @@
  * - a probe peer following one instance learns of a monitor made on the other, and may report its
  *   results to either: each is stored once.
  *
- * Run whatever VIGIL_TEST_ENGINE says (they need PostgreSQL either way); skipped, loudly, where
- * PostgreSQL's server binaries are missing.
+ * Run by `npm run test:postgres` (VIGIL_TEST_ENGINE=postgres), each case on a database of its own
+ * on the suite's PostgreSQL server (test/helpers/engine.ts); skipped on SQLite, where there is one
+ * instance, and, loudly, where PostgreSQL's server binaries are missing.
  */
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { Share } from "../../src/cluster/share.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import type { PostgresStore } from "../../src/store/database.ts";
+import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres.ts";
 import { lastLine, runVigil, spawnServer, type ChildServer } from "../helpers/process.ts";
 import { batch, peerCall, resultItem } from "../peers/helpers.ts";
@@ -136,16 +138,14 @@ async function httpMonitors(c: Cluster, target: string, count: number, extra: Re
 
 const hitsOf = (hits: Hit[], i: number, after = 0) => hits.filter((h) => h.path === `/m/${i}` && h.at > after).map((h) => h.at);
 
-/** starting or stopping a PostgreSQL server takes seconds on a loaded machine */
+/** starting the suite's PostgreSQL server (the first file to need it does) takes seconds on a loaded machine */
 const HOOK_TIMEOUT_MS = 60_000;
 
-describe.skipIf(!postgresAvailable("cluster tests (several instances on PostgreSQL)"))("several instances on one PostgreSQL database", () => {
+// several instances exist on PostgreSQL only: `npm run test:postgres` runs these, on the suite\'s server
+describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("cluster tests (several instances on PostgreSQL)"))("several instances on one PostgreSQL database", () => {
   let pg: PostgresServer;
   beforeAll(async () => {
-    pg = (await startPostgres())!;
-  }, HOOK_TIMEOUT_MS);
-  afterAll(async () => {
-    await pg?.stop();
+    pg = await testCluster();
   }, HOOK_TIMEOUT_MS);
 
   test("instances started at once on an empty database all start; one of them makes the first account and its token", async () => {

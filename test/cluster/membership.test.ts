@@ -12,25 +12,26 @@ import { createLogger } from "../../src/lib/logger.ts";
 import type { PostgresStore } from "../../src/store/database.ts";
 import { claimLease, listLiveInstances } from "../../src/store/instances.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
-import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres.ts";
+import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
+import { postgresAvailable, type PostgresServer } from "../helpers/postgres.ts";
 import { waitFor } from "../helpers/server.ts";
 
 const FAST: MembershipTiming = { leaseMs: 1500, renewMs: 200, marginMs: 400 };
 
-/** starting or stopping a PostgreSQL server takes seconds on a loaded machine */
+/** starting the suite's PostgreSQL server (the first file to need it does) takes seconds on a loaded machine */
 const HOOK_TIMEOUT_MS = 60_000;
 
-describe.skipIf(!postgresAvailable("cluster membership tests"))("cluster membership on PostgreSQL", () => {
+// several instances exist on PostgreSQL only: `npm run test:postgres` runs these, on the suite\'s server
+describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("cluster membership tests"))("cluster membership on PostgreSQL", () => {
   let pg: PostgresServer;
   const stores: PostgresStore[] = [];
   const members: ClusterMembership[] = [];
   beforeAll(async () => {
-    pg = (await startPostgres())!;
+    pg = await testCluster();
   }, HOOK_TIMEOUT_MS);
   afterAll(async () => {
     for (const m of members) await m.stop();
     for (const s of stores) await s.close();
-    await pg?.stop();
   }, HOOK_TIMEOUT_MS);
 
   async function database(): Promise<{ url: string; store: PostgresStore }> {
