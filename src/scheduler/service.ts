@@ -41,16 +41,30 @@ export async function startSchedulerService(
     metrics: ctx.metrics,
     ...extra,
   });
-  await scheduler.start();
   // the monitors this instance checks changed as a whole: an instance of its region came or went
-  // (README "Several instances"), or changes made on other instances may have been missed
-  const reconcile = (why: string) =>
-    scheduler.reconcile().then(
+  // (README "Several instances"), or changes made on other instances may have been missed. Heard
+  // from before the start, so a change while the monitors load (a join's share, with many of them)
+  // is applied once they are
+  let starting: string[] | null = [];
+  const reconcile = (why: string) => {
+    if (starting) return void starting.push(why);
+    void scheduler.reconcile().then(
       (r) => log.info("scheduled monitors brought up to date", { reason: why, ...r }),
       (err) => log.error("reloading the scheduled monitors failed", { reason: why, error: String(err) }),
     );
-  const offShare = ctx.cluster.onShareChange(() => void reconcile("share changed"));
-  const offResync = ctx.events.on("monitors.resync", () => void reconcile("resync"));
+  };
+  const offShare = ctx.cluster.onShareChange(() => reconcile("share changed"));
+  const offResync = ctx.events.on("monitors.resync", () => reconcile("resync"));
+  try {
+    await scheduler.start();
+  } catch (err) {
+    offShare();
+    offResync();
+    throw err;
+  }
+  const missed = starting;
+  starting = null;
+  if (missed.length > 0) reconcile([...new Set(missed)].join(", "));
   ctx.metrics.gauge("vigil_scheduler_monitors", "Monitors this instance checks: its region's, or its share of them with several instances", () => scheduler.stats().scheduled);
   ctx.metrics.gauge("vigil_scheduler_checks_in_flight", "Checks running now", () => scheduler.stats().in_flight);
   ctx.metrics.gauge("vigil_scheduler_checks_waiting", "Due checks waiting for a free slot", () => scheduler.stats().waiting);

@@ -6,7 +6,9 @@
  * over keeps its cadence; nobody resets the stored next run of a monitor it hands over.
  */
 import { afterEach, beforeEach, expect, test } from "bun:test";
+import { soloCluster } from "../../src/cluster/view.ts";
 import { dbMonitorSource } from "../../src/scheduler/db-source.ts";
+import { startSchedulerService } from "../../src/scheduler/service.ts";
 import type { Scheduler } from "../../src/scheduler/scheduler.ts";
 import { engineHarness, insertMonitor, type EngineHarness } from "../engine/helpers.ts";
 import { waitFor } from "../helpers/server.ts";
@@ -95,4 +97,33 @@ test("a change to a monitor reaches only the instance whose share it is in; a ne
     expect(owner.nextRunAt(id)).not.toBeNull();
     expect(other.nextRunAt(id)).toBeNull();
   }
+});
+
+test("a share that changes while the scheduler loads its monitors is applied once they are loaded", async () => {
+  const id = await insertMonitor(h, { target: `${target.url}/ok` });
+  let mine = false;
+  const listeners: (() => void)[] = [];
+  h.ctx.cluster = { ...soloCluster(h.ctx.config.region), owns: () => mine, onShareChange: (l) => (listeners.push(l), () => {}) };
+  const db = dbMonitorSource(h.ctx, h.ctx.config.region, (m) => h.ctx.cluster.owns(m));
+  // the first list is read while the monitor is another instance's, and arrives after the share moved
+  let read = false;
+  let open = () => {};
+  const gate = new Promise<void>((r) => (open = r));
+  const source = {
+    ...db,
+    async loadAll() {
+      const rows = await db.loadAll();
+      read = true;
+      await gate;
+      return rows;
+    },
+  };
+  const starting = startSchedulerService(h.ctx, async () => {}, source);
+  expect(await waitFor(() => read)).toBe(true);
+  mine = true;
+  for (const l of listeners) l();
+  open();
+  const { scheduler } = await starting;
+  running.push(scheduler);
+  expect(await waitFor(() => scheduler.nextRunAt(id) !== null)).toBe(true);
 });
