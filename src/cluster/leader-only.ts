@@ -29,9 +29,19 @@ export async function leaderOnly(cluster: ClusterView, name: string, start: () =
     inner = null;
     if (s) await s.stop(deadlineMs);
   };
-  // the first start is awaited here, and its failure fails the start of the process as before
-  if (cluster.leading) inner = await start();
+  // heard before the first start, so a leadership lost while the service starts stops it right after
   const off = cluster.onLeadership((leading) => void enqueue(() => (leading ? up() : down(HANDOVER_STOP_MS))));
+  if (cluster.leading) {
+    // the first start is awaited here, and its failure fails the start of the process as before
+    const first = start().then((s) => void (inner = s));
+    chain = first.catch(() => {});
+    try {
+      await first;
+    } catch (err) {
+      off();
+      throw err;
+    }
+  }
   return {
     name,
     ready: () => inner?.ready?.() ?? true,
