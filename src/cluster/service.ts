@@ -41,7 +41,6 @@ export async function startClusterService(ctx: AppContext): Promise<Service | nu
   ctx.metrics.gauge("vigil_cluster_region_instances", "Live instances sharing this instance's region's checks, itself included once it has joined", () => membership.status().region_instances.length);
   return {
     name: "cluster",
-    status: () => ({ ...membership.status() }),
     async stop() {
       await relay.stop();
       await membership.stop();
