@@ -364,7 +364,7 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("cluster tests 
     }
   }, 120_000);
 
-  test.todo("a heartbeat pinged on one instance goes down on time after that instance is killed (needs the PostgreSQL ping path of issue 21, not in main yet)", async () => {
+  test("a heartbeat pinged on one instance goes down on time after that instance is killed", async () => {
     const c = await startCluster(pg, 2);
     try {
       const made = await c.api[0]!("POST", "/api/v1/monitors", { name: "cron", monitor_type: "heartbeat", interval_sec: 10, timeout_ms: 1000, heartbeat_period_sec: 2, heartbeat_grace_sec: 1 });
@@ -375,12 +375,19 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("cluster tests 
       // deadline that ping set from the database
       const follower = c.servers[views.findIndex((v) => !v.leader)]!;
       const leaderApi = c.api[views.findIndex((v) => v.leader)]!;
+      const pingedAt = Date.now();
       expect((await fetch(`${follower.url}/h/${token}`, { method: "POST" })).status).toBe(200);
       follower.proc.kill("SIGKILL");
       await follower.proc.exited;
       const status = async () => (await leaderApi("GET", `/api/v1/monitors/${made.json.data.id}`)).json.data.attributes.last_status as string;
+      // the ping, stored by the instance that took it, is what the leader reads
+      expect(await status()).toBe("up");
       // period 2 s + grace 1 s after the ping: down, judged by the leader, which never heard the ping
       expect(await waitFor(async () => (await status()) === "down", { timeoutMs: 15_000, intervalMs: 100 })).toBe(true);
+      // not before its time: the down transition comes after the period and grace the ping started
+      const events = (await leaderApi("GET", `/api/v1/monitors/${made.json.data.id}/events?kind=transition`)).json.data as { attributes: { to: string; at: string } }[];
+      const down = events.find((e) => e.attributes.to === "down")!;
+      expect(Date.parse(down.attributes.at)).toBeGreaterThanOrEqual(pingedAt + 3000);
     } finally {
       await c.stop();
     }
