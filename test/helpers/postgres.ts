@@ -16,7 +16,7 @@
  *   await pg.stop();                           // pg_ctl stop -m fast, then the dir is removed
  */
 import { SQL } from "bun";
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { appendFileSync, chownSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -123,7 +123,9 @@ let hooked = false;
 /**
  * A test file that throws before its afterAll, forgets stop(), or a bench interrupted by Ctrl-C
  * or `timeout` must not leave a server behind: on exit, SIGINT or SIGTERM every server this
- * process started gets SIGQUIT (immediate shutdown) by its PID and its dir is removed.
+ * process started gets SIGQUIT (immediate shutdown) by its PID and its dir is removed. `bun test`
+ * fires no 'exit' event, though (nor does a SIGKILL), so each server also has a watchdog: see
+ * watchOver().
  */
 function hookExit() {
   if (hooked) return;
@@ -135,6 +137,26 @@ function hookExit() {
       process.exit(code);
     });
   }
+}
+
+/**
+ * A small shell, detached from this process, that waits for this process to end and then does
+ * what the exit hook would: SIGQUIT to the postmaster named in postmaster.pid (its PID changes
+ * across stopServer/startServer), up to 5 s for it to go, then removes the dir. It ends by itself
+ * once the dir is gone (stop() ran). The shell runs as the one who started the server, who may
+ * signal it and remove its dir. Polls once a second: the suite's run for the whole suite costs
+ * nothing noticeable.
+ */
+function watchOver(dir: string): void {
+  const data = join(dir, "data");
+  const script = [
+    `while kill -0 ${process.pid} 2>/dev/null && [ -d '${dir}' ]; do sleep 1; done`,
+    `[ -d '${dir}' ] || exit 0`,
+    `pid=$(head -n 1 '${data}/postmaster.pid' 2>/dev/null)`,
+    `if [ -n "$pid" ]; then kill -QUIT "$pid" 2>/dev/null; i=0; while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; fi`,
+    `rm -rf '${dir}'`,
+  ].join("\n");
+  spawn("sh", ["-c", script], { detached: true, stdio: "ignore", cwd: "/" }).unref();
 }
 
 /** True while `pid` runs; a zombie (exited, not yet reaped) counts as gone. */
@@ -237,6 +259,7 @@ export async function startPostgres(): Promise<PostgresServer | null> {
   };
   live.add(onExit);
   hookExit();
+  watchOver(dir);
 
   const stopServer = async () => {
     if (!running) return;
