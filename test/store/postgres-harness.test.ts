@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { SQL } from "bun";
 import { Kysely, sql } from "kysely";
 import { PostgresJSDialect } from "kysely-postgres-js";
@@ -105,4 +106,30 @@ describe.skipIf(!postgresAvailable("PostgreSQL harness tests"))("PostgreSQL test
     );
     expect(refused).toBe(true);
   });
+
+  test("a process that ends without stop(), even by SIGKILL, leaves no server behind", async () => {
+    // bun test fires no 'exit' event and a SIGKILL none at all: only the watchdog can clean up
+    const script = `
+      import { startPostgres } from ${JSON.stringify(join(import.meta.dir, "../helpers/postgres.ts"))};
+      const pg = await startPostgres();
+      console.log(JSON.stringify({ dir: pg.dir, pid: pg.pid() }));
+      process.kill(process.pid, "SIGKILL");
+    `;
+    const child = Bun.spawn([process.execPath, "-e", script], { stdout: "pipe", stderr: "pipe" });
+    const out = await new Response(child.stdout).text();
+    await child.exited;
+    const { dir, pid } = JSON.parse(out.trim().split("\n").at(-1)!) as { dir: string; pid: number };
+    expect(pid).toBeGreaterThan(0);
+    const running = () => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return !["Z", "X"].includes(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0]!);
+      } catch {
+        return false;
+      }
+    };
+    const deadline = Date.now() + 20_000;
+    while ((running() || existsSync(dir)) && Date.now() < deadline) await Bun.sleep(100);
+    expect({ running: running(), dir: existsSync(dir) }).toEqual({ running: false, dir: false });
+  }, 60_000);
 });
