@@ -118,7 +118,9 @@ const ARRAY_COLUMNS = Object.keys(CHECK_TYPES) as (keyof typeof CHECK_TYPES)[];
 const INSERT_CHECKS = statementFrom(
   (first) => `INSERT INTO checks (region, ${ARRAY_COLUMNS.join(", ")}) SELECT $${first}::text, * FROM unnest(${arrayParams(first + 1, Object.values(CHECK_TYPES))})`,
 );
-const [MONITOR, STATUS, CHECKED_AT, LATENCY] = [0, 1, 2, 3];
+
+/** the columns of an accepted ping's up check, which every check sets; the others are null */
+const [MONITOR, STATUS, CHECKED_AT, LATENCY] = ["monitor_id", "status", "checked_at", "latency_ms"].map((c) => ARRAY_COLUMNS.indexOf(c as never));
 
 /** On PostgreSQL: rows gathered into `rows`, written with the batch's other rows (store/gathered-rows.ts). */
 export function gatherCheckRows(region: string): PingCheckWrites & { rows: GatheredRows } {
@@ -127,7 +129,8 @@ export function gatherCheckRows(region: string): PingCheckWrites & { rows: Gathe
     rows,
     add(monitorId, r) {
       const v = checkValues(monitorId, region, r, null);
-      for (let i = 0; i < ARRAY_COLUMNS.length; i++) rows.columns[i]!.push(v[ARRAY_COLUMNS[i]!]);
+      for (let i = 0; i < ARRAY_COLUMNS.length; i++) rows.sparse(i).push(v[ARRAY_COLUMNS[i]!]);
+      rows.added();
     },
     addPing(monitorId, at, latencyMs) {
       const c = rows.columns;
@@ -135,7 +138,7 @@ export function gatherCheckRows(region: string): PingCheckWrites & { rows: Gathe
       c[STATUS]!.push("up");
       c[CHECKED_AT]!.push(at);
       c[LATENCY]!.push(latency(latencyMs));
-      for (let i = LATENCY + 1; i < c.length; i++) c[i]!.push(null);
+      rows.added();
     },
   };
 }

@@ -4,7 +4,10 @@
  * (`INSERT ... SELECT * FROM unnest($1::bigint[], $2::text[], ...)`), and the statements of
  * several tables as one, through data-modifying WITH clauses. A statement's text depends only on
  * which tables have rows, never on how many, so it is prepared once per connection, and a batch of
- * pings costs one round trip where a statement per row would cost one per ping. The PostgreSQL
+ * pings costs one round trip where a statement per row would cost one per ping. A column that most
+ * rows leave null is kept short: unnest pads a shorter array with nulls, so its trailing nulls are
+ * neither built nor encoded (the driver quoting every element of every array was the largest cost
+ * of a flush in the heartbeat bench's profile). The PostgreSQL
  * counterpart of multi-row-insert.ts, for the modules that own the tables (store/checks.ts,
  * store/monitor-events.ts, the ping path's bookkeeping in store/postgres-ping-statements.ts).
  */
@@ -16,6 +19,8 @@ export type Value = string | number | null;
 export class GatheredRows {
   /** one array per column, in the order of the statement's arrays; rows in the order added */
   columns: Value[][];
+  /** rows added */
+  rows = 0;
 
   /**
    * `statement(first)`: the INSERT or UPDATE, its parameters numbered from $first: the `fixed`
@@ -29,19 +34,37 @@ export class GatheredRows {
     this.columns = this.fresh();
   }
 
+  /**
+   * Column `i` to push the row being added onto, when not every row sets it: padded with nulls
+   * first, up to that row. A column every row sets is pushed onto directly.
+   */
+  sparse(i: number): Value[] {
+    const column = this.columns[i]!;
+    while (column.length < this.rows) column.push(null);
+    return column;
+  }
+
+  /** Counts the row whose values were just pushed. */
+  added(): void {
+    this.rows++;
+  }
+
   get empty(): boolean {
-    return this.columns[0]!.length === 0;
+    return this.rows === 0;
   }
 
   /** this table's statement from parameter $first, and its parameters; the rows are forgotten here */
   take(first: number): { sql: string; params: unknown[] } {
     const params = [...this.fixed, ...this.columns];
     this.columns = this.fresh();
+    this.rows = 0;
     return { sql: this.statement(first), params };
   }
 
   private fresh(): Value[][] {
-    return Array.from({ length: this.width }, () => []);
+    const columns: Value[][] = [];
+    for (let i = 0; i < this.width; i++) columns.push([]);
+    return columns;
   }
 }
 

@@ -110,10 +110,8 @@ const EVENT_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
 const INSERT_EVENTS = statementFrom(
   (first) => `INSERT INTO monitor_events (${EVENT_COLUMNS.join(", ")}) SELECT * FROM unnest(${arrayParams(first, EVENT_COLUMNS.map((c) => EVENT_TYPES[c]))})`,
 );
-/** the columns of an accepted ping's event: the others are null */
+/** the columns of an accepted ping's event, which every event sets; the others are null */
 const [MONITOR, KIND, AT, RESULT, SOURCE_IP, DURATION] = ["monitor_id", "kind", "at", "result", "source_ip", "duration_ms"].map((c) => EVENT_COLUMNS.indexOf(c as never));
-const PING_COLUMNS = new Set([MONITOR, KIND, AT, RESULT, SOURCE_IP, DURATION]);
-const OTHER_COLUMNS = EVENT_COLUMNS.map((_, i) => i).filter((i) => !PING_COLUMNS.has(i));
 
 /** On PostgreSQL: events gathered into `rows`, written with the batch's other rows (store/gathered-rows.ts). */
 export function gatherEventRows(): PingEventWrites & { rows: GatheredRows } {
@@ -122,7 +120,8 @@ export function gatherEventRows(): PingEventWrites & { rows: GatheredRows } {
     rows,
     add(e) {
       const v = eventValues(e);
-      for (let i = 0; i < EVENT_COLUMNS.length; i++) rows.columns[i]!.push(v[EVENT_COLUMNS[i]!]);
+      for (let i = 0; i < EVENT_COLUMNS.length; i++) rows.sparse(i).push(v[EVENT_COLUMNS[i]!]);
+      rows.added();
     },
     addPing(monitorId, at, sourceIp, durationMs) {
       const c = rows.columns;
@@ -132,7 +131,7 @@ export function gatherEventRows(): PingEventWrites & { rows: GatheredRows } {
       c[RESULT]!.push("accepted");
       c[SOURCE_IP]!.push(sourceIp);
       c[DURATION]!.push(durationMs);
-      for (const i of OTHER_COLUMNS) c[i]!.push(null);
+      rows.added();
     },
   };
 }

@@ -54,6 +54,7 @@ function batchStatements(trx: Db, region: string): BatchStatements {
       c[lastStart]!.push(r.heartbeat_last_start_at);
       c[deadline]!.push(r.heartbeat_deadline_at);
       c[checked]!.push(r.last_checked_at);
+      bookkeeping.added();
     },
     flush: () => writeGathered(trx, [events.rows, checks.rows, bookkeeping]),
   };

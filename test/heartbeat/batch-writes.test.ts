@@ -50,6 +50,8 @@ function intake(journalDir: string) {
       for (const c of committed) for (const [id, at] of c.deadlines) out.set(id, at);
       return out;
     },
+    /** on SQLite, folds what this intake's own journal holds (the server's reads settle only the server's) */
+    settle: async () => void (await folds?.foldAll()),
     async close() {
       await batches.close();
       await folds?.close();
@@ -119,8 +121,7 @@ describe("a batch of many pings on many monitors", () => {
       }
       for (const _ of paused) expect(next()).toEqual({ result: "ignored" });
       expect(next()).toEqual({ result: "not_found" });
-      // every write of the intake, the evaluations' included (nobody waits on those)
-      await hb.batches.close();
+      // the evaluations were in the same batch, so they are committed too
       const deadlines = hb.deadlines();
 
       for (const m of plain) {
@@ -185,6 +186,34 @@ describe("a batch of many pings on many monitors", () => {
         expect([row.last_status, row.heartbeat_last_ping_at, row.heartbeat_deadline_at, row.last_checked_at]).toEqual(["down", longAgo, null, checks[0]!.checked_at]);
         expect(deadlines.get(m.id)).toBeNull();
       }
+
+      // A second batch, without a state change to flush it early: plain pings on up monitors and
+      // rows with more columns set (a /fail on a down monitor, a /start, an ignored ping) mixed, in
+      // one statement per table at its end.
+      const second: Promise<PingOutcome>[] = [];
+      for (const m of plain) second.push(hb.batches.submit(request(m, { sourceIp: "10.9.0.1" })));
+      for (const m of failing) second.push(hb.batches.submit(request(m, { kind: "fail", failReason: "again", body: "again", bodyBytes: 5 })));
+      for (const m of plain) second.push(hb.batches.submit(request(m, { sourceIp: "10.9.0.2" })));
+      for (const m of timed) second.push(hb.batches.submit(request(m, { kind: "start" })));
+      for (const m of paused) second.push(hb.batches.submit(request(m, { sourceIp: "10.9.0.3" })));
+      const secondAnswers = await Promise.all(second);
+      expect(secondAnswers.filter((a) => a.result === "accepted").length).toBe(plain.length * 2 + failing.length + timed.length);
+      await hb.settle();
+      for (const m of plain) {
+        const last = (await timeline(ctx, m.id)).slice(-2);
+        expect(last.map((e) => [e.kind, e.result, e.source_ip, e.reason, e.body])).toEqual([
+          ["ping", "accepted", "10.9.0.1", null, null], ["ping", "accepted", "10.9.0.2", null, null],
+        ]);
+        const checks = (await checksOf(m.id)).slice(-2);
+        expect(checks.map((c) => [c.status, c.checked_at, c.error_code, c.error_message])).toEqual(last.map((e) => ["up", e.at, null, null]));
+      }
+      for (const m of failing) {
+        const last = (await timeline(ctx, m.id)).at(-1)!;
+        expect([last.kind, last.result, last.reason, last.body, last.source_ip]).toEqual(["fail", "accepted", "again", "again", "10.0.0.1"]);
+        expect((await checksOf(m.id)).at(-1)).toMatchObject({ status: "down", error_code: "heartbeat_failed", error_message: "again", latency_ms: null });
+      }
+      for (const m of timed) expect((await timeline(ctx, m.id)).at(-1)).toMatchObject({ kind: "start", result: "accepted", reason: null });
+      for (const m of paused) expect((await timeline(ctx, m.id)).at(-1)).toMatchObject({ kind: "ping", result: "ignored", reason: "monitor is paused", source_ip: "10.9.0.3" });
     } finally {
       await hb.close();
       rmSync(dir, { recursive: true, force: true });
