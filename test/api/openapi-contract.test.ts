@@ -19,7 +19,7 @@ import { insertCheck } from "../../src/store/checks.ts";
 import { insertIncident } from "../../src/store/incidents.ts";
 import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
 import { TEST_ENGINE } from "../helpers/engine.ts";
-import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
+import { makeAccount, startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 import { asSqlite } from "../../src/store/database.ts";
 
@@ -325,6 +325,8 @@ test("the ping endpoint, /healthz, /readyz and /metrics answer as documented", a
   ]);
 
   await call("/healthz", { method: "GET", path: "/healthz", token: null });
+  // a write refused for storage keeps /readyz at 503 for a while (the full-store case above): its 200 once that is over
+  await waitFor(async () => (await fetch(`${s.url}/readyz`)).status === 200, { timeoutMs: 30_000 });
   await call("/readyz", { method: "GET", path: "/readyz", token: null });
   await call("/metrics", { method: "GET", path: "/metrics" });
   await call("/metrics", { method: "GET", path: "/metrics", token: null });
