@@ -54,6 +54,7 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
     let other: { token: string };
     let hb: { id: string; token: string };
     let webIds: string[] = [];
+    let deletedId = 0;
     const slug = "moving-day";
 
     // 1. an SQLite instance, filled through the API (and old checks written as the engine writes them)
@@ -100,6 +101,10 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
       for (const path of ["", "/fail"]) expect((await fetch(`${s.url}/h/${down.json.data.attributes.heartbeat_token}${path}`)).status).toBe(200);
       const page = await s.api("POST", "/api/v1/status-pages", { name: "Moving day", slug, monitor_ids: [ids[0], ids[1], hb.id].map(Number) });
       expect(page.status).toBe(201);
+      // the newest monitor deleted: SQLite never hands its id out again, nor must PostgreSQL
+      const gone = await s.api("POST", "/api/v1/monitors", { name: "gone", monitor_type: "tcp", target: "127.0.0.1:1", ...paused });
+      deletedId = Number(gone.json.data.id);
+      expect((await s.api("DELETE", `/api/v1/monitors/${deletedId}`)).status).toBe(200);
       const account = await findAccountByName(s.ctx.db, "default");
       await createUser(s.ctx.db, { accountId: account!.id, username: "alice", password: PASSWORD, now });
       expect(await waitFor(async () => (await s.api("GET", "/api/v1/incidents")).json.data.length === 2)).toBe(true);
@@ -144,6 +149,8 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
       const max = await pgStore.db.selectFrom("monitors").select((eb) => eb.fn.max<number>("id").as("m")).executeTakeFirstOrThrow();
       const next = (await pgStore.sql`SELECT nextval(pg_get_serial_sequence('monitors', 'id')) AS n`) as { n: bigint }[];
       expect(Number(next[0]!.n)).toBeGreaterThan(Number(max.m));
+      expect(Number(next[0]!.n)).toBeGreaterThan(deletedId);
+      expect(deletedId).toBeGreaterThan(Number(max.m));
     } finally {
       await pgStore.close();
     }
