@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { SCOPES, type Scope } from "../domain/scopes.ts";
+import { holdsNul, NUL_MESSAGE } from "../domain/text-rules.ts";
 import { issueAccountToken, listAccountTokens, revokeAccountToken } from "../services/api-tokens.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
@@ -38,6 +39,7 @@ ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><cap
         const scopes = [...new Set(s.form.getAll("scopes"))].filter((x): x is Scope => (SCOPES as readonly string[]).includes(x));
         const label = (s.form.get("label") ?? "").trim().slice(0, 200) || null;
         if (!scopes.length) return list(s, html`<div class="alert error" role="alert">Choose at least one scope.</div>`, 422);
+        if (label !== null && holdsNul(label)) return list(s, html`<div class="alert error" role="alert">The label ${NUL_MESSAGE}.</div>`, 422);
         const { token, id } = await issueAccountToken(web.app, s.actor, { scopes, label });
         web.log.info("API token created in the dashboard", { user_id: s.session.user_id, token_id: id });
         const shown = html`<div class="alert ok" role="status"><p><strong>Token ${id} created.</strong> Copy it now: it is not shown again.</p>

@@ -71,6 +71,8 @@ describe("filters", () => {
     ["region=eu", [5, 3, 1]],
     ["region=local&status=up", [0]],
     ["region=mars", []],
+    // no stored text holds a NUL (docs/api-rules.md "Text"): such a region names none
+    ["region=eu%00", []],
   ])("?%s", async (qs, expected) => {
     const res = await s.api("GET", `${path()}?${qs}`);
     expect(res.status).toBe(200);

@@ -258,6 +258,10 @@ describe("API tokens", () => {
     const none = await c.post("/tokens", { label: "empty" });
     expect(none.res.status).toBe(422);
     expect(none.text).toContain("Choose at least one scope.");
+    // a NUL in the label: refused, as every stored text (docs/api-rules.md "Text")
+    const nul = await c.post("/tokens", { label: "ci\u0000bot", scopes: ["monitors:read"] });
+    expect(nul.res.status).toBe(422);
+    expect(nul.text).toContain("The label must not contain the NUL character (U+0000).");
     // another account's token cannot be revoked from here
     const other = await makeAccount(s.ctx, "tok-other");
     const theirs = await s.ctx.db.selectFrom("api_tokens").select("id").where("account_id", "=", other.accountId).executeTakeFirstOrThrow();
