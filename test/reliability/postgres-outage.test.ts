@@ -75,7 +75,7 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("PostgreSQL out
 
   test("API 503 with Retry-After, /readyz not ready, checks held in memory; all resumes and every check is stored", async () => {
     const url = await pg.createDatabase();
-    const s = await startTestServer(["--database-url", url, "--metrics-public"]);
+    const s = await startTestServer(["--database-url", url, "--metrics-public", "--rate-limit", "pro=1000000,enterprise=1000000"]);
     const ids: number[] = [];
     let reads: ReturnType<typeof loop<ApiResult>> | null = null;
     let writes: ReturnType<typeof loop<ApiResult>> | null = null;
