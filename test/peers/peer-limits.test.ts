@@ -241,7 +241,8 @@ describe("results per peer per minute", () => {
       expect(spooled().length).toBeGreaterThanOrEqual(1);
       const delivered = await waitFor(async () => (await leader.api("GET", `/api/v1/monitors/${m}/checks?region=eu`, undefined, { token: d.token })).json.pagination.total >= spooled().length, { timeoutMs: 30_000, intervalMs: 200 });
       expect(delivered).toBe(true);
-      expect(probeLogs.some((l) => l.includes("the leader accepts this probe's results again"))).toBe(true);
+      // the probe says so once its delivery is answered, which may come a moment after the rows are readable
+      expect(await waitFor(() => probeLogs.some((l) => l.includes("the leader accepts this probe's results again")), { timeoutMs: 10_000 })).toBe(true);
       // each spooled result stored exactly once
       const checks = (await leader.api("GET", `/api/v1/monitors/${m}/checks?region=eu`, undefined, { token: d.token })).json.data;
       expect(checks.map((c: { attributes: { checked_at: string } }) => Date.parse(c.attributes.checked_at)).sort()).toEqual(spooled().map((l) => l.checked_at).sort());
