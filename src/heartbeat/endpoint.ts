@@ -18,6 +18,7 @@ import { clientAddress, normalizeIp, trustedSet } from "./source-ip.ts";
 import { readHead } from "../http/read-limited.ts";
 import { PING_BODY_KEEP, PING_BODY_LIMIT } from "./ping-body.ts";
 import type { NativeRoute } from "../lib/service.ts";
+import { replaceNul } from "../domain/text-rules.ts";
 
 
 const METHODS = ["GET", "HEAD", "POST"];
@@ -113,7 +114,8 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
         const read = await readHead(request, PING_BODY_KEEP, PING_BODY_LIMIT);
         if (read === null) throw payloadTooLarge(PING_BODY_LIMIT);
         bodyBytes = read.bytes;
-        if (read.head.byteLength > 0) text = new TextDecoder().decode(read.head);
+        // no stored text holds a NUL (docs/api-rules.md "Text"): a job's output may, and is kept with U+FFFD
+        if (read.head.byteLength > 0) text = replaceNul(new TextDecoder().decode(read.head));
       }
       const failReason = parsed.kind !== "fail" ? null : parsed.exitCode !== null ? `exit code ${parsed.exitCode}` : failText(text);
       const outcome = await intake.submit({ monitorId, token, kind: parsed.kind, sourceIp, body: text, bodyBytes, failReason, exitCode: parsed.exitCode });

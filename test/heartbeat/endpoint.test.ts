@@ -20,6 +20,16 @@ function expectApiError(r: { status: number; json: any; headers: Headers }, stat
 }
 
 describe("ping endpoint", () => {
+  test("a job's output holding NUL characters is a ping all the same, kept with U+FFFD (no stored text holds a NUL)", async () => {
+    const m = await createHeartbeat(server, { periodSec: 60 });
+    const sent = await ping(server.url, m.token, { suffix: "/fail", body: "step 1 ok\u0000\u0000step 2 failed" });
+    expect(sent.status).toBe(200);
+    expect(sent.json).toEqual({ result: "accepted" });
+    const fail = (await timeline(server.ctx, m.id)).find((e) => e.kind === "fail")!;
+    expect(fail.body).toBe("step 1 ok\uFFFD\uFFFDstep 2 failed");
+    expect((await monitorRow(server.ctx, m.id)).last_status).toBe("down");
+  });
+
   test("GET, POST and HEAD are accepted without a bearer header and recorded", async () => {
     const m = await createHeartbeat(server, { periodSec: 60 });
     const get = await ping(server.url, m.token);
