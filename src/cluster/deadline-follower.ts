@@ -3,7 +3,8 @@
  * taken by every instance, and each writes the monitor's next deadline (`heartbeat_deadline_at`)
  * to the database without the leader hearing of it. The leader's timers learn them here:
  *
- * - on taking the leadership, every pending deadline is read, as a single instance does at start;
+ * - on taking the leadership, every pending deadline is read, as a single instance does at start
+ *   (an instance that leads from its start has just read them in the heartbeat service: not again);
  * - then, every `pollMs`, the deadlines due within the next few polls are read again. A deadline
  *   only matters once it is near, and one that pings keep pushing later never gets near, so a poll
  *   reads only the monitors about to go late, not every heartbeat monitor.
@@ -63,8 +64,9 @@ export function followHeartbeatDeadlines(ctx: AppContext, sink: DeadlineSink, po
     }
   };
 
-  const follow = () => {
-    readEverything = true;
+  /** `readAll`: false only at start-up, where the heartbeat service has just read every deadline itself */
+  const follow = (readAll = true) => {
+    readEverything = readAll;
     if (timer) return;
     void poll();
     timer = setInterval(() => void poll(), pollMs);
@@ -73,7 +75,7 @@ export function followHeartbeatDeadlines(ctx: AppContext, sink: DeadlineSink, po
     if (timer) clearInterval(timer);
     timer = null;
   };
-  if (ctx.cluster.leading) follow();
+  if (ctx.cluster.leading) follow(false);
   const off = ctx.cluster.onLeadership((leading) => (leading ? follow() : unfollow()));
   return {
     stop() {
