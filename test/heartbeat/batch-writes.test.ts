@@ -10,12 +10,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { rmSync } from "node:fs";
 import type { PingOutcome, PingRequest } from "../../src/heartbeat/apply-batch.ts";
-import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
-import { PingBatches, type Committed, type PingPath } from "../../src/heartbeat/ping-batches.ts";
-import { PingJournal } from "../../src/store/ping-journal.ts";
-import { preparePingStatements } from "../../src/store/ping-statements.ts";
-import { postgresPingStatements } from "../../src/store/postgres-ping-statements.ts";
-import { defaultAccountId, insertHeartbeat, monitorRow, timeline, type HeartbeatMonitor, type HeartbeatOptions } from "../helpers/heartbeat.ts";
+import { defaultAccountId, insertHeartbeat, ownIntake, monitorRow, timeline, type HeartbeatMonitor, type HeartbeatOptions } from "../helpers/heartbeat.ts";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 
 let server: TestServer;
@@ -29,36 +24,6 @@ afterAll(async () => {
 const PERIOD = 600;
 const GRACE = 60;
 
-/** An intake of the test's own on the server's store and write queue (as test/heartbeat/native-route.test.ts builds one). */
-function intake(journalDir: string) {
-  const ctx = server.ctx;
-  const log = ctx.log.child("test");
-  const store = ctx.store;
-  const journal = store.engine === "sqlite" ? PingJournal.open(store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes }) : null;
-  const folds = journal ? new FoldScheduler(journal, ctx.writes, log) : null;
-  const path: PingPath = store.engine === "sqlite"
-    ? { journal: journal!, stmts: preparePingStatements(store.sqlite, ctx.config.region) }
-    : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
-  const committed: Committed[] = [];
-  const batches = new PingBatches(ctx, path, { afterBatch: () => folds?.soon(), onCommitted: (r) => committed.push(r), onEvaluateFailed: () => {}, log });
-  return {
-    batches,
-    committed,
-    /** the deadline the timers were last given for each monitor */
-    deadlines() {
-      const out = new Map<number, number | null>();
-      for (const c of committed) for (const [id, at] of c.deadlines) out.set(id, at);
-      return out;
-    },
-    /** on SQLite, folds what this intake's own journal holds (the server's reads settle only the server's) */
-    settle: async () => void (await folds?.foldAll()),
-    async close() {
-      await batches.close();
-      await folds?.close();
-      journal?.close();
-    },
-  };
-}
 
 const request = (m: HeartbeatMonitor, o: Partial<PingRequest> = {}): PingRequest => ({
   monitorId: m.id, token: m.token, kind: "ping", sourceIp: "10.0.0.1", body: null, bodyBytes: 0, failReason: null, exitCode: null, ...o,
@@ -86,7 +51,7 @@ describe("a batch of many pings on many monitors", () => {
     }
 
     const dir = tempDir("vigil-batch-journal-");
-    const hb = intake(dir);
+    const hb = ownIntake(server.ctx, dir);
     try {
       // Submitted in one turn of the event loop: one batch (far below MAX_BATCH).
       const answers: Promise<PingOutcome>[] = [];
@@ -234,7 +199,7 @@ describe("a batch of many pings on many monitors", () => {
           ];
     for (const statement of poison) await sql.raw(statement).execute(ctx.db);
     const dir = tempDir("vigil-batch-journal-");
-    const hb = intake(dir);
+    const hb = ownIntake(server.ctx, dir);
     try {
       const refused = hb.batches.submit(request(bad!, { kind: "fail", failReason: "poison" }));
       const answers = good.map((m) => hb.batches.submit(request(m)));

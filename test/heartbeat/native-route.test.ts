@@ -6,14 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { heartbeatEndpoint } from "../../src/heartbeat/endpoint.ts";
-import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
-import { PingBatches, type PingPath } from "../../src/heartbeat/ping-batches.ts";
 import { TokenCache } from "../../src/heartbeat/token-cache.ts";
 import { buildHttpApp } from "../../src/server.ts";
-import { PingJournal } from "../../src/store/ping-journal.ts";
-import { preparePingStatements } from "../../src/store/ping-statements.ts";
-import { postgresPingStatements } from "../../src/store/postgres-ping-statements.ts";
-import { createHeartbeat, timeline } from "../helpers/heartbeat.ts";
+import { createHeartbeat, ownIntake, timeline } from "../helpers/heartbeat.ts";
 import { rmSync } from "node:fs";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
@@ -56,18 +51,10 @@ describe("native routes", () => {
     const ctx = server.ctx;
     const tokens = new TokenCache(ctx.db);
     await tokens.warm();
-    // On SQLite a journal of its own (a pass deletes the segments it folded, and the server's has
-    // its own); only this test's intake pings its monitor, so the two never fold the same
-    // monitor's pings. PostgreSQL has no journal.
+    // an intake of its own: only it pings its monitor, so it and the server never fold the same pings
     const journalDir = tempDir("vigil-journal-");
-    const log = ctx.log.child("test");
-    const store = ctx.store;
-    const journal = store.engine === "sqlite" ? PingJournal.open(store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes }) : null;
-    const folds = journal ? new FoldScheduler(journal, ctx.writes, log) : null;
-    const path: PingPath = store.engine === "sqlite"
-      ? { journal: journal!, stmts: preparePingStatements(store.sqlite, ctx.config.region) }
-      : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
-    const batches = new PingBatches(ctx, path, { afterBatch: () => folds?.soon(), onCommitted: () => {}, onEvaluateFailed: () => {}, log });
+    const intake = ownIntake(ctx, journalDir);
+    const batches = intake.batches;
     const endpoint = heartbeatEndpoint(ctx, { resolveToken: (t) => tokens.resolve(t), submit: (p) => batches.submit(p) });
     const native = Bun.serve({ hostname: "127.0.0.1", port: 0, routes: endpoint.routes as never, fetch: () => new Response("fallback", { status: 599 }) });
     try {
@@ -105,16 +92,14 @@ describe("native routes", () => {
       expect(viaNative[0]!.type).toBe("application/json; charset=utf-8");
 
       // both paths recorded their accepted pings: GET, POST, HEAD, /start, /0, twice each
-      await folds?.foldAll();
+      await intake.settle();
       const pings = (await timeline(ctx, m.id)).filter((e) => e.kind !== "transition");
       expect(pings.map((e) => `${e.kind}:${e.result}`).sort()).toEqual(
         Array.from({ length: 2 }, () => ["ping:accepted", "ping:accepted", "ping:accepted", "start:accepted", "ping:accepted"]).flat().sort(),
       );
     } finally {
       await native.stop(true);
-      await batches.close();
-      await folds?.close();
-      journal?.close();
+      await intake.close();
       rmSync(journalDir, { recursive: true, force: true });
     }
   });

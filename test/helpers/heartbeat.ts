@@ -1,5 +1,10 @@
 import { apiRoutes } from "../../src/api/routes.ts";
 import type { AppContext } from "../../src/context.ts";
+import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
+import { PingBatches, type Committed, type PingPath } from "../../src/heartbeat/ping-batches.ts";
+import { PingJournal } from "../../src/store/ping-journal.ts";
+import { preparePingStatements } from "../../src/store/ping-statements.ts";
+import { postgresPingStatements } from "../../src/store/postgres-ping-statements.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { findAccountByName } from "../../src/store/accounts.ts";
 import type { MonitorEventRow, MonitorRow } from "../../src/store/tables.ts";
@@ -166,4 +171,38 @@ export async function transitions(ctx: AppContext, id: number): Promise<string[]
 /** The alert log lines (component "alerts") of one monitor, as `event` names. */
 export function alertLines(server: TestServer, id: number): string[] {
   return server.logs.filter((l) => l.component === "alerts" && l.monitor_id === id).map((l) => String(l.event));
+}
+
+/**
+ * A ping intake of the test's own on the server's store and write queue: on SQLite with a journal of
+ * its own in `journalDir` (a pass deletes the segments it folded, and the server's journal has its
+ * own), so only pings this intake takes are in it; PostgreSQL has no journal.
+ */
+export function ownIntake(ctx: AppContext, journalDir: string) {
+  const log = ctx.log.child("test");
+  const store = ctx.store;
+  const journal = store.engine === "sqlite" ? PingJournal.open(store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes }) : null;
+  const folds = journal ? new FoldScheduler(journal, ctx.writes, log) : null;
+  const path: PingPath = store.engine === "sqlite"
+    ? { journal: journal!, stmts: preparePingStatements(store.sqlite, ctx.config.region) }
+    : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
+  const committed: Committed[] = [];
+  const batches = new PingBatches(ctx, path, { afterBatch: () => folds?.soon(), onCommitted: (r) => committed.push(r), onEvaluateFailed: () => {}, log });
+  return {
+    batches,
+    committed,
+    /** the deadline the timers were last given for each monitor */
+    deadlines() {
+      const out = new Map<number, number | null>();
+      for (const c of committed) for (const [id, at] of c.deadlines) out.set(id, at);
+      return out;
+    },
+    /** on SQLite, folds what this intake's own journal holds (the server's reads settle only the server's) */
+    settle: async () => void (await folds?.foldAll()),
+    async close() {
+      await batches.close();
+      await folds?.close();
+      journal?.close();
+    },
+  };
 }
