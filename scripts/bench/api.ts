@@ -2,6 +2,7 @@
  * API reads and writes on a big store:
  *   npm run bench -- api [--monitors N] [--checks-per-monitor N] [--duration S] [--connections C]
  *                        [--writers C] [--fresh] [--generator wrk|autocannon] [--profile DIR]
+ *                        [--engine sqlite|postgres]
  *
  * A fixture of 100,000 monitors (paused, so nothing is checked; statuses and types mixed) and 100
  * checks each (10 million checks), written with bun:sqlite in 1000-row transactions and then rolled
@@ -14,6 +15,8 @@
  * a bare Bun.serve answering a canned 100-monitor body. Then writes under concurrent load:
  * POST, PATCH and DELETE cycles from `writers` concurrent clients, writes/s, beside the same client
  * against a bare Bun.serve that parses the body and answers. Loopback only; bounded in time.
+ * With `--engine postgres` the copy is moved into a PostgreSQL this bench starts by `vigil migrate`
+ * (lib/bench-engine.ts; fsync and synchronous_commit on) and the server runs on that database.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +28,7 @@ import { openStore } from "../../src/store/database.ts";
 import { fmt, percentile, pickGenerator, runLoad, type Generator, type LoadResult } from "./lib/load.ts";
 import { machine, spawnUntil, startVigil, waitIdle } from "./lib/proc.ts";
 import { seedAccount } from "./lib/seed.ts";
+import { parseEngine, startBenchEngine, type EngineName } from "./lib/bench-engine.ts";
 
 interface Options {
   monitors: number;
@@ -38,10 +42,11 @@ interface Options {
   profile: string | null;
   /** run only the read cases whose name contains this, and no writes ("writes": the writes alone) */
   only: string | null;
+  engine: EngineName;
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { monitors: 100_000, checksPerMonitor: 100, duration: 8, connections: 1, writers: 32, writeSeconds: 10, fresh: false, generator: null, profile: null, only: null };
+  const o: Options = { monitors: 100_000, checksPerMonitor: 100, duration: 8, connections: 1, writers: 32, writeSeconds: 10, fresh: false, generator: null, profile: null, only: null, engine: "sqlite" };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const v = () => Number(args[++i]);
@@ -55,6 +60,7 @@ function parseArgs(args: string[]): Options {
     else if (a === "--generator") o.generator = args[++i]!;
     else if (a === "--profile") o.profile = args[++i]!;
     else if (a === "--only") o.only = args[++i]!;
+    else if (a === "--engine") o.engine = parseEngine(args[++i]);
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -208,9 +214,13 @@ export async function main(args: string[]): Promise<number> {
   console.log(fx.built ? `fixture built in ${fmt(fx.seconds, 1)} s: ${fx.dir}` : `fixture reused: ${fx.dir} (--fresh rebuilds it)`);
   const dir = mkdtempSync(join(tmpdir(), "vigil-bench-api-"));
   cpSync(fx.dir, dir, { recursive: true });
+  const engine = await startBenchEngine(o.engine);
+  console.log(`store: ${engine.describe}`);
+  const adopted = await engine.adopt(dir);
+  if (o.engine !== "sqlite") console.log(`fixture copied in by vigil migrate in ${fmt(adopted.seconds, 1)} s`);
   const auth = { authorization: `Bearer ${fx.token}` };
   // info, the default: every API request is a log line, as in production
-  const flags = ["--log-level", "info", "--rate-limit", "pro=100000000,enterprise=100000000"];
+  const flags = ["--log-level", "info", "--rate-limit", "pro=100000000,enterprise=100000000", ...adopted.flags];
   let vigil = await startVigil(dir, flags);
   if (o.profile) {
     // the profile should show the requests, not the first start's migration and maintenance
@@ -259,6 +269,7 @@ export async function main(args: string[]): Promise<number> {
     }
   } finally {
     await vigil.stop();
+    await engine.stop();
     rmSync(dir, { recursive: true, force: true });
   }
   return ok ? 0 : 1;

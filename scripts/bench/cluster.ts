@@ -2,9 +2,11 @@
  * Several instances on one PostgreSQL (README "Several instances"):
  *   npm run bench -- cluster [--instances 1,2,3] [--monitors 3000] [--interval 10] [--duration 30]
  *                            [--warmup 15] [--kills 10] [--takeover-instances 2,3] [--skip-checks]
- *                            [--skip-takeover]
+ *                            [--skip-takeover] [--pings 1,2,3] [--ping-monitors 10000] [--connections 64]
+ *                            [--skip-pings] [--pg-fsync on|off] [--generator wrk|autocannon]
  *
- * One throwaway PostgreSQL (test/helpers/postgres.ts) for the whole run, a fresh database per case.
+ * One throwaway PostgreSQL (test/helpers/postgres.ts) for the whole run, a fresh database per case,
+ * durable as PostgreSQL's defaults are (fsync, synchronous_commit on) unless `--pg-fsync off`.
  *
  * checks/s: `--monitors` http monitors every `--interval` s (seeded straight into the database, due
  * times spread over one interval), against local targets (lib/targets.ts, a child process), checked
@@ -18,7 +20,13 @@
  * when each monitor was last checked. `--kills` times: kill -9 of the leader, then the time until
  * another instance says it leads (/readyz) and until every monitor the killed one checked has been
  * checked again by a survivor; a new instance replaces the killed one before the next kill. p50/p99
- * over the kills. Bounded: every wait has a deadline, every case a fixed duration.
+ * over the kills.
+ *
+ * pings/s: `--ping-monitors` heartbeat monitors, each pinged once, then the load generator drives
+ * /h/<token> over all the tokens for `--duration` s with `--connections` in all, split evenly over
+ * 1, 2 and 3 instances (as a round-robin proxy would spread them): acknowledged pings/s summed, the
+ * worst instance's p99, and CPU per ping, beside a bare Bun.serve driven the same way in the same
+ * run. Bounded: every wait has a deadline, every case a fixed duration.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,7 +35,9 @@ import { Share } from "../../src/cluster/share.ts";
 import type { PostgresStore } from "../../src/store/database.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import { startPostgres, type PostgresServer } from "../../test/helpers/postgres.ts";
-import { fmt, percentile } from "./lib/load.ts";
+import { durable } from "./lib/bench-engine.ts";
+import { fmt, percentile, pickGenerator, runLoad, type Generator } from "./lib/load.ts";
+import { measureBare, seedHeartbeats, warmUp } from "./heartbeat.ts";
 import { histogramQuantile, scrape, type Scrape } from "./lib/metrics.ts";
 import { cpuSeconds, machine, postgresCpuSeconds, startVigil, type VigilProcess } from "./lib/proc.ts";
 import { startTargets } from "./scheduler.ts";
@@ -42,10 +52,16 @@ interface Options {
   takeoverInstances: number[];
   checks: boolean;
   takeover: boolean;
+  pingInstances: number[];
+  pingMonitors: number;
+  connections: number;
+  pgFsync: boolean;
+  generator: string | null;
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { instances: [1, 2, 3], monitors: 3000, interval: 10, duration: 30, warmup: 15, kills: 10, takeoverInstances: [2, 3], checks: true, takeover: true };
+  const o: Options = { instances: [1, 2, 3], monitors: 3000, interval: 10, duration: 30, warmup: 15, kills: 10, takeoverInstances: [2, 3], checks: true, takeover: true,
+    pingInstances: [1, 2, 3], pingMonitors: 10_000, connections: 64, pgFsync: true, generator: null };
   const list = (v: string) => v.split(",").map(Number).filter((n) => n >= 1 && n <= 5);
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -59,6 +75,12 @@ function parseArgs(args: string[]): Options {
     else if (a === "--takeover-instances") o.takeoverInstances = list(args[++i]!).filter((n) => n >= 2);
     else if (a === "--skip-checks") o.checks = false;
     else if (a === "--skip-takeover") o.takeover = false;
+    else if (a === "--pings") o.pingInstances = list(args[++i]!);
+    else if (a === "--skip-pings") o.pingInstances = [];
+    else if (a === "--ping-monitors") o.pingMonitors = Math.min(Math.max(1, v()), 100_000);
+    else if (a === "--connections") o.connections = Math.min(Math.max(1, v()), 512);
+    else if (a === "--pg-fsync") o.pgFsync = args[++i] !== "off";
+    else if (a === "--generator") o.generator = args[++i]!;
     else throw new Error(`unknown option ${a}`);
   }
   return o;
@@ -82,9 +104,9 @@ async function view(i: Instance): Promise<ClusterView> {
   return ((await (await fetch(`${i.vigil.url}/readyz`, { signal: AbortSignal.timeout(5000) })).json()) as { cluster: ClusterView }).cluster;
 }
 
-async function startInstance(url: string): Promise<Instance> {
+async function startInstance(url: string, extra: string[] = []): Promise<Instance> {
   const dir = mkdtempSync(join(tmpdir(), "vigil-bench-cluster-"));
-  const vigil = await startVigil(dir, ["--database-url", url, "--metrics-public", "--log-level", "info"], { env: { VIGIL_SECRET_KEY: SECRET_KEY } });
+  const vigil = await startVigil(dir, ["--database-url", url, "--metrics-public", "--log-level", "info", ...extra], { env: { VIGIL_SECRET_KEY: SECRET_KEY } });
   return { vigil, dir };
 }
 
@@ -226,13 +248,58 @@ async function takeoverCase(pg: PostgresServer, o: Options, n: number): Promise<
   }
 }
 
+/** Pings over `n` instances, the generator's connections split evenly between them. */
+async function pingsCase(pg: PostgresServer, o: Options, n: number, gen: Generator): Promise<string> {
+  const url = await pg.createDatabase();
+  const tokens = await seedHeartbeats("", o.pingMonitors, () => openPostgresStore(url, { poolSize: 2 }));
+  const paths = tokens.map((t) => `/h/${t}`);
+  const instances: Instance[] = [];
+  try {
+    for (let k = 0; k < n; k++) instances.push(await startInstance(url, ["--ping-limit-token", "1000000", "--ping-limit-ip", "10000000"]));
+    await settled(instances, n);
+    const bad = await warmUp(instances[0]!.vigil.url, paths);
+    if (bad) throw new Error(`${bad} of ${paths.length} warm-up pings were not accepted`);
+    const postmaster = pg.pid()!;
+    const cpu0 = instances.map((i) => cpuSeconds(i.vigil.pid));
+    const pgCpu0 = postgresCpuSeconds(postmaster);
+    const runs = await Promise.all(
+      instances.map((i, k) =>
+        runLoad(gen, { url: i.vigil.url, paths, connections: Math.floor(o.connections / n) + (k < o.connections % n ? 1 : 0), durationSec: o.duration }),
+      ),
+    );
+    const cpu = instances.reduce((sum, i, k) => sum + cpuSeconds(i.vigil.pid) - cpu0[k]!, 0);
+    const pgCpu = postgresCpuSeconds(postmaster) - pgCpu0;
+    const ok = runs.reduce((s, r) => s + r.ok, 0);
+    const rate = runs.reduce((s, r) => s + r.perSecond, 0);
+    const errors = runs.reduce((s, r) => s + r.errors, 0);
+    return `| ${n} | ${fmt(rate)} | ${runs.map((r) => fmt(r.perSecond)).join(" / ")} | ≤ ${fmt(Math.max(...runs.map((r) => r.p50)), 2)} / ${fmt(Math.max(...runs.map((r) => r.p99)), 2)} ms | ${errors} | ${fmt((cpu / ok) * 1e6)} µs | ${fmt((pgCpu / ok) * 1e6)} µs |`;
+  } finally {
+    for (const i of instances) await stopInstance(i);
+  }
+}
+
 export async function main(args: string[]): Promise<number> {
   const o = parseArgs(args);
   console.log(`cluster bench — ${machine()}`);
   const pg = await startPostgres();
   if (!pg) return 2;
-  console.log(`PostgreSQL ${pg.version} on 127.0.0.1:${pg.port}`);
+  if (o.pgFsync) await durable(pg);
+  console.log(`PostgreSQL ${pg.version} on 127.0.0.1:${pg.port}, ${o.pgFsync ? "fsync and synchronous_commit on (its defaults)" : "fsync and synchronous_commit off"}`);
   try {
+    if (o.pingInstances.length) {
+      const gen = pickGenerator(o.generator);
+      console.log(`\npings/s: ${fmt(o.pingMonitors)} heartbeat monitors, ${o.connections} connections in all, ${o.duration} s per case, generator ${gen}`);
+      const lines = ["| instances | acknowledged pings/s | per instance | p50 / p99 (worst instance) | errors | instances' CPU per ping | PostgreSQL CPU per ping |", "|---|---|---|---|---|---|---|"];
+      const paths = Array.from({ length: 1000 }, (_, i) => `/h/bare${i}`);
+      const bare = await measureBare(gen, paths, o.connections, o.duration);
+      lines.push(`| reference: bare Bun.serve | ${fmt(bare.run.perSecond)} | — | ${fmt(bare.run.p50, 2)} / ${fmt(bare.run.p99, 2)} ms | ${bare.run.errors} | — | — |`);
+      console.log(lines.at(-1));
+      for (const n of o.pingInstances) {
+        lines.push(await pingsCase(pg, o, n, gen));
+        console.log(lines.at(-1));
+      }
+      console.log("\n" + lines.join("\n"));
+    }
     if (o.checks) {
       const targets = await startTargets(16, 2, 0);
       try {

@@ -2,6 +2,7 @@
  * Scheduler at scale:
  *   npm run bench -- scheduler [--http N] [--tcp N] [--interval S] [--duration S] [--warmup S]
  *                              [--addresses N] [--memory 1000,10000,100000 | --skip-memory] [--keep]
+ *                              [--engine sqlite|postgres]
  *   npm run bench -- scheduler --sustained [--duration 600] [--history 60] ...   (lib/scheduler-sustained.ts)
  *
  * Seeds N http and N tcp monitors (interval 60 s, due times spread over one interval, as a server
@@ -11,12 +12,17 @@
  * ask for, start lateness p50/p99 (the server's vigil_scheduler_lateness_seconds histogram), the
  * server's RSS and CPU. Then memory per monitor at growing counts (RSS delta over an empty server
  * divided by the count), beside the reference: the RSS delta of one plain setTimeout per monitor.
- * Everything stays on loopback; every phase is bounded in time.
+ * Everything stays on loopback; every phase is bounded in time. With `--engine postgres` the seeded
+ * directory is moved into a PostgreSQL this bench starts by `vigil migrate` (lib/bench-engine.ts;
+ * fsync and synchronous_commit on) and the server runs on that database (the memory figures stay
+ * SQLite's: the scheduler's memory does not depend on the store).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openStore, type SqliteStore } from "../../src/store/database.ts";
+import { sql } from "kysely";
+import { openStore, type SqliteStore, type Store } from "../../src/store/database.ts";
+import { parseEngine, startBenchEngine, type EngineName } from "./lib/bench-engine.ts";
 import { fmt } from "./lib/load.ts";
 import { memoryTable } from "./lib/memory.ts";
 import { schedulerSustainedRun } from "./lib/scheduler-sustained.ts";
@@ -41,12 +47,13 @@ interface Options {
   every: number;
   history: number;
   btrees: boolean;
+  engine: EngineName;
 }
 
 function parseArgs(args: string[]): Options {
   const o: Options = {
     http: 100_000, tcp: 10_000, interval: 60, duration: NaN, warmup: NaN, addresses: 32, memory: [1000, 10_000, 100_000], keep: false, profile: null,
-    sustained: false, every: 60, history: 60, btrees: true,
+    sustained: false, every: 60, history: 60, btrees: true, engine: "sqlite",
   };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
@@ -65,6 +72,7 @@ function parseArgs(args: string[]): Options {
     else if (a === "--every") o.every = Math.max(10, v());
     else if (a === "--history") o.history = Math.max(0, Math.min(v(), 180));
     else if (a === "--no-btree") o.btrees = false;
+    else if (a === "--engine") o.engine = parseEngine(args[++i]);
     else throw new Error(`unknown option ${a}`);
   }
   // sustained: up to an hour, measured after the warm-up; otherwise the warm-up is part of the duration
@@ -112,6 +120,14 @@ export function postponeDue(store: SqliteStore, startInMs: number): void {
   if (lateBy > 0) store.sqlite.query("UPDATE monitors SET next_run_at = next_run_at + ?1, last_checked_at = last_checked_at + ?1").run(lateBy);
 }
 
+/** postponeDue on either engine, after a copy into PostgreSQL took its time. */
+async function postponeDueIn(store: Store, startInMs: number): Promise<void> {
+  const row = await store.db.selectFrom("monitors").select((eb) => eb.fn.min("next_run_at").as("t")).executeTakeFirst();
+  const first = row?.t === null || row?.t === undefined ? null : Number(row.t);
+  const lateBy = first === null ? 0 : Date.now() + startInMs - first;
+  if (lateBy > 0) await store.db.updateTable("monitors").set({ next_run_at: sql`next_run_at + ${lateBy}`, last_checked_at: sql`last_checked_at + ${lateBy}` } as never).execute();
+}
+
 const MiB = 1024 * 1024;
 
 async function schedulerRun(o: Options, list: TargetList, targets: Child): Promise<{ ok: boolean }> {
@@ -120,12 +136,21 @@ async function schedulerRun(o: Options, list: TargetList, targets: Child): Promi
   // due times start after the expected start-up, so the window sees the steady state
   seedScheduler(dir, list, o.http, o.tcp, o.interval, 15_000);
   console.log(`seeded ${fmt(o.http)} http + ${fmt(o.tcp)} tcp monitors in ${fmt((performance.now() - seedStart) / 1000, 1)} s`);
+  const engine = await startBenchEngine(o.engine);
+  const adopted = await engine.adopt(dir);
+  if (o.engine !== "sqlite") {
+    const store = await adopted.open();
+    await postponeDueIn(store, 15_000);
+    await store.close();
+    console.log(`store: ${engine.describe}; copied in by vigil migrate in ${fmt(adopted.seconds, 1)} s`);
+  }
   const started = performance.now();
-  const vigil = await startVigil(dir, ["--log-level", "info", "--metrics-public"], { profileDir: o.profile });
+  const vigil = await startVigil(dir, ["--log-level", "info", "--metrics-public", ...adopted.flags], { profileDir: o.profile });
   console.log(`server up in ${fmt((performance.now() - started) / 1000, 1)} s (rss ${fmt(rssBytes(vigil.pid) / MiB)} MiB)`);
   const required = (o.http + o.tcp) / o.interval;
   let s0: Scrape | null = null;
   let cpu0 = 0;
+  let dbCpu0 = 0;
   let targetCpu0 = 0;
   let t0 = 0;
   let maxRss = 0;
@@ -152,6 +177,7 @@ async function schedulerRun(o: Options, list: TargetList, targets: Child): Promi
         s0 = s;
         t0 = now;
         cpu0 = cpuSeconds(vigil.pid);
+        dbCpu0 = engine.cpuSeconds();
         targetCpu0 = cpuSeconds(targets.pid);
       }
       if (s0 !== null) {
@@ -175,10 +201,12 @@ async function schedulerRun(o: Options, list: TargetList, targets: Child): Promi
     console.log(`start lateness       p50 <= ${fmt(p50.le * 1000)} ms, p99 <= ${fmt(p99.le * 1000)} ms over ${fmt(p99.count)} runs (target p99 < 1 s; histogram bucket bounds)`);
     console.log(`server RSS           max ${fmt(maxRss / MiB)} MiB in the window (target < 1024 MiB)`);
     console.log(`server CPU           ${fmt(serverCpu)}% of one core (targets process: ${fmt(targetCpu)}%)`);
+    if (o.engine !== "sqlite") console.log(`PostgreSQL CPU       ${fmt(((engine.cpuSeconds() - dbCpu0) / seconds) * 100)}% of one core`);
     const ok = p99.le < 1 && maxRss < 1024 * MiB && rate >= required * 0.95;
     return { ok };
   } finally {
     await vigil.stop();
+    await engine.stop();
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
     else console.log(`data kept in ${dir}`);
   }
