@@ -25,7 +25,8 @@ import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
 import { FOLD_SLICE, FoldScheduler } from "./fold-scheduler.ts";
 import { startFoldThread } from "./fold-thread.ts";
-import { PingBatches, type Committed, type PingPath } from "./ping-batches.ts";
+import { type Committed, type PingPath } from "./ping-batches.ts";
+import { PingLanes } from "./ping-lanes.ts";
 import { TokenCache } from "./token-cache.ts";
 
 /** after a batch failed to commit, its evaluations are tried again this much later */
@@ -46,7 +47,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const path: PingPath = journaling
     ? { journal: journaling.journal, stmts: preparePingStatements(journaling.store.sqlite, ctx.config.region) }
     : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
-  const batches = new PingBatches(ctx, path, {
+  const batches = new PingLanes(ctx, path, {
     afterBatch: () => journaling?.folds.soon(),
     onCommitted,
     onEvaluateFailed: (ids) => {
