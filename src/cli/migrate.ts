@@ -6,7 +6,7 @@ import { foldJournaledPings } from "../heartbeat/fold-offline.ts";
 import { createLogger } from "../lib/logger.ts";
 import { acquireDataLock, lockHolder } from "../store/data-lock.ts";
 import { DATABASE_FILE, type PostgresStore } from "../store/database.ts";
-import { copySqliteToPostgres, postgresTablesWithRows, TargetNotEmptyError } from "../store/engine-copy.ts";
+import { analyzeCopied, copySqliteToPostgres, postgresTablesWithRows, TargetNotEmptyError } from "../store/engine-copy.ts";
 import { openPostgresStore, redactDatabaseUrl } from "../store/postgres.ts";
 import { progressPrinter, reportCounts, secretKeyNote } from "./copy-output.ts";
 import { parseCommand, UsageError, type CliIo } from "./io.ts";
@@ -101,6 +101,8 @@ export async function copyDataDirToPostgres(io: CliIo, dataDir: string, region: 
   }
   const remedy = `The copy was committed but is not whole: do not use ${where}. Look for what removed rows there (a trigger, a rule), then drop it and copy into a new empty database.`;
   if (!reportCounts(io, report, "SQLite", "PostgreSQL", remedy)) return false;
+  io.err("vacuuming and analysing the copied tables, so the first queries are planned on their real sizes");
+  await analyzeCopied(store.sql);
   const total = report.tables.reduce((s, t) => s + t.target, 0);
   io.out(`copied ${total.toLocaleString("en-US")} rows of ${report.tables.length} tables in ${((performance.now() - started) / 1000).toFixed(1)} s; the row counts of every table match`);
   return true;

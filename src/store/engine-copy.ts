@@ -250,6 +250,16 @@ export async function copySqliteToPostgres(sqlite: Database, sql: SQL, o: CopyOp
   return { tables, nulReplaced };
 }
 
+/**
+ * VACUUM (ANALYZE) of every table a copy filled. A fresh copy has no planner statistics and no
+ * visibility map until autovacuum comes round (a minute or more later), and until then PostgreSQL
+ * plans the monitor list of a 100,000-monitor account as if it held a hundred rows, and every count
+ * reads the heap (BENCHMARKS.md, "API on PostgreSQL"). Outside any transaction, as VACUUM must be.
+ */
+export async function analyzeCopied(sql: SQL): Promise<void> {
+  for (const shape of await postgresShapes(sql)) await sql.unsafe(`VACUUM (ANALYZE) ${q(shape.name)}`);
+}
+
 /** INSERT INTO t (cols) SELECT * FROM unnest($1::type[], …): one parameter per column, whatever the rows. */
 function insertSql(shape: TableShape): string {
   const arrays = shape.types.map((t, i) => `$${i + 1}::${t}[]`).join(", ");

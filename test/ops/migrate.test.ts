@@ -151,6 +151,9 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
       expect(Number(next[0]!.n)).toBeGreaterThan(Number(max.m));
       expect(Number(next[0]!.n)).toBeGreaterThan(deletedId);
       expect(deletedId).toBeGreaterThan(Number(max.m));
+      // planner statistics and the visibility map from the start, not once autovacuum comes round
+      const stats = (await pgStore.sql`SELECT relname, last_vacuum, last_analyze FROM pg_stat_user_tables WHERE relname IN ('monitors', 'checks', 'monitor_events')`) as { relname: string; last_vacuum: Date | null; last_analyze: Date | null }[];
+      expect(stats.map((r) => [r.relname, r.last_vacuum !== null, r.last_analyze !== null]).sort()).toEqual([["checks", true, true], ["monitor_events", true, true], ["monitors", true, true]]);
     } finally {
       await pgStore.close();
     }
