@@ -46,8 +46,12 @@ export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, 
       query = query.where((eb) => eb.or([containsText(db, sql.ref("name"), q), containsText(db, sql.ref("target"), q)]));
     }
   }
-  const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
-  const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
+  // side by side: on PostgreSQL they run on two pooled connections, so a list costs the slower of
+  // the two (the count, for a big account) rather than their sum
+  const [{ n }, rows] = await Promise.all([
+    query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+    query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute(),
+  ]);
   return { rows, total: Number(n) };
 }
 
