@@ -7,7 +7,10 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { enumOf, nullable } from "./schema-parts.ts";
 
-export const CHANNEL_TYPES = ["webhook", "slack", "discord", "teams", "telegram", "ntfy", "gotify", "pushover", "email"] as const;
+export const CHANNEL_TYPES = [
+  "webhook", "slack", "discord", "teams", "telegram", "ntfy", "gotify", "pushover", "email",
+  "matrix", "mattermost", "rocketchat", "google_chat", "pagerduty", "opsgenie", "homeassistant", "signal", "apprise",
+] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
 
 export const SMTP_SECURITY = ["none", "starttls", "tls"] as const;
@@ -29,16 +32,21 @@ const oneOf = (values: readonly string[]) => `must be one of ${values.join(", ")
 const BOOL = "must be true or false";
 const TEXT = (max: number) => `must be a string of 1 to ${max} characters`;
 
-/** Types that POST to a URL the user gives; telegram and pushover take `url` only as an API base override. */
-const URL_REQUIRED: readonly ChannelType[] = ["webhook", "slack", "discord", "teams", "ntfy", "gotify"];
-const URL_TYPES: readonly ChannelType[] = [...URL_REQUIRED, "telegram", "pushover"];
+/**
+ * Types that send to a URL the user gives; telegram, pushover, pagerduty and opsgenie take `url`
+ * only to replace the public API, and apprise to name an Apprise API server instead of the command.
+ */
+const URL_REQUIRED: readonly ChannelType[] = ["webhook", "slack", "discord", "teams", "ntfy", "gotify", "matrix", "mattermost", "rocketchat", "google_chat", "homeassistant", "signal"];
+const URL_TYPES: readonly ChannelType[] = [...URL_REQUIRED, "telegram", "pushover", "pagerduty", "opsgenie", "apprise"];
 const EMAIL: readonly ChannelType[] = ["email"];
+/** Longer than the other secrets: several Apprise URLs, each with its credentials. */
+const APPRISE_URLS_MAX = 16_384;
 
 const f = <S extends TSchema, T extends ChannelField["types"]>(schema: S, types: T, message: string, extra: Partial<ChannelField> = {}) =>
   ({ schema, types, access: "rw", message, ...extra }) as ChannelField<S> & { types: T };
 const ro = <S extends TSchema>(schema: S) => ({ schema, types: "all", access: "ro", message: "is read-only" }) as ChannelField<S> & { types: "all" };
-const secret = (types: readonly ChannelType[], description: string, requiredFor?: readonly ChannelType[]) =>
-  f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), types, "must be a string of 1 to 4096 characters, or null to remove it", {
+const secret = (types: readonly ChannelType[], description: string, requiredFor?: readonly ChannelType[], maxLength = 4096) =>
+  f(nullable(Type.String({ minLength: 1, maxLength, writeOnly: true }), description), types, `must be a string of 1 to ${maxLength} characters, or null to remove it`, {
     access: "wo",
     requiredFor,
   }) as ChannelField & { access: "wo" };
@@ -52,7 +60,7 @@ export const CHANNEL_FIELDS = {
   url: f(
     nullable(
       Type.String({ minLength: 1, maxLength: 2048 }),
-      "where alerts are POSTed (webhook, slack, discord, teams, ntfy, gotify), or the API base of a self-hosted gateway (telegram, pushover). Read back as scheme and host only, https://hooks.example.com/*** (the path often holds a credential); writing that value back keeps the stored URL.",
+      "where alerts are sent (webhook, slack, discord, teams, ntfy, gotify, mattermost, rocketchat, google_chat: the webhook; matrix: the homeserver; homeassistant: the instance; signal: a signal-cli REST API); for telegram, pushover and opsgenie a replacement for the public API base, for pagerduty for the public events endpoint (null: the public service); for apprise an Apprise API server (null: the apprise command on the Vigil host). Read back as scheme and host only, https://hooks.example.com/*** (the path often holds a credential); writing that value back keeps the stored URL.",
     ),
     URL_TYPES,
     "must be an absolute http(s) URL of at most 2048 characters",
@@ -71,6 +79,15 @@ export const CHANNEL_FIELDS = {
   smtp_user: f(nullable(Type.String({ minLength: 1, maxLength: 320 })), EMAIL, "must be a string of 1 to 320 characters, or null for no authentication"),
   smtp_pass: secret(EMAIL, "SMTP password; write-only"),
   smtp_from: f(Type.String({ minLength: 3, maxLength: 320 }), EMAIL, "must be an email address, optionally with a display name: Vigil <vigil@example.com>", { requiredFor: EMAIL }),
+  matrix_room_id: f(Type.String({ minLength: 3, maxLength: 255, description: "the room's id, !opaque:server (room settings, Advanced)" }), ["matrix"], "must be a room id such as !AbCdEf:example.org", { requiredFor: ["matrix"] }),
+  matrix_access_token: secret(["matrix"], "access token of the account that posts (it must have joined the room); write-only", ["matrix"]),
+  pagerduty_routing_key: secret(["pagerduty"], "integration (routing) key of an Events API v2 integration; write-only", ["pagerduty"]),
+  opsgenie_api_key: secret(["opsgenie"], "API key of an API integration; write-only", ["opsgenie"]),
+  homeassistant_token: secret(["homeassistant"], "long-lived access token; write-only", ["homeassistant"]),
+  homeassistant_service: f(Type.String({ minLength: 3, maxLength: 255, description: "the service called, domain.service, such as notify.mobile_app_pixel" }), ["homeassistant"], "must be a service such as notify.mobile_app_pixel (domain.service, lower case)", { requiredFor: ["homeassistant"] }),
+  signal_number: f(Type.String({ minLength: 2, maxLength: 32, description: "the number registered with signal-cli that sends, +4915112345678" }), ["signal"], "must be a phone number in international format, such as +4915112345678", { requiredFor: ["signal"] }),
+  signal_recipients: f(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 50, description: "phone numbers (+4915112345678), group ids (group.…) or account UUIDs" }), ["signal"], "must be a list of 1 to 50 recipients: phone numbers (+4915112345678), group ids (group.…) or account UUIDs", { requiredFor: ["signal"] }),
+  apprise_urls: secret(["apprise"], "Apprise URLs, one per line (such as tgram://bottoken/chatid); write-only", ["apprise"], APPRISE_URLS_MAX),
   created_at: ro(Type.String({ format: "date-time" })),
   updated_at: ro(Type.String({ format: "date-time" })),
 } satisfies Record<string, ChannelField>;

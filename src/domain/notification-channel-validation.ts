@@ -37,6 +37,22 @@ export interface ChannelWriteResult {
 }
 
 const ADDRESS = /^[^\s@<>,;]+@[^\s@<>,;]+$/;
+/** A Matrix room id: `!` then an opaque local part, `:` and the server name. */
+const MATRIX_ROOM_ID = /^![^\s:/]+:[A-Za-z0-9.[\]:-]+$/;
+const HOMEASSISTANT_SERVICE = /^[a-z0-9_]+\.[a-z0-9_]+$/;
+/** E.164: a plus, then up to 15 digits not starting with 0. */
+const PHONE_NUMBER = /^\+[1-9]\d{5,14}$/;
+const SIGNAL_GROUP = /^group\.[A-Za-z0-9+/=_-]{4,}$/;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** An Apprise URL: a service scheme and something after `://`, no spaces. */
+const APPRISE_URL = /^[a-z][a-z0-9+.-]{0,31}:\/\/\S+$/i;
+/** How many Apprise URLs one channel may hold. */
+export const APPRISE_MAX_URLS = 50;
+
+/** The Apprise URLs of an `apprise_urls` value: one per non-empty line. */
+export function appriseUrlList(text: string): string[] {
+  return text.split(/\r?\n/).map((l) => l.trim()).filter(Boolean);
+}
 
 /** `a@x.org, b@y.org` → the addresses, or null when one is not an address. */
 export function parseAddressList(text: string): string[] | null {
@@ -72,6 +88,24 @@ function valueProblems(name: ChannelAttributeName, value: unknown): string[] {
       return /^[A-Za-z0-9._:[\]-]+$/.test((value as string).trim()) ? [] : [CHANNEL_FIELDS.smtp_host.message];
     case "telegram_chat_id":
       return /^(-?\d{1,20}|@[A-Za-z0-9_]{1,64})$/.test(String(value).trim()) ? [] : [CHANNEL_FIELDS.telegram_chat_id.message];
+    case "matrix_room_id":
+      return MATRIX_ROOM_ID.test((value as string).trim()) ? [] : [(value as string).trim().startsWith("#") ? "must be the room's id (!AbCdEf:example.org), not an alias: room settings, Advanced, show it" : CHANNEL_FIELDS.matrix_room_id.message];
+    case "homeassistant_service":
+      return HOMEASSISTANT_SERVICE.test((value as string).trim()) ? [] : [CHANNEL_FIELDS.homeassistant_service.message];
+    case "signal_number":
+      return PHONE_NUMBER.test((value as string).trim()) ? [] : [CHANNEL_FIELDS.signal_number.message];
+    case "signal_recipients": {
+      const bad = (value as string[]).map((r) => r.trim()).filter((r) => !PHONE_NUMBER.test(r) && !SIGNAL_GROUP.test(r) && !UUID.test(r));
+      return bad.length ? [`${CHANNEL_FIELDS.signal_recipients.message}; not one: ${bad.slice(0, 3).join(", ")}`] : [];
+    }
+    case "apprise_urls": {
+      // the URLs are secret: a bad one is named by its line number, never quoted
+      const urls = appriseUrlList(value as string);
+      if (urls.length === 0) return ["must hold at least one Apprise URL, one per line"];
+      if (urls.length > APPRISE_MAX_URLS) return [`must hold at most ${APPRISE_MAX_URLS} Apprise URLs`];
+      const bad = urls.flatMap((u, i) => (APPRISE_URL.test(u) ? [] : [i + 1]));
+      return bad.length ? [`must hold one Apprise URL (service://…) per line; not one: line${bad.length > 1 ? "s" : ""} ${bad.join(", ")} of the non-empty lines`] : [];
+    }
     default:
       return [];
   }
@@ -79,6 +113,8 @@ function valueProblems(name: ChannelAttributeName, value: unknown): string[] {
 
 function normalise(name: ChannelAttributeName, value: unknown): unknown {
   if (name === "telegram_chat_id" && value !== null) return String(value).trim();
+  if (name === "signal_recipients") return (value as string[]).map((r) => r.trim());
+  if (name === "apprise_urls" && typeof value === "string") return appriseUrlList(value).join("\n");
   if (typeof value !== "string") return value;
   const field = CHANNEL_FIELDS[name] as ChannelField;
   return field.access === "wo" ? value : value.trim();

@@ -12,7 +12,7 @@ export const PRIVATE_REPLY = "(the receiver is on a private address; its reply i
 const ANSWER_BYTES = 16 * 1024;
 
 /**
- * POSTs one notification through the same guarded connection as the checks (README, Security: a
+ * POSTs (or PUTs, as Matrix wants) one notification through the same guarded connection as the checks (README, Security: a
  * receiver is resolved once, judged by the account's private-target rule, and connected to at that
  * address) and classifies the answer the way Healthchecks does: 2xx delivered; 408, 429 and 5xx
  * temporary (retried, honouring Retry-After); any other 4xx permanent (the receiver will refuse the
@@ -22,7 +22,7 @@ const ANSWER_BYTES = 16 * 1024;
  * The receiver's answer is quoted in the error (a chat service says why it refused) only when it
  * came from a public address: the text of a service on the operator's own network is not shown.
  */
-export async function postHttp(url: string, init: { headers: Record<string, string>; body: string | URLSearchParams }, signal: AbortSignal, sc: SendContext): Promise<DeliveryOutcome> {
+export async function postHttp(url: string, init: { method?: "POST" | "PUT"; headers: Record<string, string>; body: string | URLSearchParams }, signal: AbortSignal, sc: SendContext): Promise<DeliveryOutcome> {
   let target: URL;
   try {
     target = new URL(url);
@@ -37,7 +37,7 @@ export async function postHttp(url: string, init: { headers: Record<string, stri
   let res;
   try {
     res = await httpExchange(
-      { method: "POST", url: target, headers, body: String(init.body) },
+      { method: init.method ?? "POST", url: target, headers, body: String(init.body) },
       { deadline, tlsVerify: true, extraCa: sc.extraCa, blockPrivate: sc.blockPrivateTargets === true, credentialHeaders: [], followRedirects: false, maxBodyBytes: ANSWER_BYTES },
     );
   } catch (err) {

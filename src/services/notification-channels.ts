@@ -36,8 +36,8 @@ function refuse(v: ChannelWriteResult): void {
 
 /** The account's private-target rule for the receiver, at write time (private-targets.ts). */
 async function checkPrivateReceiver(ctx: AppContext, accountId: number, v: ChannelWriteResult): Promise<void> {
-  if (Object.keys(v.details).length || !(await ctx.privateTargets.blocksNow(accountId))) return;
-  const found = await channelPrivateTargetDetails(v.changes as Record<string, unknown>);
+  if (Object.keys(v.details).length || !v.type || !(await ctx.privateTargets.blocksNow(accountId))) return;
+  const found = await channelPrivateTargetDetails(v.type, v.changes as Record<string, unknown>);
   for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
 }
 

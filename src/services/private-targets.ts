@@ -13,6 +13,7 @@ import { lookup } from "node:dns/promises";
 import { isIP } from "node:net";
 import { isPrivateAddress, privateAddressReason } from "../domain/ip-ranges.ts";
 import type { MonitorType } from "../domain/monitor.ts";
+import type { ChannelType } from "../domain/notification-channel-schema.ts";
 import { splitTarget } from "../domain/monitor-targets.ts";
 
 export const RESOLVE_TIMEOUT_MS = 2000;
@@ -101,8 +102,15 @@ async function privateDetails(hosts: { attr: string; host: string }[]): Promise<
   return details;
 }
 
-/** The same courtesy for a notification channel's receiver: `url` and `smtp_host` among `changes`. */
-export async function channelPrivateTargetDetails(changes: Record<string, unknown>): Promise<Record<string, string[]>> {
+/**
+ * The same courtesy for a notification channel's receiver: `url` and `smtp_host` among `changes`;
+ * and an apprise channel left without `url` would run the apprise command, whose connections no
+ * guard sees (docs/notifications.md "Apprise").
+ */
+export async function channelPrivateTargetDetails(type: ChannelType, changes: Record<string, unknown>): Promise<Record<string, string[]>> {
+  if (type === "apprise" && "url" in changes && changes.url === null) {
+    return { url: ["is required for this account: it may not reach private targets, and the connections of the apprise command cannot be checked against that rule; give the URL of an Apprise API server"] };
+  }
   const hosts: { attr: string; host: string }[] = [];
   if (typeof changes.url === "string") {
     const host = urlHost(changes.url);

@@ -13,7 +13,10 @@ import { PRIVATE_REPLY } from "../../src/notify/http-post.ts";
 let s: TestServer;
 let r: Receiver;
 const BASE = "/api/v1/notification-channels";
-const SECRETS = ["whsec-Q1w2E3r4T5y6", "987654:TG-token-Zx9", "gotify-A1b2C3", "po-token-K8l9", "po-user-M7n6", "smtp-pass-P0o9"];
+const SECRETS = [
+  "whsec-Q1w2E3r4T5y6", "987654:TG-token-Zx9", "gotify-A1b2C3", "po-token-K8l9", "po-user-M7n6", "smtp-pass-P0o9",
+  "syt_matrix_Tok3n_Aa1", "pd-routing-R0ut1ngK3y", "og-api-key-5c3f9e", "ha-long-lived-T0k3n", "tgram://apprise-B0tT0ken/4242",
+];
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -99,6 +102,15 @@ describe("notification channels API", () => {
       { name: "gotify", channel_type: "gotify", url: "https://gotify.example.com", gotify_token: SECRETS[2] },
       { name: "po", channel_type: "pushover", pushover_token: SECRETS[3], pushover_user: SECRETS[4] },
       { name: "mail", channel_type: "email", email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_user: "vigil", smtp_pass: SECRETS[5], smtp_from: "vigil@example.com" },
+      { name: "matrix", channel_type: "matrix", url: "https://matrix.example.org", matrix_room_id: "!OpsRoom:example.org", matrix_access_token: SECRETS[6] },
+      { name: "mattermost", channel_type: "mattermost", url: "https://chat.example.com/hooks/abc" },
+      { name: "rocketchat", channel_type: "rocketchat", url: "https://rocket.example.com/hooks/a/b" },
+      { name: "google chat", channel_type: "google_chat", url: "https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t" },
+      { name: "pd", channel_type: "pagerduty", pagerduty_routing_key: SECRETS[7] },
+      { name: "og", channel_type: "opsgenie", url: "https://api.eu.opsgenie.com", opsgenie_api_key: SECRETS[8] },
+      { name: "ha", channel_type: "homeassistant", url: "https://ha.example.com:8123", homeassistant_token: SECRETS[9], homeassistant_service: "notify.mobile_app_pixel" },
+      { name: "signal", channel_type: "signal", url: "https://signal-api.example.com", signal_number: "+4915100000001", signal_recipients: [" +4917600000002 ", "group.ZmFtaWx5"] },
+      { name: "apprise", channel_type: "apprise", apprise_urls: `${SECRETS[10]}\n\n  mailto://ops:pw@example.com  \n` },
     ];
     for (const b of bodies) {
       const res = await create(b);
@@ -110,6 +122,15 @@ describe("notification channels API", () => {
     const mail = (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === "email");
     expect(mail.attributes).toMatchObject({ email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_port: null, smtp_security: "starttls", smtp_user: "vigil", smtp_from: "vigil@example.com" });
     expect("smtp_pass" in mail.attributes).toBe(false);
+    const byType = async (type: string) => (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === type).attributes;
+    const common = ["channel_type", "created_at", "default_for_new_monitors", "is_enabled", "name", "updated_at"];
+    expect(Object.keys(await byType("matrix")).sort()).toEqual([...common, "matrix_room_id", "url"].sort());
+    expect(Object.keys(await byType("pagerduty")).sort()).toEqual([...common, "url"].sort());
+    expect(Object.keys(await byType("apprise")).sort()).toEqual([...common, "url"].sort());
+    expect(await byType("pagerduty")).toMatchObject({ url: null });
+    expect(await byType("homeassistant")).toMatchObject({ url: "https://ha.example.com:8123/", homeassistant_service: "notify.mobile_app_pixel" });
+    expect(await byType("signal")).toMatchObject({ signal_number: "+4915100000001", signal_recipients: ["+4917600000002", "group.ZmFtaWx5"] });
+    expect(await byType("google_chat")).toMatchObject({ url: "https://chat.googleapis.com/***" });
 
     const everything = (await s.api("GET", `${BASE}?per_page=100`)).text;
     for (const secret of SECRETS) {
@@ -130,7 +151,32 @@ describe("notification channels API", () => {
         name: "every bad attribute is named", method: "POST", path: BASE, body: { channel_type: "webhook", url: "ftp://x", secret: 5, smtp_host: "x", color: "red", is_enabled: "yes" },
         status: 422, code: "validation_error", details: ["color", "is_enabled", "name", "secret", "smtp_host", "url"], check: firstDetail("smtp_host", "does not apply to webhook channels"),
       },
-      { name: "channel_type missing", method: "POST", path: BASE, body: { name: "x" }, status: 422, contains: { error: { details: { channel_type: ["is required: one of webhook, slack, discord, teams, telegram, ntfy, gotify, pushover, email"] } } } },
+      {
+        name: "channel_type missing", method: "POST", path: BASE, body: { name: "x" }, status: 422,
+        contains: { error: { details: { channel_type: ["is required: one of webhook, slack, discord, teams, telegram, ntfy, gotify, pushover, email, matrix, mattermost, rocketchat, google_chat, pagerduty, opsgenie, homeassistant, signal, apprise"] } } },
+      },
+      { name: "matrix without its room and token", method: "POST", path: BASE, body: { name: "m", channel_type: "matrix", url: "https://matrix.example.org" }, status: 422, details: ["matrix_access_token", "matrix_room_id"] },
+      {
+        name: "matrix: an alias is not a room id", method: "POST", path: BASE, body: { name: "m", channel_type: "matrix", url: "https://m.example.org", matrix_room_id: "#ops:example.org", matrix_access_token: "t0k3n" }, status: 422,
+        details: { matrix_room_id: "must be the room's id (!AbCdEf:example.org), not an alias: room settings, Advanced, show it" },
+      },
+      { name: "pagerduty and opsgenie need their keys, not a url", method: "POST", path: BASE, body: { name: "p", channel_type: "pagerduty", url: "nope" }, status: 422, details: ["pagerduty_routing_key", "url"] },
+      { name: "a key of another type", method: "POST", path: BASE, body: { name: "o", channel_type: "opsgenie", opsgenie_api_key: "k3y-1234", pagerduty_routing_key: "x" }, status: 422, check: firstDetail("pagerduty_routing_key", "does not apply to opsgenie channels; it is for pagerduty channels") },
+      {
+        name: "homeassistant: a service is domain.service", method: "POST", path: BASE, body: { name: "h", channel_type: "homeassistant", url: "https://ha.example.com", homeassistant_token: "t", homeassistant_service: "mobile_app_pixel" }, status: 422,
+        details: { homeassistant_service: "must be a service such as notify.mobile_app_pixel (domain.service, lower case)" },
+      },
+      {
+        name: "signal: the number and every recipient are checked", method: "POST", path: BASE, body: { name: "s", channel_type: "signal", url: "https://s.example.com", signal_number: "0151 000", signal_recipients: ["+4917600000002", "bob"] }, status: 422,
+        details: { signal_number: "must be a phone number in international format, such as +4915112345678", signal_recipients: "must be a list of 1 to 50 recipients: phone numbers (+4915112345678), group ids (group.…) or account UUIDs; not one: bob" },
+      },
+      { name: "signal: no recipients", method: "POST", path: BASE, body: { name: "s", channel_type: "signal", url: "https://s.example.com", signal_number: "+4915100000001", signal_recipients: [] }, status: 422, details: ["signal_recipients"] },
+      {
+        name: "apprise: a line that is not a URL is named by its number, not quoted", method: "POST", path: BASE, body: { name: "a", channel_type: "apprise", apprise_urls: "tgram://tok/1\nnot-a-url-secret" }, status: 422,
+        details: { apprise_urls: "must hold one Apprise URL (service://…) per line; not one: line 2 of the non-empty lines" },
+        notContains: ["not-a-url-secret"],
+      },
+      { name: "apprise: required", method: "POST", path: BASE, body: { name: "a", channel_type: "apprise" }, status: 422, details: ["apprise_urls"] },
       { name: "channel_type unknown", method: "POST", path: BASE, body: { name: "x", channel_type: "pager" }, status: 422, contains: { error: { details: { channel_type: expect.anything() } } } },
       { name: "telegram without chat and token", method: "POST", path: BASE, body: { name: "tg", channel_type: "telegram" }, status: 422, details: ["telegram_bot_token", "telegram_chat_id"] },
       {

@@ -149,6 +149,17 @@ describe("notification channels", () => {
       await channel({ name: "slack", channel_type: "slack", url: `http://[::ffff:127.0.0.1]:${loop.port}/hook` }),
       await channel({ name: "tg", channel_type: "telegram", url: `http://127.0.0.1:${loop.port}`, telegram_chat_id: 1, telegram_bot_token: "123:abcdefgh" }),
       await channel({ name: "mail", channel_type: "email", email_to: "ops@example.com", smtp_host: "::ffff:127.0.0.1", smtp_port: tcp.port, smtp_security: "none", smtp_from: "vigil@example.com" }),
+      await channel({ name: "matrix", channel_type: "matrix", url: `http://[::ffff:7f00:1]:${loop.port}`, matrix_room_id: "!r:example.org", matrix_access_token: "tok-1234" }),
+      await channel({ name: "mattermost", channel_type: "mattermost", url: `http://127.0.0.1:${loop.port}/hook` }),
+      await channel({ name: "rocketchat", channel_type: "rocketchat", url: `http://127.0.0.1:${loop.port}/hook` }),
+      await channel({ name: "google chat", channel_type: "google_chat", url: `http://127.0.0.1:${loop.port}/hook` }),
+      await channel({ name: "pagerduty", channel_type: "pagerduty", url: `http://127.0.0.1:${loop.port}/hook`, pagerduty_routing_key: "rk-1234" }),
+      await channel({ name: "opsgenie", channel_type: "opsgenie", url: `http://127.0.0.1:${loop.port}`, opsgenie_api_key: "key-1234" }),
+      await channel({ name: "home assistant", channel_type: "homeassistant", url: `http://127.0.0.1:${loop.port}`, homeassistant_token: "tok-1234", homeassistant_service: "notify.notify" }),
+      await channel({ name: "signal", channel_type: "signal", url: `http://127.0.0.1:${loop.port}`, signal_number: "+4915100000001", signal_recipients: ["+4915100000002"] }),
+      await channel({ name: "apprise server", channel_type: "apprise", url: `http://127.0.0.1:${loop.port}`, apprise_urls: `json://127.0.0.1:${loop.port}/hook` }),
+      // the command would connect where its URLs say, out of the guard's sight: it is not run at all
+      await channel({ name: "apprise command", channel_type: "apprise", apprise_urls: `json://127.0.0.1:${loop.port}/hook` }),
     ];
     await blockPrivate(true);
     const [requests, connections] = [loop.requests.length, tcp.connections()];
@@ -167,6 +178,9 @@ describe("notification channels", () => {
     const smtp = await s.api("POST", "/api/v1/notification-channels", { name: "m", channel_type: "email", email_to: "a@example.com", smtp_host: "127.0.0.1", smtp_from: "v@example.com" });
     expect(smtp.status).toBe(422);
     expect(smtp.json.error.details.smtp_host.join(" ")).toContain("127.0.0.1");
+    const command = await s.api("POST", "/api/v1/notification-channels", { name: "a", channel_type: "apprise", apprise_urls: "tgram://bottoken/42" });
+    expect(command.status).toBe(422);
+    expect(command.json.error.details.url.join(" ")).toContain("the connections of the apprise command cannot be checked");
   });
 
   test("a failed send to an allowed private receiver says what failed without quoting its reply", async () => {

@@ -27,6 +27,12 @@ const S = {
   pushoverToken: rnd("potoken"),
   pushoverUser: rnd("pouser"),
   smtpPass: rnd("smtp"),
+  matrix: rnd("matrix"),
+  pagerduty: rnd("pagerduty"),
+  opsgenie: rnd("opsgenie"),
+  homeassistant: rnd("homeassistant"),
+  appriseCommand: rnd("apprise-command"),
+  appriseServer: rnd("apprise-server"),
 };
 const SECRETS = Object.values(S);
 const basicHeader = Buffer.from(`bob:${S.basicPass}`).toString("base64");
@@ -77,6 +83,13 @@ beforeAll(async () => {
     { name: "gotify", channel_type: "gotify", url: `${target.url}/gotify`, gotify_token: S.gotify },
     { name: "po", channel_type: "pushover", pushover_token: S.pushoverToken, pushover_user: S.pushoverUser },
     { name: "mail", channel_type: "email", email_to: "ops@example.com", smtp_host: "127.0.0.1", smtp_port: 9, smtp_user: "vigil", smtp_pass: S.smtpPass, smtp_from: "vigil@example.com" },
+    { name: "matrix", channel_type: "matrix", url: target.url, matrix_room_id: "!room:example.org", matrix_access_token: S.matrix },
+    { name: "pd", channel_type: "pagerduty", url: `${target.url}/echo`, pagerduty_routing_key: S.pagerduty },
+    { name: "og", channel_type: "opsgenie", url: target.url, opsgenie_api_key: S.opsgenie },
+    { name: "ha", channel_type: "homeassistant", url: target.url, homeassistant_token: S.homeassistant, homeassistant_service: "notify.notify" },
+    // the command gets a 404 from the target; the server mode POSTs the URLs to a path with no route
+    { name: "apprise command", channel_type: "apprise", apprise_urls: `json://vigil:${S.appriseCommand}@${target.url.slice(7)}/nope` },
+    { name: "apprise server", channel_type: "apprise", url: target.url, apprise_urls: `tgram://${S.appriseServer}/12345` },
   ]) {
     const r = await record("POST", "/api/v1/notification-channels", body);
     expect(r.status).toBe(201);
@@ -117,8 +130,14 @@ test("no response of any GET endpoint, write, validation error or channel test c
   await record("POST", "/api/v1/monitors", { name: "bad", monitor_type: "http", target: `${target.url}/echo`, interval_sec: 60, timeout_ms: 1000, api_auth_type: "basic", api_auth_basic_pass: [S.basicPass], api_headers_json: { [S.apiKey]: S.apiKey, "X-Ok": { v: S.bearer } } });
   await record("POST", "/api/v1/notification-channels", { name: "bad", channel_type: "webhook", url: S.webhook, secret: { s: S.webhook }, smtp_pass: S.smtpPass });
   await record("POST", "/api/v1/notification-channels", { name: "bad", channel_type: "telegram", telegram_bot_token: 5, telegram_chat_id: S.telegram });
+  await record("POST", "/api/v1/notification-channels", { name: "bad", channel_type: "apprise", apprise_urls: `not a url ${S.appriseCommand}`, matrix_access_token: S.matrix });
+  await record("POST", "/api/v1/notification-channels", { name: "bad", channel_type: "pagerduty", pagerduty_routing_key: [S.pagerduty], opsgenie_api_key: S.opsgenie, homeassistant_token: S.homeassistant });
   await record("PATCH", `/api/v1/monitors/${monitorIds[0]}`, `{"api_auth_bearer_token": "${S.bearer}", oops}`);
-  for (const id of channelIds) await record("POST", `/api/v1/notification-channels/${id}/test`);
+  const tests: Record<string, { ok: boolean; error: string | null }> = {};
+  for (const [i, id] of channelIds.entries()) tests[i] = (await record("POST", `/api/v1/notification-channels/${id}/test`)).json.data.attributes;
+  // the new kinds did send: the pager event reached the echo, the command ran and met a 404
+  expect(tests[6]!.ok).toBe(true);
+  if (Bun.which("apprise")) expect(tests[9]!.error).toContain("error=404");
   for (const path of ["/api/v1/openapi.json"]) responses.push(await (await fetch(s.url + path)).text());
   responses.push(await (await fetch(s.url + "/metrics", { headers: { authorization: `Bearer ${s.token}` } })).text());
 
