@@ -30,6 +30,58 @@ const LABELS: Partial<Record<ChannelAttributeName, string>> = {
   smtp_user: "SMTP user",
   smtp_pass: "SMTP password",
   smtp_from: "From",
+  matrix_room_id: "Room id",
+  matrix_access_token: "Access token",
+  pagerduty_routing_key: "Integration key",
+  opsgenie_api_key: "API key",
+  homeassistant_token: "Access token",
+  homeassistant_service: "Service",
+  signal_number: "Sending number",
+  signal_recipients: "Recipients",
+  apprise_urls: "Apprise URLs",
+};
+
+/** How each type is named on the page. */
+const TYPE_NAMES: Record<ChannelType, string> = {
+  webhook: "Webhook",
+  slack: "Slack",
+  discord: "Discord",
+  teams: "Teams",
+  telegram: "Telegram",
+  ntfy: "ntfy",
+  gotify: "Gotify",
+  pushover: "Pushover",
+  email: "Email",
+  matrix: "Matrix",
+  mattermost: "Mattermost",
+  rocketchat: "Rocket.Chat",
+  google_chat: "Google Chat",
+  pagerduty: "PagerDuty",
+  opsgenie: "Opsgenie",
+  homeassistant: "Home Assistant",
+  signal: "Signal",
+  apprise: "Apprise",
+};
+
+/** Per type, what `url` is for: the catalogue's description covers every type at once. */
+const URL_HINTS: Partial<Record<ChannelType, string>> = {
+  webhook: "where the JSON is POSTed",
+  slack: "the incoming webhook URL",
+  discord: "the webhook URL",
+  teams: "the workflow's webhook URL",
+  mattermost: "the incoming webhook URL",
+  rocketchat: "the incoming webhook URL",
+  google_chat: "the space's webhook URL",
+  ntfy: "the topic URL, such as https://ntfy.sh/my-alerts",
+  gotify: "the Gotify server",
+  matrix: "the homeserver, such as https://matrix.example.org",
+  homeassistant: "the Home Assistant instance, such as http://homeassistant.local:8123",
+  signal: "the signal-cli REST API, such as http://signal-api:8080",
+  pagerduty: "leave empty for PagerDuty's public events endpoint",
+  opsgenie: "leave empty for https://api.opsgenie.com (EU accounts: https://api.eu.opsgenie.com)",
+  telegram: "leave empty for the public Bot API",
+  pushover: "leave empty for the public Pushover API",
+  apprise: "an Apprise API server; leave empty to run the apprise command on the Vigil host",
 };
 
 function isChannelType(t: string | null): t is ChannelType {
@@ -40,7 +92,7 @@ function channelFields(type: ChannelType): FieldSpec[] {
   return CHANNEL_ATTRIBUTE_NAMES.filter((n) => {
     const f = CHANNEL_FIELDS[n] as ChannelField;
     return f.access !== "ro" && n !== "channel_type" && channelFieldApplies(n, type);
-  }).map((n) => fieldFromSchema(n, (CHANNEL_FIELDS[n] as ChannelField).schema, LABELS[n] ?? humanize(n)));
+  }).map((n) => fieldFromSchema(n, (CHANNEL_FIELDS[n] as ChannelField).schema, LABELS[n] ?? humanize(n), n === "url" ? URL_HINTS[type] : undefined));
 }
 
 const channelId = (s: Signed) => pathId(s.params, "notification channel");
@@ -53,10 +105,10 @@ export function channelRoutes(web: WebContext) {
   async function list(s: Signed, notice: SafeHtml = html``) {
     const channels = await allItems((w) => listChannels(app, s.actor, w));
     const body = html`${flash(s.url.searchParams.get("msg"))}${notice}<div class="row between"><h1>Notification channels</h1></div>
-<p>Add a channel: ${CHANNEL_TYPES.map((t, i) => html`${i ? " · " : ""}<a href="/channels/new?type=${t}">${t}</a>`)}</p>
+<p>Add a channel: ${CHANNEL_TYPES.map((t, i) => html`${i ? " · " : ""}<a href="/channels/new?type=${t}">${TYPE_NAMES[t]}</a>`)}</p>
 ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhere.</p>` : html`<table><caption class="sr-only">Notification channels</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Enabled</th><th scope="col">Default</th><th scope="col">Actions</th></tr></thead><tbody>${channels.map((c) => {
       const a = c.attributes;
-      return html`<tr><td>${a.name}</td><td>${a.channel_type}</td><td>${a.is_enabled ? "yes" : "no"}</td><td>${a.default_for_new_monitors ? "yes" : "no"}</td><td class="row"><a href="/channels/${c.id}/edit">Edit</a>
+      return html`<tr><td>${a.name}</td><td>${TYPE_NAMES[a.channel_type]}</td><td>${a.is_enabled ? "yes" : "no"}</td><td>${a.default_for_new_monitors ? "yes" : "no"}</td><td class="row"><a href="/channels/${c.id}/edit">Edit</a>
 <form class="inline" method="post" action="/channels/${c.id}/test">${csrfField(s.session)}<button type="submit">Send test</button></form><a href="/channels/${c.id}/delete">Delete</a></td></tr>`;
     })}</tbody></table>`}`;
     return page(s, "Notification channels", body);
@@ -66,12 +118,12 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
     const fields = channelFields(type);
     const stored = target ? await storedChannelSecrets(app, s.actor, target.id) : new Set<string>();
     const note = (f: FieldSpec) => {
-      if (f.widget === "password") return stored.has(f.name) ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again";
+      if (f.widget === "password" || f.widget === "secret-text") return stored.has(f.name) ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again";
       // the path and query of a webhook URL often hold its credential, so they are never shown
       if (f.name === "url" && mode === "edit" && typeof values.url === "string" && values.url.endsWith("***")) return "shown without its path and query; leave it as is to keep the stored URL";
       return undefined;
     };
-    const title = mode === "create" ? `New ${type} channel` : `Edit ${target!.attributes.name}`;
+    const title = mode === "create" ? `New ${TYPE_NAMES[type]} channel` : `Edit ${target!.attributes.name}`;
     const body = html`<h1>${title}</h1>${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/channels" : `/channels/${target!.id}`}" novalidate>${csrfField(s.session)}${mode === "create" ? html`<input type="hidden" name="channel_type" value="${type}">` : ""}
 <div class="panel">${fields.map((f) => renderField(f, values[f.name], errors, note(f)))}</div>

@@ -296,6 +296,60 @@ describe("notification channels", () => {
     expect((await c.post(`/channels/${ch.id}/delete`, {})).res.headers.get("location")).toBe("/channels?msg=deleted");
     expect((await s.api("GET", `/api/v1/notification-channels/${ch.id}`)).status).toBe(404);
   });
+
+  test("each type's form shows only its fields; secrets, the multi-line Apprise URLs too, are never filled in", async () => {
+    const names = (html: string) => [...html.matchAll(/<(?:input|textarea|select)\b[^>]*\bname="([a-z_]+)"/g)].map((m) => m[1]).filter((n) => n !== "_csrf" && n !== "channel_type");
+    const common = ["name", "is_enabled", "default_for_new_monitors"];
+    const expected: Record<string, string[]> = {
+      matrix: [...common, "url", "matrix_room_id", "matrix_access_token"],
+      mattermost: [...common, "url"],
+      rocketchat: [...common, "url"],
+      google_chat: [...common, "url"],
+      pagerduty: [...common, "url", "pagerduty_routing_key"],
+      opsgenie: [...common, "url", "opsgenie_api_key"],
+      homeassistant: [...common, "url", "homeassistant_token", "homeassistant_service"],
+      signal: [...common, "url", "signal_number", "signal_recipients"],
+      apprise: [...common, "url", "apprise_urls"],
+    };
+    const list = await c.get("/channels");
+    for (const [type, fields] of Object.entries(expected)) {
+      expect(list.text).toContain(`href="/channels/new?type=${type}"`);
+      const page = await c.get(`/channels/new?type=${type}`);
+      expect(page.res.status).toBe(200);
+      expect({ type, fields: names(page.text) }).toEqual({ type, fields });
+      expectLabelled(page.text);
+    }
+    expect((await c.get("/channels/new?type=google_chat")).text).toContain("<h1>New Google Chat channel</h1>");
+
+    // apprise: several URLs in a text area, write-only, kept when left empty
+    const appriseUrls = `json://${target.url.slice(7)}/hook\njson://${target.url.slice(7)}/hook`;
+    const created = await c.post("/channels", { channel_type: "apprise", name: "many", url: "", apprise_urls: appriseUrls, is_enabled: "true" });
+    expect(created.res.headers.get("location")).toBe("/channels?msg=created");
+    const ch = (await s.api("GET", "/api/v1/notification-channels?per_page=100")).json.data.find((x: any) => x.attributes.name === "many");
+    const edit = await c.get(`/channels/${ch.id}/edit`);
+    expect(edit.text).toMatch(/<textarea id="f-apprise_urls" name="apprise_urls"[^>]*><\/textarea>/);
+    expect(edit.text).toContain("stored; leave empty to keep it");
+    expect(edit.text).not.toContain("/hook");
+    expect((await c.post(`/channels/${ch.id}`, { name: "many renamed", url: "", apprise_urls: "", is_enabled: "true" })).res.headers.get("location")).toBe("/channels?msg=saved");
+    if (Bun.which("apprise")) {
+      const before = target.requests.filter((r) => r.path === "/hook").length;
+      const tested = await c.post(`/channels/${ch.id}/test`, {});
+      expect(tested.text).toContain("Test sent to many renamed.");
+      expect(target.requests.filter((r) => r.path === "/hook").length).toBe(before + 2);
+    }
+
+    // signal: the recipients are a comma-separated list in the form
+    const signal = await c.post("/channels", { channel_type: "signal", name: "sig", url: `${target.url}/signal`, signal_number: "+4915100000001", signal_recipients: "+4917600000002, group.ZmFtaWx5", is_enabled: "true" });
+    expect(signal.res.headers.get("location")).toBe("/channels?msg=created");
+    const sig = (await s.api("GET", "/api/v1/notification-channels?per_page=100")).json.data.find((x: any) => x.attributes.name === "sig");
+    expect(sig.attributes.signal_recipients).toEqual(["+4917600000002", "group.ZmFtaWx5"]);
+    expect((await c.get(`/channels/${sig.id}/edit`)).text).toContain('value="+4917600000002, group.ZmFtaWx5"');
+
+    // a failed test send reads as what failed, the private receiver's reply left out
+    const tested = await c.post(`/channels/${sig.id}/test`, {});
+    expect(unescape(tested.text)).toContain("Test to sig failed (answer 404): HTTP 404 (the receiver is on a private address; its reply is not shown)");
+    expect(tested.text).not.toContain("no route");
+  });
 });
 
 describe("live states", () => {

@@ -8,7 +8,7 @@ import { html, type SafeHtml } from "../html.ts";
  * the attributes the API takes. Values are passed on as typed as the form allows; anything that
  * does not parse goes to the validator as it is, so the message shown is the API's own.
  */
-export type Widget = "text" | "textarea" | "number" | "checkbox" | "select" | "password" | "json" | "list" | "choices";
+export type Widget = "text" | "textarea" | "number" | "checkbox" | "select" | "password" | "secret-text" | "json" | "list" | "choices";
 
 export interface FieldSpec {
   name: string;
@@ -38,7 +38,8 @@ export function fieldFromSchema(name: string, schema: TSchema, label: string, hi
   let description = hint ?? s.description ?? core.description;
   if (description && description.toLowerCase() === label.toLowerCase()) description = undefined; // "name": says nothing
   const w = (widget: Widget): FieldSpec => ({ name, label, hint: description, widget, nullable });
-  if (core.writeOnly) return w("password");
+  // a write-only value is never shown: a password field, or an empty text area for long ones (several lines)
+  if (core.writeOnly) return w((core.maxLength ?? 0) >= 5000 ? "secret-text" : "password");
   if (core.type === "boolean") return w("checkbox");
   if (core.type === "integer" || core.type === "number") return w("number");
   if (core.type === "array" && core.items?.type === "string") return w("list");
@@ -68,9 +69,10 @@ export function formToAttributes(fields: FieldSpec[], form: URLSearchParams, mod
     }
     const raw = form.get(f.name);
     if (raw === null) continue;
-    const v = f.widget === "textarea" || f.widget === "json" || f.widget === "password" ? raw : raw.trim();
+    const secret = f.widget === "password" || f.widget === "secret-text";
+    const v = f.widget === "textarea" || f.widget === "json" || secret ? raw : raw.trim();
     if (v.trim() === "") {
-      if (f.widget === "password") continue; // empty keeps the stored secret
+      if (secret) continue; // empty keeps the stored secret
       if (f.nullable) out[f.name] = null;
       else if (mode === "edit") out[f.name] = v;
       continue; // on create: left out, so a required attribute reads "is required"
@@ -120,6 +122,8 @@ export function renderField(f: FieldSpec, value: unknown, errors: Errors, note?:
     case "textarea":
     case "json":
       return html`<div class="field"><label for="${id}">${f.label}</label>${hint}<textarea id="${id}" name="${f.name}" rows="${f.widget === "json" ? 5 : 4}"${aria}>${v}</textarea>${err}</div>`;
+    case "secret-text":
+      return html`<div class="field"><label for="${id}">${f.label}</label>${hint}<textarea id="${id}" name="${f.name}" rows="4" autocomplete="off" spellcheck="false"${aria}></textarea>${err}</div>`;
     case "choices":
       return html`<fieldset class="field"${aria}><legend>${f.label}</legend>${hint}${
         (f.choices ?? []).length === 0
