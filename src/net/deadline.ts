@@ -44,7 +44,12 @@ export function startDeadline(timeoutMs: number, outer: AbortSignal, timeoutCode
 
 /** Resolves with `work`, or rejects with the deadline's failure as soon as the signal fires. */
 export function raceDeadline<T>(work: Promise<T>, deadline: Deadline, what: string): Promise<T> {
-  if (deadline.signal.aborted) return Promise.reject(deadline.failure(what));
+  if (deadline.signal.aborted) {
+    // nobody waits on `work` any more: its later failure (a lookup refused after the deadline) must
+    // not surface as an unhandled rejection that takes the process down
+    work.catch(() => {});
+    return Promise.reject(deadline.failure(what));
+  }
   return new Promise<T>((resolve, reject) => {
     const onAbort = () => reject(deadline.failure(what));
     deadline.signal.addEventListener("abort", onAbort, { once: true });
