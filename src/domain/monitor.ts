@@ -3,7 +3,7 @@
  * `monitor_type` (docs/monitors.md "Types and attributes"). Secrets are held decrypted only in
  * memory, never serialised by the API mappers.
  */
-export const MONITOR_TYPES = ["http", "tcp", "dns", "ssl", "heartbeat", "ping"] as const;
+export const MONITOR_TYPES = ["http", "tcp", "dns", "ssl", "heartbeat", "ping", "websocket", "grpc", "smtp", "postgres", "mysql", "redis", "docker", "domain"] as const;
 export type MonitorType = (typeof MONITOR_TYPES)[number];
 
 export const MONITOR_STATES = ["up", "down", "degraded", "unknown"] as const;
@@ -17,6 +17,10 @@ export type AuthType = (typeof AUTH_TYPES)[number];
 
 export const DNS_RECORD_TYPES = ["A", "AAAA", "CNAME", "MX", "TXT", "NS"] as const;
 export type DnsRecordType = (typeof DNS_RECORD_TYPES)[number];
+
+/** How an SMTP connection is secured: the smtp monitor's `smtp_security` and the email channel's alike. */
+export const SMTP_SECURITY = ["none", "starttls", "tls"] as const;
+export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
 
 export const TRACE_BODY_DETAILS = ["none", "truncated", "full"] as const;
 export type TraceBodyDetail = (typeof TRACE_BODY_DETAILS)[number];
@@ -66,6 +70,23 @@ export interface ProbeMonitor {
   dns_record_type: DnsRecordType;
   dns_resolver: string | null;
   dns_expected_answer: string | null;
+  // websocket (also uses api_headers_json and tls_verify)
+  ws_send: string | null;
+  ws_expect: string | null;
+  // grpc (also tls_verify)
+  grpc_service: string;            // "" = the server as a whole
+  grpc_tls: boolean;
+  // smtp (also tls_verify, ssl_expiry_warn_days)
+  smtp_security: SmtpSecurity;
+  // postgres, mysql (db_password also redis)
+  db_password: string | null;      // write-only secret, plaintext here only
+  db_query: string | null;         // null = SELECT 1
+  db_tls: boolean;
+  redis_username: string | null;
+  // docker
+  docker_host: string | null;      // null = unix:///var/run/docker.sock
+  // domain
+  domain_expiry_warn_days: number; // 1-365, default 30
   /** the owning account's private-target rule: refuse private, loopback and link-local addresses */
   block_private_targets: boolean;
 }

@@ -5,6 +5,7 @@
  * document, the validator and the response mapper all read it.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
+import { SMTP_SECURITY, type SmtpSecurity } from "./monitor.ts";
 import { enumOf, nullable } from "./schema-parts.ts";
 
 export const CHANNEL_TYPES = [
@@ -12,9 +13,6 @@ export const CHANNEL_TYPES = [
   "matrix", "mattermost", "rocketchat", "google_chat", "pagerduty", "opsgenie", "homeassistant", "signal", "apprise",
 ] as const;
 export type ChannelType = (typeof CHANNEL_TYPES)[number];
-
-export const SMTP_SECURITY = ["none", "starttls", "tls"] as const;
-export type SmtpSecurity = (typeof SMTP_SECURITY)[number];
 
 type Access = "rw" | "ro" | "wo";
 export interface ChannelField<S extends TSchema = TSchema> {

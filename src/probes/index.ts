@@ -6,10 +6,18 @@
 import { failed } from "../domain/check-result.ts";
 import type { MonitorType } from "../domain/monitor.ts";
 import { dnsProbe } from "./dns.ts";
+import { dockerProbe } from "./docker.ts";
+import { domainProbe } from "./domain.ts";
+import { grpcProbe } from "./grpc.ts";
 import { httpProbe } from "./http.ts";
+import { mysqlProbe } from "./mysql.ts";
 import { pingProbe } from "./ping.ts";
+import { postgresProbe } from "./postgres.ts";
+import { redisProbe } from "./redis.ts";
+import { smtpProbe } from "./smtp.ts";
 import { sslProbe } from "./ssl.ts";
 import { tcpProbe } from "./tcp.ts";
+import { websocketProbe } from "./websocket.ts";
 import { maskText, secretsOf } from "./request-auth.ts";
 import type { Probe } from "./types.ts";
 
@@ -34,4 +42,12 @@ export const PROBES: Record<Exclude<MonitorType, "heartbeat">, Probe> = {
   dns: neverThrows(dnsProbe),
   ssl: neverThrows(sslProbe),
   ping: neverThrows(pingProbe),
+  websocket: neverThrows(websocketProbe),
+  grpc: neverThrows(grpcProbe),
+  smtp: neverThrows(smtpProbe),
+  postgres: neverThrows(postgresProbe),
+  mysql: neverThrows(mysqlProbe),
+  redis: neverThrows(redisProbe),
+  docker: neverThrows(dockerProbe),
+  domain: neverThrows(domainProbe),
 };

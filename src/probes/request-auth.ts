@@ -1,6 +1,7 @@
 /**
- * Monitor-level authentication (api_auth_type) and the masking that keeps its secrets out of every
- * error message and trace (docs/monitors.md "Authentication secrets").
+ * Monitor-level authentication (api_auth_type) and the masking that keeps its secrets, and a
+ * database monitor's db_password, out of every error message and trace (docs/monitors.md
+ * "Authentication secrets", "Database passwords").
  */
 import type { ProbeMonitor } from "../domain/monitor.ts";
 
@@ -26,7 +27,7 @@ export function authHeaders(m: ProbeMonitor): Record<string, string> {
 
 /** Every string that must never appear in output, longest first so overlapping ones mask fully. */
 export function secretsOf(m: ProbeMonitor, extra: string[] = []): string[] {
-  const s = [m.api_auth_bearer_token, m.api_auth_basic_pass, m.api_auth_api_key_value, ...extra];
+  const s = [m.api_auth_bearer_token, m.api_auth_basic_pass, m.api_auth_api_key_value, m.db_password, ...extra];
   const basic = authHeaders(m).Authorization;
   if (basic) s.push(basic.replace(/^(Bearer|Basic) /, ""));
   return [...new Set(s.filter((x): x is string => typeof x === "string" && x.length > 0))].sort((a, b) => b.length - a.length);

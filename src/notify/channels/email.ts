@@ -7,7 +7,8 @@ import { startDeadline } from "../../net/deadline.ts";
 import { PRIVATE_REPLY } from "../http-post.ts";
 import { toProbeFailure } from "../../net/net-errors.ts";
 import { resolveHost, type ResolvedHost } from "../../net/resolve-host.ts";
-import { SMTP_DEFAULT_PORT, type SmtpSecurity } from "../../domain/notification-channel-schema.ts";
+import type { SmtpSecurity } from "../../domain/monitor.ts";
+import { SMTP_DEFAULT_PORT } from "../../domain/notification-channel-schema.ts";
 import { alertFields, alertPlainText, alertSummary, alertTitle, colourHex, escapeHtml } from "../format.ts";
 import { misconfigured, type AlertPayload, type ChannelSender, type DeliveryOutcome } from "../types.ts";
 
