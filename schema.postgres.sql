@@ -107,7 +107,25 @@ CREATE TABLE monitors (
   heartbeat_timezone            text,
   heartbeat_deadline_at         bigint , -- when the next state transition is due; rebuilt timers use it
   heartbeat_journal_through     bigint , -- the newest ping journal entry folded into this monitor's rows
-  follow_redirects              smallint NOT NULL DEFAULT 1 -- http: 0 judges the first answer, redirect or not
+  follow_redirects              smallint NOT NULL DEFAULT 1, -- http: 0 judges the first answer, redirect or not
+  -- websocket
+  ws_send                       text,
+  ws_expect                     text,
+  -- grpc
+  grpc_service                  text,    -- NULL on other types; '' asks about the whole server
+  grpc_tls                      smallint NOT NULL DEFAULT 0,
+  -- smtp
+  smtp_security                 text,    -- none, starttls, tls; NULL on other types
+  -- postgres, mysql, redis
+  db_password_enc               text,    -- AES-256-GCM sealed, as the api_auth_* secrets
+  db_query                      text,
+  db_tls                        smallint NOT NULL DEFAULT 0,
+  redis_username                text,
+  -- docker
+  docker_host                   text,    -- NULL: unix:///var/run/docker.sock
+  -- domain
+  domain_expiry_warn_days       bigint,
+  domain_expires_at             bigint   -- the registration expiry the last check found
 );
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);

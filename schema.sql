@@ -105,7 +105,25 @@ CREATE TABLE monitors (
   heartbeat_timezone            TEXT,
   heartbeat_deadline_at         INTEGER, -- when the next state transition is due; rebuilt timers use it
   heartbeat_journal_through     INTEGER, -- the newest ping journal entry folded into this monitor's rows
-  follow_redirects              INTEGER NOT NULL DEFAULT 1 -- http: 0 judges the first answer, redirect or not
+  follow_redirects              INTEGER NOT NULL DEFAULT 1, -- http: 0 judges the first answer, redirect or not
+  -- websocket
+  ws_send                       TEXT,
+  ws_expect                     TEXT,
+  -- grpc
+  grpc_service                  TEXT,    -- NULL on other types; '' asks about the whole server
+  grpc_tls                      INTEGER NOT NULL DEFAULT 0,
+  -- smtp
+  smtp_security                 TEXT,    -- none, starttls, tls; NULL on other types
+  -- postgres, mysql, redis
+  db_password_enc               TEXT,    -- AES-256-GCM sealed, as the api_auth_* secrets
+  db_query                      TEXT,
+  db_tls                        INTEGER NOT NULL DEFAULT 0,
+  redis_username                TEXT,
+  -- docker
+  docker_host                   TEXT,    -- NULL: unix:///var/run/docker.sock
+  -- domain
+  domain_expiry_warn_days       INTEGER,
+  domain_expires_at             INTEGER  -- the registration expiry the last check found
 );
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);

@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { enumOf, nullable } from "./schema-parts.ts";
-import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
+import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, SMTP_SECURITY, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
 import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
 
 export const EDITOR_UI_PROFILES = ["http_endpoint", "api_full", "api"] as const;
@@ -31,21 +31,28 @@ const oneOf = (values: readonly string[]) => `must be one of ${values.join(", ")
 const BOOL = "must be true or false";
 
 const HTTP: readonly MonitorType[] = ["http"];
-const ACTIVE: readonly MonitorType[] = ["http", "tcp", "dns", "ssl", "ping"];
-const TLS: readonly MonitorType[] = ["http", "ssl"];
+/** every type Vigil checks itself: all but heartbeat, which is pushed */
+const ACTIVE: readonly MonitorType[] = MONITOR_TYPES.filter((t) => t !== "heartbeat");
+/** types that may speak TLS and can be told not to verify the certificate */
+const TLS_VERIFY: readonly MonitorType[] = ["http", "ssl", "websocket", "grpc", "smtp"];
+/** types whose certificate expiry is watched (degraded within the warn days, kept on the monitor) */
+const CERT_EXPIRY: readonly MonitorType[] = ["http", "ssl", "smtp"];
+const HEADERS: readonly MonitorType[] = ["http", "websocket"];
+const SQL_DB: readonly MonitorType[] = ["postgres", "mysql"];
+const PASSWORD: readonly MonitorType[] = ["postgres", "mysql", "redis"];
 const HEARTBEAT: readonly MonitorType[] = ["heartbeat"];
 
 const f = <S extends TSchema>(schema: S, types: MonitorField["types"], message: string, access: Access = "rw"): MonitorField<S> => ({ schema, types, access, message });
 const ro = <S extends TSchema>(schema: S, types: MonitorField["types"] = "all"): MonitorField<S> => ({ schema, types, access: "ro", message: "is read-only" });
-const secret = (description: string) =>
-  f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), HTTP, "must be a string of 1 to 4096 characters, or null to remove it", "wo");
+const secret = (description: string, types: readonly MonitorType[] = HTTP) =>
+  f(nullable(Type.String({ minLength: 1, maxLength: 4096, writeOnly: true }), description), types, "must be a string of 1 to 4096 characters, or null to remove it", "wo");
 
 /** Every attribute, in the order responses list them. */
 export const MONITOR_FIELDS = {
   // common (docs/monitors.md "Common attributes")
   name: f(Type.String({ minLength: 1, maxLength: 200, description: "name" }), "all", "must be a string of 1 to 200 characters"),
   monitor_type: f(enumOf(MONITOR_TYPES, { description: "cannot change after creation" }), "all", oneOf(MONITOR_TYPES)),
-  target: f(nullable(Type.String({ maxLength: 2048 }), "http: absolute http(s) URL; tcp: host:port; dns: hostname; ssl: host[:port] or https URL; ping: hostname or IP; heartbeat: not used"), "all", "must be a string of at most 2048 characters"),
+  target: f(nullable(Type.String({ maxLength: 2048 }), "http: absolute http(s) URL; tcp: host:port; dns: hostname; ssl: host[:port] or https URL; ping: hostname or IP; websocket: ws(s):// URL; grpc: host:port; smtp: host[:port]; postgres: postgres://user@host:port/db; mysql: mysql://user@host:port/db; redis: redis(s)://host:port[/db]; docker: container name or id; domain: registrable domain name; heartbeat: not used"), "all", "must be a string of at most 2048 characters"),
   method: f(enumOf(HTTP_METHODS, { default: "GET", description: "HTTP method; used by http monitors" }), "all", oneOf(HTTP_METHODS)),
   interval_sec: f(Type.Integer({ minimum: 10, maximum: 86400, description: "seconds between checks" }), "all", "must be an integer from 10 to 86400"),
   timeout_ms: f(Type.Integer({ minimum: 100, maximum: 60000, description: "timeout in ms; below interval_sec × 1000" }), "all", "must be an integer from 100 to 60000"),
@@ -75,10 +82,10 @@ export const MONITOR_FIELDS = {
   keyword: f(nullable(Type.String({ minLength: 1, maxLength: 1000 })), HTTP, "must be a string of 1 to 1000 characters, or null"),
   api_expected_content_type: f(nullable(Type.String({ minLength: 1, maxLength: 200 })), HTTP, "must be a string of 1 to 200 characters, or null"),
   api_expected_body_contains: f(nullable(Type.String({ minLength: 1, maxLength: 1000 })), HTTP, "must be a string of 1 to 1000 characters, or null"),
-  api_max_latency_ms: f(nullable(Type.Integer({ minimum: 1, maximum: 60000 }), "latency above which a successful check is degraded (http, and as an extension tcp, dns, ssl, ping)"), ACTIVE, "must be an integer from 1 to 60000, or null"),
+  api_max_latency_ms: f(nullable(Type.Integer({ minimum: 1, maximum: 60000 }), "latency above which a successful check is degraded (http, and as an extension every other checked type)"), ACTIVE, "must be an integer from 1 to 60000, or null"),
   synthetic_enabled: f(Type.Boolean({ default: false }), HTTP, BOOL),
   api_json_assertions_json: f(nullable(Type.Array(JsonAssertionSchema, { maxItems: 50 })), HTTP, "must be a list of rules {path, op, value}, or null"),
-  api_headers_json: f(nullable(HeadersSchema), HTTP, "must be an object mapping header names to string values, or null"),
+  api_headers_json: f(nullable(HeadersSchema, "headers sent with the request (websocket: with the upgrade request)"), HEADERS, "must be an object mapping header names to string values, or null"),
   api_body: f(nullable(Type.String({ maxLength: 65536 })), HTTP, "must be a string of at most 65536 characters, or null"),
   synthetic_steps_json: f(nullable(SyntheticScenarioSchema), HTTP, 'must be an object {"steps": [...]}, or null'),
   api_auth_type: f(enumOf(AUTH_TYPES, { default: "none", description: "selects which write-only secret is sent" }), HTTP, oneOf(AUTH_TYPES)),
@@ -88,13 +95,28 @@ export const MONITOR_FIELDS = {
   api_auth_basic_pass: secret("write-only: Basic auth password when api_auth_type is basic"),
   api_auth_api_key_value: secret("write-only: API key value when api_auth_type is api_key"),
   follow_redirects: f(Type.Boolean({ default: true, description: "follow up to 10 redirects (true), or judge the first answer, a redirect included (false); an expected 301/302/303/307/308 needs false" }), HTTP, BOOL),
-  tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS, BOOL),
-  ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), TLS, "must be an integer from 1 to 365, or null for the default of 14"),
-  ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), TLS),
+  tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS_VERIFY, BOOL),
+  ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), CERT_EXPIRY, "must be an integer from 1 to 365, or null for the default of 14"),
+  ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), CERT_EXPIRY),
   // dns (docs/monitors.md "TCP, DNS, SSL and ping attributes")
   dns_record_type: f(enumOf(DNS_RECORD_TYPES, { default: "A" }), ["dns"], oneOf(DNS_RECORD_TYPES)),
   dns_resolver: f(nullable(Type.String({ maxLength: 100 }), "ip[:port]; null means the system's first nameserver"), ["dns"], "must be an IP address with an optional port, or null"),
   dns_expected_answer: f(nullable(Type.String({ minLength: 1, maxLength: 500 }), "null: any answer is up; otherwise one answer must equal it"), ["dns"], "must be a string of 1 to 500 characters, or null"),
+  // websocket, grpc, smtp (docs/monitors.md "WebSocket, gRPC and SMTP attributes")
+  ws_send: f(nullable(Type.String({ minLength: 1, maxLength: 65536 }), "text message sent once the connection is open; null sends nothing"), ["websocket"], "must be a string of 1 to 65536 characters, or null"),
+  ws_expect: f(nullable(Type.String({ minLength: 1, maxLength: 1000 }), "text the first message from the server must contain; null: the open connection is enough"), ["websocket"], "must be a string of 1 to 1000 characters, or null"),
+  grpc_service: f(Type.String({ maxLength: 200, default: "", description: 'service name asked of grpc.health.v1.Health/Check; "" asks about the server as a whole' }), ["grpc"], 'must be a string of at most 200 characters ("" for the server as a whole)'),
+  grpc_tls: f(Type.Boolean({ default: false, description: "connect with TLS (false: plaintext)" }), ["grpc"], BOOL),
+  smtp_security: f(enumOf(SMTP_SECURITY, { default: "none", description: "none: plain; starttls: upgrade after EHLO; tls: TLS from the first byte" }), ["smtp"], oneOf(SMTP_SECURITY)),
+  // postgres, mysql, redis (docs/monitors.md "Database attributes")
+  db_password: secret("write-only: the password sent when logging in (redis: AUTH); null removes it", PASSWORD),
+  db_query: f(nullable(Type.String({ minLength: 1, maxLength: 10000 }), "query run after logging in; null runs SELECT 1"), SQL_DB, "must be a string of 1 to 10000 characters, or null for SELECT 1"),
+  db_tls: f(Type.Boolean({ default: false, description: "connect with TLS, the certificate verified" }), SQL_DB, BOOL),
+  redis_username: f(nullable(Type.String({ minLength: 1, maxLength: 200 }), "user name for AUTH (Redis 6 ACLs); null logs in with the password alone"), ["redis"], "must be a string of 1 to 200 characters, or null"),
+  // docker, domain (docs/monitors.md "Docker and domain attributes")
+  docker_host: f(nullable(Type.String({ maxLength: 500 }), "unix:///path, tcp://host:port or http://host:port of the Docker Engine API; null means unix:///var/run/docker.sock"), ["docker"], "must be unix:///path/to/docker.sock, tcp://host:port or http://host:port, or null for unix:///var/run/docker.sock"),
+  domain_expiry_warn_days: f(Type.Integer({ minimum: 1, maximum: 365, default: 30, description: "days before the registration expires from which a check is degraded" }), ["domain"], "must be an integer from 1 to 365"),
+  domain_expires_at: ro(isoOrNull("registration expiry the last check found (RDAP)"), ["domain"]),
   // heartbeat (docs/heartbeats.md "Heartbeat attributes")
   heartbeat_token: ro(nullable(Type.String(), "secret token of the ping URL {heartbeat_url}/h/<token>"), HEARTBEAT),
   heartbeat_period_sec: f(nullable(Type.Integer({ minimum: 1, maximum: MAX_HEARTBEAT_SEC }), "expected window between pings; null means interval_sec"), HEARTBEAT, `must be an integer of at least 1 (at most ${MAX_HEARTBEAT_SEC}), or null to use interval_sec`),
@@ -115,7 +137,10 @@ export const MONITOR_ATTRIBUTE_NAMES = Object.keys(MONITOR_FIELDS) as MonitorAtt
  * write-only attributes").
  */
 export const READ_ONLY_ATTRIBUTES = ["id", ...MONITOR_ATTRIBUTE_NAMES.filter((n) => MONITOR_FIELDS[n].access === "ro")];
-export const SECRET_ATTRIBUTES = ["api_auth_bearer_token", "api_auth_basic_pass", "api_auth_api_key_value"] as const;
+/** The http monitor's authentication secrets, one per api_auth_type. */
+export const AUTH_SECRET_ATTRIBUTES = ["api_auth_bearer_token", "api_auth_basic_pass", "api_auth_api_key_value"] as const;
+/** Every write-only secret: never returned, sealed at rest, bound to where it was given. */
+export const SECRET_ATTRIBUTES = [...AUTH_SECRET_ATTRIBUTES, "db_password"] as const;
 export type SecretAttribute = (typeof SECRET_ATTRIBUTES)[number];
 
 export function fieldApplies(name: MonitorAttributeName, type: MonitorType): boolean {

@@ -1,7 +1,8 @@
 /**
  * What a monitor's `target` must look like per type (docs/monitors.md "Targets": http an absolute
  * http(s) URL, tcp `host:port` (or host with `port`), dns a hostname, ssl `host[:port]` or an https
- * URL, ping a hostname or IP). Each function returns a message, or null when the target is fine.
+ * URL, ping a hostname or IP, and the database, container and domain forms of the later types).
+ * Each function returns a message, or null when the target is fine.
  */
 import { isIP } from "node:net";
 import type { MonitorType } from "./monitor.ts";
@@ -43,6 +44,86 @@ function httpUrlProblem(t: string, httpsOnly: boolean): string | null {
   return null;
 }
 
+/** The port each database URL scheme uses when the URL names none. */
+export const DATABASE_DEFAULT_PORTS: Readonly<Record<string, number>> = { postgres: 5432, mysql: 3306, redis: 6379, rediss: 6379 };
+
+/** A password in a URL's user part (`scheme://user:password@host`), whether or not the rest parses. */
+const URL_PASSWORD = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@:]*:[^/?#@]+@/i;
+const PASSWORD_IN_URL = "must not hold a password: send it in db_password, which is write-only and stored encrypted";
+
+/** `scheme://` at the start: a URL where host[:port] is asked for. */
+const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
+const unbracket = (h: string) => h.replace(/^\[(.*)\]$/, "$1");
+
+/** A URL with the given schemes and a host name or IP; null when `t` is not one. */
+function parseUrl(t: string, schemes: readonly string[]): URL | null {
+  try {
+    const u = new URL(t);
+    return schemes.includes(u.protocol.slice(0, -1)) && isHostOrIp(unbracket(u.hostname)) ? u : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `postgres://user@host[:port][/db]` or `mysql://…`: the user is needed, a password never. */
+function databaseUrlProblem(t: string, scheme: "postgres" | "mysql"): string | null {
+  if (URL_PASSWORD.test(t)) return PASSWORD_IN_URL;
+  const example = `${scheme}://monitor@db.example.com:${DATABASE_DEFAULT_PORTS[scheme]}/app`;
+  const u = parseUrl(t, [scheme]);
+  if (!u) return `must be a ${scheme}://user@host:port/database URL, e.g. ${example}`;
+  if (u.username === "") return `needs the user to log in as, e.g. ${example}`;
+  if (u.port !== "" && !validPort(Number(u.port))) return "has a port that is not a number from 1 to 65535";
+  if (u.search || u.hash) return "must not have a query or a fragment (TLS is chosen with db_tls)";
+  if (!/^(\/[^/]*)?$/.test(u.pathname)) return `names the database as a single path segment, e.g. ${example}`;
+  return null;
+}
+
+/** `redis://host[:port][/db]` or `rediss://…`: user and password have attributes of their own. */
+function redisUrlProblem(t: string): string | null {
+  if (URL_PASSWORD.test(t)) return PASSWORD_IN_URL;
+  const u = parseUrl(t, ["redis", "rediss"]);
+  if (!u) return "must be a redis://host:port or rediss://host:port URL, with an optional database number, e.g. redis://cache.example.com:6379/0";
+  if (u.username !== "" || u.password !== "") return "must not hold a user name: send it in redis_username";
+  if (u.port !== "" && !validPort(Number(u.port))) return "has a port that is not a number from 1 to 65535";
+  if (u.search || u.hash) return "must not have a query or a fragment";
+  if (!/^(\/(\d{1,5})?)?$/.test(u.pathname)) return "may end with a database number only, e.g. redis://cache.example.com:6379/2";
+  return null;
+}
+
+/** Docker's own rule for container names (a letter or digit, then letters, digits, _ . -); ids fit it too. */
+const CONTAINER = /^[A-Za-z0-9][A-Za-z0-9_.-]{1,254}$/;
+
+const TLD = /^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$/i;
+const DOMAIN_LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i;
+
+/** A registrable domain name: no scheme, port or path; two labels at least, a top-level domain of letters. */
+function domainProblem(t: string): string | null {
+  if (/[/:@?#]/.test(t)) return "must be a domain name alone, without scheme, port or path, e.g. example.com";
+  const name = t.replace(/\.$/, "");
+  if (isIP(name) !== 0) return "must be a domain name, not an IP address, e.g. example.com";
+  if (/[^\x21-\x7e]/.test(name)) return "must be written in ASCII: an internationalised name in its xn-- form, e.g. xn--mnchen-3ya.de";
+  const labels = name.split(".");
+  if (name.length > 253 || !labels.every((l) => DOMAIN_LABEL.test(l))) return "must be a domain name of letters, digits and hyphens, e.g. example.com";
+  if (labels.length < 2 || !TLD.test(labels[labels.length - 1]!)) return "must be a registered domain name such as example.com or example.co.uk (a top-level domain alone is not)";
+  return null;
+}
+
+/** `docker_host`: where the Docker Engine API answers (docs/monitors.md "Docker and domain attributes"). */
+export function dockerHostProblem(value: string): string | null {
+  const t = value.trim();
+  const message = "must be unix:///path/to/docker.sock, tcp://host:port or http://host:port";
+  if (t.startsWith("unix://")) return /^unix:\/\/\/[^\s]+$/.test(t) && !t.endsWith("/") ? null : `${message}: a unix socket needs an absolute path, e.g. unix:///var/run/docker.sock`;
+  const u = parseUrl(t, ["tcp", "http"]);
+  if (!u || u.port === "" || u.username !== "" || u.password !== "" || u.search || u.hash || (u.pathname !== "" && u.pathname !== "/")) return `${message}, e.g. tcp://192.0.2.10:2375`;
+  return validPort(Number(u.port)) ? null : "has a port that is not a number from 1 to 65535";
+}
+
+/** The socket path of a `docker_host` that is a unix socket (null means the default one); null for tcp:// and http://. */
+export function dockerSocketPath(dockerHost: string | null): string | null {
+  if (dockerHost === null) return "/var/run/docker.sock";
+  return dockerHost.startsWith("unix://") ? dockerHost.slice("unix://".length) : null;
+}
+
 /** Checks the target of a monitor of `type`; `port` is the monitor's port attribute (tcp). */
 export function targetProblem(type: MonitorType, target: string | null, port: number | null): string | null {
   const t = (target ?? "").trim();
@@ -71,6 +152,30 @@ export function targetProblem(type: MonitorType, target: string | null, port: nu
       const host = t.replace(/^\[(.*)\]$/, "$1");
       return isHostOrIp(host) ? null : "must be a hostname or an IP address, e.g. example.com or 192.0.2.10";
     }
+    case "websocket": {
+      const u = parseUrl(t, ["ws", "wss"]);
+      if (!u) return "must be a ws:// or wss:// URL, e.g. wss://example.com/socket";
+      return u.hash ? "must not have a #fragment" : null;
+    }
+    case "grpc": {
+      const { host, port: own } = splitTarget(t);
+      if (SCHEME.test(t) || !isHostOrIp(host) || own === null) return "must be host:port, e.g. grpc.example.com:50051";
+      return validPort(own) ? null : "has a port that is not a number from 1 to 65535";
+    }
+    case "smtp": {
+      const { host, port: own } = splitTarget(t);
+      if (SCHEME.test(t) || !isHostOrIp(host)) return "must be host or host:port (25 by default), e.g. mail.example.com:587";
+      return own === null || validPort(own) ? null : "has a port that is not a number from 1 to 65535";
+    }
+    case "postgres":
+    case "mysql":
+      return databaseUrlProblem(t, type);
+    case "redis":
+      return redisUrlProblem(t);
+    case "docker":
+      return CONTAINER.test(t) ? null : "must be a container name or id: a letter or digit, then letters, digits, _ . or -, e.g. nextcloud or 3f4e8a2b9c1d";
+    case "domain":
+      return domainProblem(t);
   }
 }
 

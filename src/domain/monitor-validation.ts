@@ -8,20 +8,20 @@ import { expectedCodesProblems, expectedRedirects } from "./expected-codes.ts";
 import { isValidTimezone, scheduleProblem } from "./heartbeat-rules.ts";
 import { MONITOR_TYPES, type MonitorType } from "./monitor.ts";
 import {
+  AUTH_SECRET_ATTRIBUTES,
   fieldApplies,
   MONITOR_ATTRIBUTE_NAMES,
   MONITOR_FIELDS,
   READ_ONLY_ATTRIBUTES,
-  SECRET_ATTRIBUTES,
   type MonitorAttributeName,
   type MonitorField,
   type SecretAttribute,
 } from "./monitor-schema.ts";
-import { resolverProblem, targetProblem } from "./monitor-targets.ts";
+import { dockerHostProblem, resolverProblem, targetProblem } from "./monitor-targets.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
 import { newDetails } from "./details.ts";
-import { newOrigins, secretOrigins } from "./secret-origins.ts";
+import { databaseOrigin, newOrigins, secretOrigins } from "./secret-origins.ts";
 
 export type Details = Record<string, string[]>;
 export type MonitorChanges = Partial<Record<MonitorAttributeName, unknown>>;
@@ -72,6 +72,16 @@ export const MONITOR_DEFAULTS: MonitorChanges = {
   dns_record_type: "A",
   dns_resolver: null,
   dns_expected_answer: null,
+  ws_send: null,
+  ws_expect: null,
+  grpc_service: "",
+  grpc_tls: false,
+  smtp_security: "none",
+  db_query: null,
+  db_tls: false,
+  redis_username: null,
+  docker_host: null,
+  domain_expiry_warn_days: 30,
   heartbeat_period_sec: null,
   heartbeat_grace_sec: null,
   heartbeat_notify_on_late: false,
@@ -83,13 +93,17 @@ export const MONITOR_DEFAULTS: MonitorChanges = {
 
 const REQUIRED: readonly MonitorAttributeName[] = ["name", "interval_sec", "timeout_ms"];
 
+type AuthSecret = (typeof AUTH_SECRET_ATTRIBUTES)[number];
 /** What each auth type needs: the secret and, for basic and api_key, a plain companion. */
-const AUTH_NEEDS: Record<string, { secret: SecretAttribute; plain?: MonitorAttributeName }> = {
+const AUTH_NEEDS: Record<string, { secret: AuthSecret; plain?: MonitorAttributeName }> = {
   bearer: { secret: "api_auth_bearer_token" },
   basic: { secret: "api_auth_basic_pass", plain: "api_auth_basic_user" },
   api_key: { secret: "api_auth_api_key_value", plain: "api_auth_api_key_header" },
 };
-const SECRET_OWNER: Record<SecretAttribute, string> = { api_auth_bearer_token: "bearer", api_auth_basic_pass: "basic", api_auth_api_key_value: "api_key" };
+const SECRET_OWNER: Record<AuthSecret, string> = { api_auth_bearer_token: "bearer", api_auth_basic_pass: "basic", api_auth_api_key_value: "api_key" };
+
+/** Types that log in with `db_password`, bound to their target's host and port. */
+const PASSWORD_TYPES: readonly MonitorType[] = ["postgres", "mysql", "redis"];
 
 /** Structured attributes get specific messages (which rule, which step) instead of the generic one. */
 const STRUCTURED: Partial<Record<MonitorAttributeName, (v: unknown) => string[]>> = {
@@ -112,6 +126,10 @@ function valueProblems(name: MonitorAttributeName, value: unknown): string[] {
     }
     case "heartbeat_timezone":
       return isValidTimezone(value as string) ? [] : [(MONITOR_FIELDS.heartbeat_timezone as MonitorField).message];
+    case "docker_host": {
+      const p = dockerHostProblem(value as string);
+      return p ? [p] : [];
+    }
     default:
       return [];
   }
@@ -120,7 +138,7 @@ function valueProblems(name: MonitorAttributeName, value: unknown): string[] {
 function normalise(name: MonitorAttributeName, value: unknown): unknown {
   if (name === "heartbeat_timezone" && value === null) return "UTC";
   if (typeof value !== "string") return value;
-  if (name === "name" || name === "target" || name === "dns_resolver" || name === "heartbeat_schedule" || name === "expected_http_codes") return value.trim();
+  if (name === "name" || name === "target" || name === "dns_resolver" || name === "heartbeat_schedule" || name === "expected_http_codes" || name === "docker_host") return value.trim();
   return value;
 }
 
@@ -194,6 +212,7 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
   }
   if (type === "http") authRules(changes, existing, merged, touched, add);
   if (type === "http" && existing) secretBindingRules(changes, existing, merged, add);
+  if (PASSWORD_TYPES.includes(type) && existing && clean("target")) passwordBindingRule(changes, existing, merged, add);
   if (type === "http" && touched("expected_http_codes", "follow_redirects") && clean("expected_http_codes", "follow_redirects") && merged.follow_redirects !== false) {
     const redirects = expectedRedirects(merged.expected_http_codes as string | null);
     if (redirects.length) {
@@ -217,10 +236,10 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
  * exist, others must not be sent.
  */
 function authRules(changes: MonitorChanges, existing: ExistingMonitor | undefined, merged: Record<string, unknown>, touched: (...n: string[]) => boolean, add: (a: string, m: string) => void): void {
-  if (!touched("api_auth_type", "api_auth_basic_user", "api_auth_api_key_header", ...SECRET_ATTRIBUTES)) return;
+  if (!touched("api_auth_type", "api_auth_basic_user", "api_auth_api_key_header", ...AUTH_SECRET_ATTRIBUTES)) return;
   const authType = (merged.api_auth_type as string) ?? "none";
   const need = AUTH_NEEDS[authType];
-  for (const s of SECRET_ATTRIBUTES) {
+  for (const s of AUTH_SECRET_ATTRIBUTES) {
     if (SECRET_OWNER[s] === authType) continue;
     if (changes[s] !== undefined && changes[s] !== null) {
       add(s, `is used only when api_auth_type is ${SECRET_OWNER[s]}; set api_auth_type to ${SECRET_OWNER[s]} or leave it out`);
@@ -240,7 +259,7 @@ function authRules(changes: MonitorChanges, existing: ExistingMonitor | undefine
  * would send them to a new origin must send them again (422 naming each), or clear them.
  */
 function secretBindingRules(changes: MonitorChanges, existing: ExistingMonitor, merged: Record<string, unknown>, add: (a: string, m: string) => void): void {
-  const kept = SECRET_ATTRIBUTES.filter((s) => existing.secrets[s] && !(s in changes));
+  const kept = AUTH_SECRET_ATTRIBUTES.filter((s) => existing.secrets[s] && !(s in changes));
   if (kept.length === 0) return;
   const moved = newOrigins(existing.values, merged);
   if (moved.length === 0) return;
@@ -248,4 +267,16 @@ function secretBindingRules(changes: MonitorChanges, existing: ExistingMonitor, 
   for (const s of kept) {
     add(s, `must be sent again (or set to null) with this change: it would send requests to ${moved.join(", ")}, and a stored secret goes only to the origins it was given for (${bound})`);
   }
+}
+
+/**
+ * The same binding for `db_password` (secret-origins.ts): a target moved to another host or port
+ * must bring the password again (or clear it); a new user or database on the same server need not.
+ */
+function passwordBindingRule(changes: MonitorChanges, existing: ExistingMonitor, merged: Record<string, unknown>, add: (a: string, m: string) => void): void {
+  if (!existing.secrets.db_password || "db_password" in changes) return;
+  const before = databaseOrigin(existing.values.target);
+  const after = databaseOrigin(merged.target);
+  if (after === null || after === before) return;
+  add("db_password", `must be sent again (or set to null) with this change: it would be sent to ${after}, and a stored password goes only to the server it was given for (${before ?? "none"})`);
 }

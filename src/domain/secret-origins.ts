@@ -1,10 +1,12 @@
 /**
- * Where an http monitor's write-only secrets may go (README, Security: secrets are bound to where
- * they were given). A secret is sent only to the origins the monitor named when the secret was
- * written: its target's origin (with `port` applied) and, in synthetic mode, the origins of steps
- * whose URL names a literal host. Moving the monitor to a new origin needs the secrets sent again,
- * so a token that may write monitors cannot redirect a stored credential to a server of its own.
+ * Where a monitor's write-only secrets may go (README, Security: secrets are bound to where they
+ * were given). An http monitor's secrets are sent only to the origins the monitor named when the
+ * secret was written: its target's origin (with `port` applied) and, in synthetic mode, the origins
+ * of steps whose URL names a literal host. A database or redis monitor's `db_password` goes only to
+ * the host and port its target named. Moving the monitor elsewhere needs the secrets sent again, so
+ * a token that may write monitors cannot redirect a stored credential to a server of its own.
  */
+import { DATABASE_DEFAULT_PORTS } from "./monitor-targets.ts";
 
 export interface OriginInputs {
   target?: unknown;
@@ -55,4 +57,19 @@ export function secretOrigins(m: OriginInputs): Set<string> {
 export function newOrigins(before: OriginInputs, after: OriginInputs): string[] {
   const had = secretOrigins(before);
   return [...secretOrigins(after)].filter((o) => !had.has(o));
+}
+
+/**
+ * `host:port` of a database or redis target URL, the scheme's default port applied; null when the
+ * target is not one. The scheme is left out: redis:// and rediss:// reach the same server.
+ */
+export function databaseOrigin(target: unknown): string | null {
+  if (typeof target !== "string") return null;
+  try {
+    const u = new URL(target.trim());
+    const port = u.port || DATABASE_DEFAULT_PORTS[u.protocol.slice(0, -1)];
+    return u.hostname && port ? `${u.hostname.toLowerCase()}:${port}` : null;
+  } catch {
+    return null;
+  }
 }

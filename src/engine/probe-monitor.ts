@@ -1,4 +1,4 @@
-import { DNS_RECORD_TYPES, type AuthType, type DnsRecordType, type HttpMethod, type JsonAssertion, type MonitorType, type ProbeMonitor, type SyntheticScenario, type TraceBodyDetail } from "../domain/monitor.ts";
+import { DNS_RECORD_TYPES, SMTP_SECURITY, type AuthType, type SmtpSecurity, type DnsRecordType, type HttpMethod, type JsonAssertion, type MonitorType, type ProbeMonitor, type SyntheticScenario, type TraceBodyDetail } from "../domain/monitor.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { MonitorRow } from "../store/tables.ts";
 
@@ -61,6 +61,17 @@ export function rowToProbeMonitor(row: MonitorRow, secrets: SecretBox, blockPriv
     dns_record_type: (DNS_RECORD_TYPES as readonly string[]).includes(recordType) ? recordType : "A",
     dns_resolver: row.dns_resolver,
     dns_expected_answer: row.dns_expected_answer,
+    ws_send: row.ws_send,
+    ws_expect: row.ws_expect,
+    grpc_service: row.grpc_service ?? "",
+    grpc_tls: row.grpc_tls === 1,
+    smtp_security: (SMTP_SECURITY as readonly (string | null)[]).includes(row.smtp_security) ? (row.smtp_security as SmtpSecurity) : "none",
+    db_password: openSecret(row.db_password_enc, "db_password", secrets),
+    db_query: row.db_query,
+    db_tls: row.db_tls === 1,
+    redis_username: row.redis_username,
+    docker_host: row.docker_host,
+    domain_expiry_warn_days: row.domain_expiry_warn_days ?? 30,
     block_private_targets: blockPrivateTargets,
   };
 }

@@ -77,7 +77,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   }
 
   const lastCheckedAt = Math.max(monitor.last_checked_at ?? 0, result.checked_at);
-  await markMonitorChecked(trx, monitorId, lastCheckedAt, result.ssl_not_after);
+  await markMonitorChecked(trx, monitorId, monitor.monitor_type, lastCheckedAt, result.ssl_not_after);
 
   // while an incident is open every failed check, from any region, counts into it
   const open = await findOpenIncident(trx, monitorId);

@@ -4,9 +4,9 @@ import type { ExistingMonitor } from "../domain/monitor-validation.ts";
 import { toIso } from "../lib/dates.ts";
 import type { MonitorRow } from "../store/tables.ts";
 
-const BOOLEANS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects"]);
+const BOOLEANS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects", "grpc_tls", "db_tls"]);
 const JSONS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
-const TIMES = new Set(["last_checked_at", "next_run_at", "created_at", "updated_at", "ssl_expiry_last_not_after", "heartbeat_last_ping_at"]);
+const TIMES = new Set(["last_checked_at", "next_run_at", "created_at", "updated_at", "ssl_expiry_last_not_after", "heartbeat_last_ping_at", "domain_expires_at"]);
 
 function parseJson(text: string | null): unknown {
   if (text === null || text === "") return null;
@@ -26,6 +26,9 @@ function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[]
   // columns that are nullable for other types but always set for the types that show them
   if (name === "dns_record_type") return raw ?? "A";
   if (name === "heartbeat_timezone") return raw ?? "UTC";
+  if (name === "grpc_service") return raw ?? "";
+  if (name === "smtp_security") return raw ?? "none";
+  if (name === "domain_expiry_warn_days") return raw ?? 30;
   return raw ?? null;
 }
 
@@ -49,6 +52,7 @@ export function existingMonitor(row: MonitorRow, channelIds: number[]): Existing
       api_auth_bearer_token: row.api_auth_bearer_token_enc !== null,
       api_auth_basic_pass: row.api_auth_basic_pass_enc !== null,
       api_auth_api_key_value: row.api_auth_api_key_value_enc !== null,
+      db_password: row.db_password_enc !== null,
     },
   };
 }

@@ -20,10 +20,11 @@ export const RESOLVE_TIMEOUT_MS = 2000;
 
 const stripBrackets = (h: string) => (h.startsWith("[") && h.endsWith("]") ? h.slice(1, -1) : h);
 
-function urlHost(text: string): string | null {
+/** The host of a URL of one of `schemes` (http and https unless told), or null. */
+function urlHost(text: string, schemes: readonly string[] = ["http:", "https:"]): string | null {
   try {
     const u = new URL(text);
-    return u.protocol === "http:" || u.protocol === "https:" ? stripBrackets(u.hostname) : null;
+    return schemes.includes(u.protocol) ? stripBrackets(u.hostname) : null;
   } catch {
     return null;
   }
@@ -48,7 +49,24 @@ export function connectedHosts(type: MonitorType, values: Record<string, unknown
       add("target", /^https:\/\//i.test(target) ? urlHost(target) : stripBrackets(splitTarget(target).host));
       break;
     case "tcp":
+    case "grpc":
+    case "smtp":
       add("target", stripBrackets(splitTarget(target).host));
+      break;
+    case "websocket":
+      add("target", urlHost(target, ["ws:", "wss:"]));
+      break;
+    case "postgres":
+    case "mysql":
+    case "redis":
+      add("target", urlHost(target, ["postgres:", "mysql:", "redis:", "rediss:"]));
+      break;
+    case "docker":
+      // the container is named, not connected to; a Docker host over TCP is (a unix socket is local)
+      if (typeof values.docker_host === "string") add("docker_host", urlHost(values.docker_host.trim(), ["tcp:", "http:"]));
+      break;
+    case "domain":
+      // the registry's RDAP server is asked about the name, never the name's own host
       break;
     case "ping":
       add("target", stripBrackets(target));

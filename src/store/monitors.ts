@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import type { SecretAttribute } from "../domain/monitor-schema.ts";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
@@ -75,12 +76,13 @@ export async function ownedChannelIds(db: Db, accountId: number, ids: number[]):
   return new Set(rows.map((r) => r.id));
 }
 
-const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects"]);
+const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects", "grpc_tls", "db_tls"]);
 const JSON_COLUMNS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
-const SECRET_COLUMNS: Record<string, "api_auth_bearer_token_enc" | "api_auth_basic_pass_enc" | "api_auth_api_key_value_enc"> = {
+const SECRET_COLUMNS: Record<SecretAttribute, keyof MonitorRow & `${string}_enc`> = {
   api_auth_bearer_token: "api_auth_bearer_token_enc",
   api_auth_basic_pass: "api_auth_basic_pass_enc",
   api_auth_api_key_value: "api_auth_api_key_value_enc",
+  db_password: "db_password_enc",
 };
 
 /** API values → columns: booleans 0/1, JSON as text, secrets sealed (AES-256-GCM) before they reach SQL. */
@@ -88,7 +90,7 @@ export function changesToColumns(changes: MonitorChanges, secrets: SecretBox): M
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes)) {
     if (key === "notification_channel_ids") continue;
-    if (key in SECRET_COLUMNS) row[SECRET_COLUMNS[key]!] = value === null ? null : secrets.seal(value as string);
+    if (key in SECRET_COLUMNS) row[SECRET_COLUMNS[key as SecretAttribute]] = value === null ? null : secrets.seal(value as string);
     else if (BOOLEAN_COLUMNS.has(key)) row[key] = value ? 1 : 0;
     else if (JSON_COLUMNS.has(key)) row[key] = value === null ? null : JSON.stringify(value);
     else row[key] = value;
@@ -205,11 +207,16 @@ export async function setMonitorState(db: Db, id: number, from: string, to: stri
   return Number(r.numUpdatedRows) > 0;
 }
 
-/** A check of the monitor was recorded: when its latest check ran, and the certificate it saw. */
-export async function markMonitorChecked(db: Db, id: number, lastCheckedAt: number, sslNotAfter: number | null): Promise<void> {
+/**
+ * A check of the monitor was recorded: when its latest check ran, and the expiry it saw: a
+ * certificate's (ssl_expiry_last_not_after), or for a domain monitor the registration's, which its
+ * check carries as ssl_not_after (domain_expires_at).
+ */
+export async function markMonitorChecked(db: Db, id: number, monitorType: string, lastCheckedAt: number, sslNotAfter: number | null): Promise<void> {
+  const expiry = sslNotAfter === null ? {} : monitorType === "domain" ? { domain_expires_at: sslNotAfter } : { ssl_expiry_last_not_after: sslNotAfter };
   await db
     .updateTable("monitors")
-    .set(sslNotAfter !== null ? { last_checked_at: lastCheckedAt, ssl_expiry_last_not_after: sslNotAfter } : { last_checked_at: lastCheckedAt })
+    .set({ last_checked_at: lastCheckedAt, ...expiry })
     .where("id", "=", id)
     .execute();
 }

@@ -105,6 +105,18 @@ export interface MonitorsTable {
   /** the newest ping journal entry folded into this monitor's rows (store/ping-journal.ts) */
   heartbeat_journal_through: Generated<number | null>;
   follow_redirects: ColumnType<Bool, Bool | undefined, Bool>;
+  ws_send: string | null;
+  ws_expect: string | null;
+  grpc_service: string | null;
+  grpc_tls: ColumnType<Bool, Bool | undefined, Bool>;
+  smtp_security: string | null;
+  db_password_enc: string | null;
+  db_query: string | null;
+  db_tls: ColumnType<Bool, Bool | undefined, Bool>;
+  redis_username: string | null;
+  docker_host: string | null;
+  domain_expiry_warn_days: number | null;
+  domain_expires_at: number | null;
 }
 
 export interface MonitorRegionStatesTable {

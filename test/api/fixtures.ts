@@ -19,6 +19,14 @@ export const VALID_BY_TYPE: Record<string, Record<string, unknown>> = {
   ssl: { name: "cert", monitor_type: "ssl", target: "127.0.0.1:443", interval_sec: 3600, timeout_ms: 5000, is_paused: true },
   ping: { name: "ping", monitor_type: "ping", target: "127.0.0.1", interval_sec: 60, timeout_ms: 5000, is_paused: true },
   heartbeat: { name: "job", monitor_type: "heartbeat", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  websocket: { name: "socket", monitor_type: "websocket", target: "ws://127.0.0.1:9/socket", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  grpc: { name: "grpc", monitor_type: "grpc", target: "127.0.0.1:50051", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  smtp: { name: "mail", monitor_type: "smtp", target: "127.0.0.1:25", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  postgres: { name: "pg", monitor_type: "postgres", target: "postgres://monitor@127.0.0.1:5432/app", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  mysql: { name: "maria", monitor_type: "mysql", target: "mysql://monitor@127.0.0.1:3306/app", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  redis: { name: "cache", monitor_type: "redis", target: "redis://127.0.0.1:6379/0", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  docker: { name: "container", monitor_type: "docker", target: "nextcloud", interval_sec: 60, timeout_ms: 5000, is_paused: true },
+  domain: { name: "domain", monitor_type: "domain", target: "example.com", interval_sec: 3600, timeout_ms: 5000, is_paused: true },
 };
 
 /** Creates a monitor through the API and returns its id; fails the test on anything but 201. */

@@ -77,7 +77,7 @@ describe("pagination", () => {
     ["page=abc", "page"],
     ["page=0", "page"],
     ["status=sleeping", "status"],
-    ["type=smtp", "type"],
+    ["type=ftp", "type"],
   ] as const).map(([qs, key]): Scenario => ({ name: `?${qs} is a 422 on that parameter`, method: "GET", path: `/api/v1/monitors?${qs}`, token: () => acct.token, status: 422, code: "validation_error", details: [key] })));
 });
 

@@ -24,7 +24,7 @@ const BAD_CREATES: [string, Record<string, unknown>, Record<string, string>][] =
   ["name blank", http({ name: "   " }), { name: "must not be blank" }],
   ["name too long", http({ name: "x".repeat(201) }), { name: "1 to 200 characters" }],
   ["monitor_type missing", without(http(), "monitor_type"), { monitor_type: "is required" }],
-  ["monitor_type unknown", http({ monitor_type: "smtp" }), { monitor_type: "must be one of http, tcp, dns, ssl, heartbeat, ping" }],
+  ["monitor_type unknown", http({ monitor_type: "ftp" }), { monitor_type: "must be one of http, tcp, dns, ssl, heartbeat, ping, websocket, grpc, smtp, postgres, mysql, redis, docker, domain" }],
   ["interval_sec missing", without(http(), "interval_sec"), { interval_sec: "is required" }],
   ["interval_sec below 10", http({ interval_sec: 9 }), { interval_sec: "must be an integer from 10 to 86400" }],
   ["interval_sec above 86400", http({ interval_sec: 86401 }), { interval_sec: "must be an integer from 10 to 86400" }],

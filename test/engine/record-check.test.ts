@@ -82,6 +82,20 @@ describe("single region, confirmations 2", () => {
   });
 });
 
+test("a domain check's expiry goes to domain_expires_at; an smtp check's certificate to ssl_expiry_last_not_after", async () => {
+  const domain = await insertMonitor(h, { monitor_type: "domain", target: "example.com" });
+  const smtp = await insertMonitor(h, { monitor_type: "smtp", target: "127.0.0.1:25" });
+  const registration = Date.UTC(2031, 5, 1);
+  const certificate = Date.UTC(2027, 2, 1);
+  await recordCheckResult(h.ctx, domain, "local", result("up", { checked_at: 1_000, ssl_not_after: registration }));
+  await recordCheckResult(h.ctx, smtp, "local", result("up", { checked_at: 1_000, ssl_not_after: certificate }));
+  expect(await monitorRow(domain)).toMatchObject({ domain_expires_at: registration, ssl_expiry_last_not_after: null });
+  expect(await monitorRow(smtp)).toMatchObject({ ssl_expiry_last_not_after: certificate, domain_expires_at: null });
+  // a check that saw no expiry keeps the last one known
+  await recordCheckResult(h.ctx, domain, "local", result("down", { checked_at: 2_000, error_code: "rdap_error" }));
+  expect((await monitorRow(domain)).domain_expires_at).toBe(registration);
+});
+
 describe("dropped results", () => {
   test("paused, deleted and heartbeat monitors record nothing; a repeated result uid is ignored", async () => {
     const paused = await insertMonitor(h, { is_paused: 1 });

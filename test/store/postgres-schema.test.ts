@@ -11,6 +11,7 @@ import { rmSync } from "node:fs";
 import { sql } from "kysely";
 import { openStore } from "../../src/store/database.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
+import { LATEST_SCHEMA_VERSION, POSTGRES_MIGRATIONS } from "../../src/store/migrations/index.ts";
 import type { PostgresStore } from "../../src/store/database.ts";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../helpers/postgres.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -155,5 +156,27 @@ describe.skipIf(!postgresAvailable("PostgreSQL schema test"))("schema.postgres.s
   test("the same indexes on the same columns, unique and partial alike", () => {
     expect(post.indexes).toEqual(lite.indexes);
     expect(post.constraintIndexes).toEqual(lite.constraintIndexes);
+  });
+
+  test("a version 23 database migrates to the same schema as a fresh one (024: the new monitor types' columns)", async () => {
+    const url = await pg.createDatabase();
+    // a database as version 23 left it: the fresh schema without what 024 adds
+    const old = await openPostgresStore(url, { poolSize: 1 });
+    const added = [...POSTGRES_MIGRATIONS.find((m) => m.version === 24)!.sql.matchAll(/ADD COLUMN (\w+)/g)].map((m) => m[1]!);
+    expect(added).toContain("db_password_enc");
+    await old.db.insertInto("accounts").values({ name: "old", plan: "pro", created_at: 1 }).execute();
+    for (const c of added) await sql.raw(`ALTER TABLE monitors DROP COLUMN ${c}`).execute(old.db);
+    await sql.raw("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) SELECT id, 'web', 'http', 'https://example.com/', 60, 5000, 1, 1 FROM accounts").execute(old.db);
+    await sql`UPDATE vigil_schema SET version = 23`.execute(old.db);
+    await old.close();
+
+    const store = await openPostgresStore(url, { poolSize: 2 });
+    try {
+      expect((await postgresSchema(store)).columns).toEqual(post.columns);
+      expect(await store.db.selectFrom("monitors").selectAll().executeTakeFirstOrThrow()).toMatchObject({ name: "web", grpc_tls: 0, db_tls: 0, db_password_enc: null, domain_expires_at: null });
+      expect((await sql<{ version: number }>`SELECT version FROM vigil_schema`.execute(store.db)).rows[0]!.version).toBe(LATEST_SCHEMA_VERSION);
+    } finally {
+      await store.close();
+    }
   });
 });

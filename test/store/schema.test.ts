@@ -77,6 +77,17 @@ describe.skipIf(TEST_ENGINE === "postgres")("schema and migrations", () => {
     await store.close();
   });
 
+  test("monitors of a version 23 data directory get the new types' columns (024) with their defaults", async () => {
+    const { dir, db } = databaseAt(23);
+    db.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('old', 'pro', 1)");
+    db.exec("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) VALUES (1, 'web', 'http', 'https://example.com/', 60, 5000, 1, 1)");
+    db.close();
+    const store = openStore(dir);
+    const m = await store.db.selectFrom("monitors").selectAll().executeTakeFirstOrThrow();
+    expect(m).toMatchObject({ name: "web", target: "https://example.com/", ws_send: null, grpc_service: null, grpc_tls: 0, smtp_security: null, db_password_enc: null, db_tls: 0, docker_host: null, domain_expiry_warn_days: null, domain_expires_at: null });
+    await store.close();
+  });
+
   test("a data directory from a newer build is refused with a readable error", () => {
     const { dir, db } = databaseAt(LATEST_SCHEMA_VERSION);
     db.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 1}`);

@@ -141,6 +141,21 @@ describe("dashboard in a browser", () => {
     await page.close();
   }, T);
 
+  test("a redis monitor's form asks for its password and user name, not an HTTP method; the password is never filled in again", async () => {
+    const page = await admin.newPage();
+    const id = await createMonitorInForm(page, "redis", { Name: "Cache", Target: "redis://127.0.0.1:9/0", "Timeout (ms)": "2000", "User name": "vigil", Password: "redis-pw-in-browser" });
+    await page.goto(`${s.url}/monitors/${id}/edit`);
+    const password = page.getByLabel("Password", { exact: true });
+    expect(await password.isVisible()).toBe(true);
+    expect(await password.getAttribute("type")).toBe("password");
+    expect(await password.inputValue()).toBe("");
+    expect(await page.getByText("stored; leave empty to keep it").isVisible()).toBe(true);
+    expect(await page.getByLabel("User name", { exact: true }).inputValue()).toBe("vigil");
+    expect(await page.getByLabel("HTTP method").count()).toBe(0);
+    expect(await page.content()).not.toContain("redis-pw-in-browser");
+    await page.close();
+  }, T);
+
   test("a heartbeat monitor shows its ping URL and timeline", async () => {
     const page = await admin.newPage();
     const id = await createMonitorInForm(page, "heartbeat", { Name: "Nightly backup", "Check interval (seconds)": "86400", "Timeout (ms)": "1000", "Grace (seconds)": "600" });

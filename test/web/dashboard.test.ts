@@ -84,8 +84,39 @@ describe("monitor forms", () => {
     expect(has("expected_http_codes")).toBe(type === "http");
     expect(has("dns_record_type")).toBe(type === "dns");
     expect(has("heartbeat_period_sec")).toBe(type === "heartbeat");
-    expect(has("tls_verify")).toBe(type === "http" || type === "ssl");
+    expect(has("tls_verify")).toBe(["http", "ssl", "websocket", "grpc", "smtp"].includes(type));
     expect(has("api_auth_bearer_token")).toBe(type === "http");
+    // the HTTP method is asked of http monitors only (the API accepts it on every type)
+    expect(has("method")).toBe(type === "http");
+    expect(has("api_headers_json")).toBe(type === "http" || type === "websocket");
+    expect(has("ws_send") && has("ws_expect")).toBe(type === "websocket");
+    expect(has("grpc_service") && has("grpc_tls")).toBe(type === "grpc");
+    expect(has("smtp_security")).toBe(type === "smtp");
+    expect(has("ssl_expiry_warn_days")).toBe(["http", "ssl", "smtp"].includes(type));
+    expect(has("db_password")).toBe(["postgres", "mysql", "redis"].includes(type));
+    expect(has("db_query") && has("db_tls")).toBe(type === "postgres" || type === "mysql");
+    expect(has("redis_username")).toBe(type === "redis");
+    expect(has("docker_host")).toBe(type === "docker");
+    expect(has("domain_expiry_warn_days")).toBe(type === "domain");
+    expect(has("api_max_latency_ms")).toBe(type !== "heartbeat");
+  });
+
+  test("a redis monitor's form asks for the password (never shown back) and the user name, in words, and not for an HTTP method", async () => {
+    const form = await c.get("/monitors/new?type=redis");
+    expect(form.text).toMatch(/<label for="f-db_password">Password<\/label>[\s\S]*?<input type="password" id="f-db_password" name="db_password" value=""/);
+    expect(form.text).toContain('<label for="f-redis_username">User name</label>');
+    expect(form.text).not.toContain("HTTP method");
+    const r = await c.post("/monitors", { monitor_type: "redis", name: "cache", target: "redis://127.0.0.1:9/0", interval_sec: "60", timeout_ms: "5000", db_password: "redis-s3cret-pw", redis_username: "vigil" });
+    expect(r.res.status).toBe(303);
+    const id = idFrom(r.res.headers.get("location"));
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes).toMatchObject({ monitor_type: "redis", redis_username: "vigil", target: "redis://127.0.0.1:9/0" });
+    const edit = await c.get(`/monitors/${id}/edit`);
+    expect(edit.text).toContain("stored; leave empty to keep it");
+    expect(edit.text).not.toContain("redis-s3cret-pw");
+    // a new host needs the password again: the form says so next to the password field
+    const moved = await c.post(`/monitors/${id}`, { name: "cache", target: "redis://127.0.0.2:9/0", interval_sec: "60", timeout_ms: "5000", db_password: "", redis_username: "vigil" });
+    expect(moved.res.status).toBe(422);
+    expect(formErrors(moved.text).db_password?.[0]).toContain("must be sent again");
   });
 
   test.each([

@@ -40,6 +40,17 @@ const LABELS: Partial<Record<MonitorAttributeName, string>> = {
   dns_record_type: "Record type",
   dns_resolver: "Resolver",
   dns_expected_answer: "Expected answer",
+  ws_send: "Message to send",
+  ws_expect: "Expected reply contains",
+  grpc_service: "Service name",
+  grpc_tls: "Use TLS",
+  smtp_security: "Connection security",
+  db_password: "Password",
+  db_query: "Query",
+  db_tls: "Use TLS",
+  redis_username: "User name",
+  docker_host: "Docker host",
+  domain_expiry_warn_days: "Expiry warning (days)",
   heartbeat_period_sec: "Expected every (seconds)",
   heartbeat_grace_sec: "Grace (seconds)",
   heartbeat_notify_on_late: "Alert when late (degraded)",
@@ -56,6 +67,14 @@ const TARGET_HINT: Record<MonitorType, string> = {
   ssl: "host[:port] or an https URL",
   ping: "a host name or IP address",
   heartbeat: "",
+  websocket: "a ws:// or wss:// URL, e.g. wss://example.com/socket",
+  grpc: "host:port of the gRPC server, e.g. grpc.internal:50051",
+  smtp: "host or host:port of the mail server (port 25 by default), e.g. mail.example.com:587",
+  postgres: "postgres://user@host:port/database, without the password, e.g. postgres://monitor@db.internal:5432/app",
+  mysql: "mysql://user@host:port/database, without the password, e.g. mysql://monitor@db.internal:3306/app",
+  redis: "redis://host:port or rediss://host:port (TLS), optionally /database number, e.g. redis://cache.internal:6379/0",
+  docker: "the container's name or id, e.g. nextcloud",
+  domain: "the registered domain name, e.g. example.com",
 };
 
 export const TYPE_INFO: Record<MonitorType, string> = {
@@ -65,24 +84,37 @@ export const TYPE_INFO: Record<MonitorType, string> = {
   ssl: "a TLS certificate is valid and not about to expire",
   heartbeat: "your job calls a ping URL; silence means failure",
   ping: "ICMP echo to a host",
+  websocket: "a WebSocket endpoint opens (and answers an expected message)",
+  grpc: "a gRPC server reports itself serving (standard health check)",
+  smtp: "a mail server greets and answers EHLO, with TLS if asked",
+  postgres: "a PostgreSQL database accepts a login and answers a query",
+  mysql: "a MySQL or MariaDB database accepts a login and answers a query",
+  redis: "a Redis server accepts a login and answers PING",
+  docker: "a Docker container is running and healthy",
+  domain: "a domain's registration is not about to expire",
 };
 
 /** Shown first; the rest of a type's fields go under "Advanced". */
 const BASIC = new Set<string>([
   "name", "target", "port", "method", "interval_sec", "timeout_ms", "expected_http_codes", "keyword", "dns_record_type", "dns_expected_answer",
   "heartbeat_period_sec", "heartbeat_grace_sec", "heartbeat_notify_on_late", "notification_channel_ids", "is_in_maintenance",
+  "ws_send", "ws_expect", "grpc_service", "grpc_tls", "smtp_security", "db_password", "db_query", "db_tls", "redis_username", "docker_host", "domain_expiry_warn_days",
 ] satisfies MonitorAttributeName[]);
 
 export function isMonitorType(t: string | null): t is MonitorType {
   return (MONITOR_TYPES as readonly string[]).includes(t ?? "");
 }
 
-/** The fields a monitor of `type` has on the form: every writable attribute of that type. */
+/**
+ * The fields a monitor of `type` has on the form: every writable attribute of that type, but the
+ * HTTP method on any other type than http (the API accepts it everywhere; only http uses it).
+ */
 export function monitorFields(type: MonitorType, channels: { value: number; label: string }[]): FieldSpec[] {
   return MONITOR_ATTRIBUTE_NAMES.filter((n) => {
     const f = MONITOR_FIELDS[n] as MonitorField;
     if (f.access === "ro" || n === "monitor_type" || n === "is_paused" || !fieldApplies(n, type)) return false;
-    return !(type === "heartbeat" && (n === "target" || n === "method"));
+    if (n === "method") return type === "http";
+    return !(type === "heartbeat" && n === "target");
   }).map((n) => {
     if (n === "notification_channel_ids") return { name: n, label: LABELS[n]!, widget: "choices" as const, nullable: false, choices: channels, hint: "alerted when this monitor changes state" };
     const hint = n === "target" ? TARGET_HINT[type] : n === "regions" ? "comma-separated region names; empty means every region" : undefined;
