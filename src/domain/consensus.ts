@@ -3,8 +3,9 @@
  * (docs/monitors.md "State and consensus"). Pure: the engine feeds it the stored region views
  * and the multi-region code feeds it the same shape, so there is one rule for one region and many.
  */
-import type { CheckStatus } from "./check-result.ts";
+import type { CheckErrorCode, CheckStatus } from "./check-result.ts";
 import type { MonitorState } from "./monitor.ts";
+import { dockerSocketPath } from "./monitor-targets.ts";
 
 /** One region's view of a monitor: its latest check and how many downs in a row led up to it. */
 export interface RegionView {
@@ -36,6 +37,17 @@ export function quorumRegions(regions: readonly RegionView[], intervalSec: numbe
   return regions.filter((r) => r.last_checked_at >= oldest);
 }
 
+/**
+ * Whether a region's result counts toward the quorum at all. A probe peer's `docker_error` on a
+ * monitor that asks Docker over a unix socket does not: the socket is a machine's own, so a probe
+ * that lacks it (or whose Docker cannot answer) says nothing about the container the monitor
+ * watches (docs/regions.md "Monitor types on probes"). The check is kept as history; the region
+ * leaves the quorum until it reports something else.
+ */
+export function countsTowardQuorum(monitor: { monitor_type: string; docker_host: string | null }, errorCode: CheckErrorCode | null, fromPeer: boolean): boolean {
+  return !(fromPeer && errorCode === "docker_error" && monitor.monitor_type === "docker" && dockerSocketPath(monitor.docker_host) !== null);
+}
+
 /** Whether a region counts as down: its last `confirmations` consecutive checks were down. */
 export function regionCountsDown(r: RegionView, confirmations: number): boolean {
   return r.last_status === "down" && r.consecutive_down >= Math.max(1, confirmations);
@@ -44,7 +56,8 @@ export function regionCountsDown(r: RegionView, confirmations: number): boolean 
 /**
  * The new aggregate state.
  *
- * - `unknown` before any region has reported.
+ * - `unknown` before any region has reported; with no region view at all the state is kept, so a
+ *   monitor whose last region left the quorum (countsTowardQuorum) does not flip back to unknown.
  * - Among the quorum, the monitor turns `down` when more regions count as down than not, leaves
  *   `down` when fewer do, and a tie keeps the down/not-down verdict it had (so a region dropping
  *   out never flips it by itself). An empty quorum (every region silent) is a 0–0 tie.
@@ -57,7 +70,6 @@ export function regionCountsDown(r: RegionView, confirmations: number): boolean 
  */
 export function aggregateState(input: ConsensusInput): MonitorState {
   const { current, regions } = input;
-  if (regions.length === 0) return "unknown";
   const quorum = quorumRegions(regions, input.intervalSec, input.now);
   if (quorum.length === 0) return current;
 

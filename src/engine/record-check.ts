@@ -1,12 +1,12 @@
 import type { AppContext } from "../context.ts";
 import { withoutNul, type CheckResult } from "../domain/check-result.ts";
-import { aggregateState, quorumRegions, type RegionView } from "../domain/consensus.ts";
+import { aggregateState, countsTowardQuorum, quorumRegions, type RegionView } from "../domain/consensus.ts";
 import type { MonitorState } from "../domain/monitor.ts";
 import { insertCheck, resultAlreadyStored } from "../store/checks.ts";
 import { PACK_GRACE_MS } from "./retention.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import { getRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
+import { deleteRegionState, getRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
 import { markMonitorChecked } from "../store/monitors.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
@@ -37,11 +37,12 @@ export type RecordOutcome =
  * incident and alert (applyStateChange). `monitor.state` is announced after the commit.
  *
  * Results for deleted, paused and heartbeat monitors are dropped, as are repeats of a `resultUid`
- * (a peer re-delivering after a lost acknowledgement).
+ * (a peer re-delivering after a lost acknowledgement). `fromPeer` marks a probe peer's result, which
+ * the quorum may leave out (countsTowardQuorum).
  */
-export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, checked: CheckResult, resultUid?: string): Promise<RecordOutcome> {
+export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, checked: CheckResult, resultUid?: string, fromPeer = false): Promise<RecordOutcome> {
   const result = withoutNul(checked);
-  const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null));
+  const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null, fromPeer));
   if (outcome.recorded) ctx.metrics.checks.inc({ status: result.status, type: outcome.monitorType, region });
   if (outcome.recorded && outcome.changed) {
     ctx.events.emit("monitor.state", { monitorId, accountId: outcome.accountId, from: outcome.from, to: outcome.to, at: result.checked_at });
@@ -49,7 +50,7 @@ export async function recordCheckResult(ctx: AppContext, monitorId: number, regi
   return outcome;
 }
 
-async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, region: string, result: CheckResult, resultUid: string | null): Promise<RecordOutcome> {
+async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, region: string, result: CheckResult, resultUid: string | null, fromPeer: boolean): Promise<RecordOutcome> {
   const monitor = await findMonitorRow(trx, monitorId);
   if (!monitor) return { recorded: false, reason: "deleted" };
   if (monitor.monitor_type === "heartbeat") return { recorded: false, reason: "heartbeat" };
@@ -63,9 +64,14 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
 
   const checkId = await insertCheck(trx, monitorId, region, result, resultUid);
 
-  // the region's view moves only forward in time: a late, older result is kept as history only
+  // the region's view moves only forward in time: a late, older result is kept as history only;
+  // a newer one that does not count takes the region out of the quorum
+  const counts = countsTowardQuorum(monitor, result.error_code, fromPeer);
   const prev = stillValid(monitor, await getRegionState(trx, monitorId, region));
-  if (!prev || prev.last_checked_at <= result.checked_at) {
+  const newest = !prev || prev.last_checked_at <= result.checked_at;
+  if (newest && !counts) {
+    if (prev) await deleteRegionState(trx, monitorId, region);
+  } else if (newest) {
     await upsertRegionState(trx, {
       monitor_id: monitorId,
       region,
@@ -81,7 +87,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
 
   // while an incident is open every failed check, from any region, counts into it
   const open = await findOpenIncident(trx, monitorId);
-  if (open && result.status === "down") {
+  if (open && counts && result.status === "down") {
     await addIncidentFailure(trx, open.id, { errorCode: result.error_code, errorMessage: result.error_message, httpCode: result.http_code, at: result.checked_at });
   }
 

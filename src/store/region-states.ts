@@ -28,3 +28,8 @@ export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void
     .execute();
 }
 
+
+/** Takes a region out of a monitor's quorum until it next reports a result that counts. */
+export async function deleteRegionState(db: Db, monitorId: number, region: string): Promise<void> {
+  await db.deleteFrom("monitor_region_states").where("monitor_id", "=", monitorId).where("region", "=", region).execute();
+}

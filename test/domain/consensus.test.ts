@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { aggregateState, quorumRegions, regionCountsDown, type RegionView } from "../../src/domain/consensus.ts";
+import { aggregateState, countsTowardQuorum, quorumRegions, regionCountsDown, type RegionView } from "../../src/domain/consensus.ts";
 import type { MonitorState } from "../../src/domain/monitor.ts";
 
 const NOW = 1_800_000_000_000;
@@ -21,6 +21,7 @@ interface Case {
 const cases: Case[] = [
   // one region
   { name: "no check yet is unknown", current: "unknown", regions: [], want: "unknown" },
+  { name: "no region view left (the last one left the quorum) keeps the state", current: "down", regions: [], want: "down" },
   { name: "first up check", current: "unknown", regions: [r("a", "up")], want: "up" },
   { name: "first degraded check", current: "unknown", regions: [r("a", "degraded")], want: "degraded" },
   { name: "first down check, unconfirmed, shows degraded", current: "up", regions: [r("a", "down", 1)], want: "degraded" },
@@ -76,5 +77,21 @@ describe("helpers", () => {
     expect(regionCountsDown(r("a", "down", 1), 2)).toBe(false);
     // a stale counter on an up region never counts
     expect(regionCountsDown({ ...r("a", "up"), consecutive_down: 5 }, 2)).toBe(false);
+  });
+});
+
+describe("countsTowardQuorum (docs/regions.md \"Monitor types on probes\")", () => {
+  const docker = (docker_host: string | null) => ({ monitor_type: "docker", docker_host });
+  test("a probe peer's docker_error over a unix socket does not count; everything else does", () => {
+    expect(countsTowardQuorum(docker(null), "docker_error", true)).toBe(false);
+    expect(countsTowardQuorum(docker("unix:///run/user/1000/docker.sock"), "docker_error", true)).toBe(false);
+    // the leader's own check counts: that is where the socket is expected
+    expect(countsTowardQuorum(docker(null), "docker_error", false)).toBe(true);
+    // Docker over TCP is reachable from anywhere: a failure to ask it is a failure
+    expect(countsTowardQuorum(docker("tcp://192.0.2.10:2375"), "docker_error", true)).toBe(true);
+    expect(countsTowardQuorum(docker("http://192.0.2.10:2375"), "docker_error", true)).toBe(true);
+    // what the probe learned about the container counts, whoever asked
+    for (const code of ["container_not_running", "container_not_found", "container_unhealthy", null] as const) expect(countsTowardQuorum(docker(null), code, true)).toBe(true);
+    expect(countsTowardQuorum({ monitor_type: "http", docker_host: null }, "docker_error", true)).toBe(true);
   });
 });

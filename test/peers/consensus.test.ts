@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { createMonitor, httpAttrs } from "../api/fixtures.ts";
+import { createMonitor, httpAttrs, VALID_BY_TYPE } from "../api/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { batch, makePeer, peerCall, resultItem } from "./helpers.ts";
 
@@ -130,4 +130,38 @@ test("maintenance: the state is computed but no incident opens; pause freezes: r
   expect(r.outcome).toBe("dropped");
   expect((await checkIds(id)).length).toBe(before);
   expect((await monitor(id)).last_status).toBe("down");
+});
+
+test("docker over a unix socket: a probe's docker_error is kept as a check but leaves its region out of the quorum; over TCP it counts", async () => {
+  const base = now - T0 + 1000;
+  const docker = (name: string, docker_host: string | null) =>
+    createMonitor(s, { ...VALID_BY_TYPE.docker, name, docker_host, is_paused: false, interval_sec: 10, timeout_ms: 2000, regions: ["eu", "us", "ap"] });
+  const noSocket = { error_code: "docker_error", error_message: "this probe (region eu) has no Docker socket at /var/run/docker.sock", http_code: null };
+
+  const local = await docker("docker local", null);
+  for (const r of ["eu", "us", "ap"]) await report(r, local, "up", base);
+  // two of three regions lack the socket: were they counted, 2 of 3 confirmed downs would open an incident
+  for (const at of [base + 1000, base + 2000]) for (const r of ["eu", "us"]) expect((await report(r, local, "down", at, noSocket)).outcome).toBe("stored");
+  expect((await monitor(local)).last_status).toBe("up");
+  expect(await incidents(local)).toEqual([]);
+  expect((await checkIds(local)).filter((c) => c.status === "down").map((c) => c.region).sort()).toEqual(["eu", "eu", "us", "us"]);
+  // ap alone decides now: the container stops, confirmed, and the monitor is down
+  const stopped = { error_code: "container_not_running", error_message: "container nextcloud is exited", http_code: null };
+  await report("ap", local, "down", base + 3000, stopped);
+  await report("ap", local, "down", base + 4000, stopped);
+  expect((await monitor(local)).last_status).toBe("down");
+  const [inc] = await incidents(local);
+  expect(inc).toMatchObject({ status: "open", failure_count: 2, last_error_code: "container_not_running" });
+  // a socketless region's result adds no failure to the open incident, and its region stays out
+  await report("eu", local, "down", base + 5000, noSocket);
+  expect((await incidents(local))[0]).toMatchObject({ failure_count: 2, last_error_code: "container_not_running" });
+  // ap recovers: with eu and us out, the monitor is up at once
+  await report("ap", local, "up", base + 6000);
+  expect((await monitor(local)).last_status).toBe("up");
+
+  // Docker over TCP is the same daemon from everywhere: failing to reach it is a failure
+  const remote = await docker("docker remote", "tcp://192.0.2.10:2375");
+  for (const r of ["eu", "us", "ap"]) await report(r, remote, "up", base + 7000);
+  for (const at of [base + 8000, base + 9000]) for (const r of ["eu", "us"]) await report(r, remote, "down", at, { ...noSocket, error_message: "cannot reach the Docker host" });
+  expect((await monitor(remote)).last_status).toBe("down");
 });

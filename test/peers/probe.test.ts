@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { startInstance, type Instance } from "../../src/cli/serve.ts";
 import { updateAccount } from "../../src/store/accounts.ts";
 import { revokePeer } from "../../src/store/peers.ts";
-import { createMonitor, httpAttrs } from "../api/fixtures.ts";
+import { createMonitor, httpAttrs, VALID_BY_TYPE } from "../api/fixtures.ts";
 import { engineArgs, openTestStore } from "../helpers/engine.ts";
 import { runVigil } from "../helpers/process.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
@@ -95,6 +95,17 @@ test("the probe follows an edit on the leader without a restart", async () => {
   expect(await waitFor(() => probeLogs.some((l) => l.includes('"monitor unscheduled"') && l.includes(`"monitor_id":${monitorId}`)))).toBe(true);
   await leader.api("PATCH", `/api/v1/monitors/${monitorId}`, { regions: ["eu"] });
   expect(await waitFor(() => seen.length > before)).toBe(true);
+});
+
+test("a docker monitor over a unix socket this probe lacks: docker_error naming the socket, and the region does not count", async () => {
+  const socket = join(probeDir, "no-such-dir", "docker.sock");
+  const id = await createMonitor(leader, { ...VALID_BY_TYPE.docker, name: "container on another box", is_paused: false, interval_sec: 3600, regions: ["eu"], docker_host: `unix://${socket}` });
+  const check = await waitFor(async () => (await leader.api("GET", `/api/v1/monitors/${id}/checks?region=eu`)).json.data[0]?.attributes);
+  expect(check).toMatchObject({ status: "down", region: "eu", error_code: "docker_error" });
+  expect(check.error_message).toBe(`this probe (region eu) has no Docker socket at ${socket}, so this region does not count toward the monitor's state`);
+  // its only region left the quorum: the monitor has no verdict yet
+  expect((await leader.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.last_status).toBe("unknown");
+  await leader.api("DELETE", `/api/v1/monitors/${id}`);
 });
 
 async function probeStartFails(token: string, region: string): Promise<{ code: number; stderr: string }> {

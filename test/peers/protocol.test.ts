@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { revokePeer } from "../../src/store/peers.ts";
-import { createMonitor, httpAttrs } from "../api/fixtures.ts";
+import { createMonitor, httpAttrs, VALID_BY_TYPE } from "../api/fixtures.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { batch, makePeer, peerCall, resultItem } from "./helpers.ts";
 
@@ -273,4 +273,21 @@ describe("peers list", () => {
     const free = await makeAccount(s.ctx, "free-one", "free", ["monitors:read"]);
     expect((await peerCall(s.url, free.token, "GET", "/peers")).json.error.code).toBe("plan_feature_disabled");
   });
+});
+
+test("the feed carries each new type's own fields, db_password in plaintext to the peer alone", async () => {
+  const DB_SECRET = "db-password-for-peer-feed-51c9";
+  const active = { is_paused: false, interval_sec: 3600, regions: ["eu"] };
+  const pg = await createMonitor(s, { ...VALID_BY_TYPE.postgres, ...active, db_password: DB_SECRET, db_query: "SELECT 42", db_tls: true });
+  const ws = await createMonitor(s, { ...VALID_BY_TYPE.websocket, ...active, ws_send: "hello", ws_expect: "world", tls_verify: false });
+  const docker = await createMonitor(s, { ...VALID_BY_TYPE.docker, ...active, docker_host: "tcp://127.0.0.1:2375" });
+  const domain = await createMonitor(s, { ...VALID_BY_TYPE.domain, ...active, domain_expiry_warn_days: 45 });
+  const feed = (await peerCall(s.url, eu.token, "GET", "/monitors")).json.data;
+  const of = (id: number) => feed.monitors.find((x: { id: number }) => x.id === id).monitor;
+  expect(of(pg)).toMatchObject({ monitor_type: "postgres", target: VALID_BY_TYPE.postgres!.target, db_password: DB_SECRET, db_query: "SELECT 42", db_tls: true, redis_username: null });
+  expect(of(ws)).toMatchObject({ monitor_type: "websocket", ws_send: "hello", ws_expect: "world", tls_verify: false });
+  expect(of(docker)).toMatchObject({ monitor_type: "docker", target: "nextcloud", docker_host: "tcp://127.0.0.1:2375" });
+  expect(of(domain)).toMatchObject({ monitor_type: "domain", target: "example.com", domain_expiry_warn_days: 45 });
+  expect(s.logText()).not.toContain(DB_SECRET);
+  expect((await s.api("GET", `/api/v1/monitors/${pg}`)).text).not.toContain(DB_SECRET);
 });

@@ -65,7 +65,7 @@ export class ResultIngest {
         const bounded = boundTrace(item.synthetic_trace_json);
         if (bounded.cut) tracesCut++;
         try {
-          const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, { ...fromResultItem(item), synthetic_trace_json: bounded.trace }, item.result_uid);
+          const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, { ...fromResultItem(item), synthetic_trace_json: bounded.trace }, item.result_uid, true);
           if (out.recorded) {
             newest = Math.max(newest ?? 0, item.checked_at);
             return { result_uid: uid, outcome: "stored" };

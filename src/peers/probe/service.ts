@@ -9,6 +9,7 @@ import { startSchedulerService } from "../../scheduler/service.ts";
 import { spoolLength } from "../../store/spool.ts";
 import { ProbeDefinitions } from "./definitions.ts";
 import { FeedFollower, hello, ProbeConfigError } from "./feed-follower.ts";
+import { probePeerTable } from "./local-sockets.ts";
 import { LeaderClient, LeaderError } from "./leader-client.ts";
 import { LinkState } from "./link-state.ts";
 import { ResultPusher } from "./pusher.ts";
@@ -52,7 +53,7 @@ export async function startProbeServices(ctx: AppContext): Promise<Service[]> {
   services.push({ name: "probe-pusher", stop: (deadlineMs) => pusher.stop(deadlineMs) });
   follower.start();
   services.push({ name: "probe-feed", ready: () => defs.loaded, stop: () => follower.stop() });
-  services.push(await startSchedulerService(ctx, spoolSink(ctx, log, () => pusher.notify()), defs.source()));
+  services.push(await startSchedulerService(ctx, spoolSink(ctx, log, () => pusher.notify()), defs.source(), { probes: probePeerTable(ctx.config.region) }));
 
   const report = async () => {
     log.info("probe health", {
