@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bucketStart, DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { DAILY_WATERMARK, HOURLY_WATERMARK, setWatermark } from "../../src/store/rollups.ts";
-import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
+import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "../api/fixtures.ts";
 import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { addUser, signedInClient, unescape, WebClient } from "./helpers.ts";
@@ -179,6 +179,35 @@ describe("public page", () => {
     const owner = await signedInClient(s, "leak-owner");
     expect(unescape((await owner.get(`/monitors/${m}`)).text)).toContain(leak);
   });
+});
+
+test("a page of the newer monitor types shows each one's state, and their failures in plain words, never the message", async () => {
+  const types = ["websocket", "grpc", "smtp", "postgres", "mysql", "redis", "docker", "domain"];
+  const ids: number[] = [];
+  for (const [i, type] of types.entries()) {
+    const id = await createMonitor(s, { ...VALID_BY_TYPE[type], name: `Service ${type}` });
+    await seedState(id, i % 2 === 0 ? "up" : "down");
+    ids.push(id);
+  }
+  const leak = 'password authentication failed for user "monitor" at db-primary.internal:5432';
+  const now = Date.now();
+  const base = { account_id: 1, failure_count: 2, created_at: now, updated_at: now };
+  await s.ctx.db.insertInto("incidents").values([
+    { ...base, monitor_id: ids[3]!, status: "open", started_at: now - 60_000, last_error_code: "db_auth_failed", last_error_message: leak },
+    { ...base, monitor_id: ids[6]!, status: "resolved", started_at: now - HOUR_MS, resolved_at: now - HOUR_MS + 60_000, duration_ms: 60_000, last_error_code: "container_not_running", last_error_message: "container nextcloud is exited (137)" },
+  ]).execute();
+  const p = await page({ name: "Homelab", monitor_ids: ids });
+  const html = await (await get(`/s/${p.slug}`)).text();
+  const json = await (await get(`/s/${p.slug}.json`)).json();
+  for (const [i, type] of types.entries()) {
+    expect(html).toMatch(new RegExp(`<h3>Service ${type}</h3><span class="st st-${i % 2 === 0 ? "up" : "down"}">`));
+  }
+  expect(json.monitors.map((m: { name: string; status: string }) => `${m.name} ${m.status}`)).toEqual(types.map((t, i) => `Service ${t} ${i % 2 === 0 ? "up" : "down"}`));
+  for (const body of [html, JSON.stringify(json)]) {
+    expect(body).toContain("Database login failed");
+    expect(body).toContain("Container not running");
+    for (const part of ["db-primary", "password authentication", "exited (137)"]) expect({ part, found: body.includes(part) }).toEqual({ part, found: false });
+  }
 });
 
 describe("a heartbeat ping just acknowledged", () => {
