@@ -35,12 +35,26 @@ describe("on create and update", () => {
     ["ssl", { monitor_type: "ssl", target: "192.168.1.10:443" }, "target", "192.168.1.10"],
     ["ping", { monitor_type: "ping", target: "169.254.169.254" }, "target", "169.254.169.254"],
     ["dns resolver", { monitor_type: "dns", target: "example.com", dns_resolver: "172.16.0.53" }, "dns_resolver", "172.16.0.53"],
+    ["websocket", { monitor_type: "websocket", target: "ws://127.0.0.1:9/socket" }, "target", "127.0.0.1"],
+    ["grpc", { monitor_type: "grpc", target: "[::1]:50051" }, "target", "::1"],
+    ["smtp", { monitor_type: "smtp", target: "10.0.0.25" }, "target", "10.0.0.25"],
+    ["postgres", { monitor_type: "postgres", target: "postgres://monitor@192.168.1.5:5432/app" }, "target", "192.168.1.5"],
+    ["mysql", { monitor_type: "mysql", target: "mysql://monitor@localhost/app" }, "target", "localhost resolves to"],
+    ["redis", { monitor_type: "redis", target: "rediss://172.20.0.3:6380" }, "target", "172.20.0.3"],
+    ["docker host over tcp", { monitor_type: "docker", target: "nextcloud", docker_host: "tcp://10.9.8.7:2375" }, "docker_host", "10.9.8.7"],
   ] as const)("%s: a private target is a 422 naming the address", async (_what, attrs, attr, text) => {
     const res = await s.api("POST", "/api/v1/monitors", { name: "private", interval_sec: 60, timeout_ms: 2000, is_paused: true, ...attrs });
     expect(res.status).toBe(422);
     expect(res.json.error.code).toBe("validation_error");
     expect(res.json.error.details[attr].join(" ")).toContain(text);
     expect(res.json.error.details[attr].join(" ")).toContain("private");
+  });
+
+  test("a docker monitor on the local socket and a domain monitor connect to no host of the tenant's: accepted", async () => {
+    for (const attrs of [{ monitor_type: "docker", target: "nextcloud" }, { monitor_type: "docker", target: "nextcloud", docker_host: "unix:///var/run/docker.sock" }, { monitor_type: "domain", target: "example.com", interval_sec: 3600 }]) {
+      const res = await s.api("POST", "/api/v1/monitors", { name: "no host", interval_sec: 60, timeout_ms: 2000, is_paused: true, ...attrs });
+      expect({ attrs, status: res.status }).toEqual({ attrs, status: 201 });
+    }
   });
 
   test("a public address is accepted; changing it to a private one is refused, other edits are not", async () => {
