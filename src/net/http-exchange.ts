@@ -21,6 +21,8 @@ import { guardSocket, resolveHost } from "./resolve-host.ts";
 import { certNotAfter, sniFor, trustedCas } from "./tls-options.ts";
 
 export const MAX_REDIRECTS = 10;
+/** What Vigil calls itself in requests whose monitor sets no User-Agent of its own. */
+export const DEFAULT_USER_AGENT = "Vigil/0.1 (uptime monitor)";
 /** Decoded bytes of body read at most: enough for keyword and JSON checks, bounded memory per check. */
 export const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -104,7 +106,7 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
   const isHttps = url.protocol === "https:";
   const port = url.port ? Number(url.port) : isHttps ? 443 : 80;
   const endpoint = `${url.host}`;
-  const headers: Record<string, string> = { "accept-encoding": "gzip, deflate, br", "user-agent": "Vigil/0.1 (uptime monitor)" };
+  const headers: Record<string, string> = { "accept-encoding": "gzip, deflate, br", "user-agent": DEFAULT_USER_AGENT };
   // lower-cased so a user's "Accept-Encoding" replaces our default instead of being sent twice
   for (const [k, v] of Object.entries(spec.headers)) headers[k.toLowerCase()] = v;
   headers.host = url.host;
