@@ -110,7 +110,7 @@ function converse(c: Conversation): Promise<Outcome> {
     let socket: net.Socket | null = null;
     let tcpUp = false;
     let tlsUp = false;
-    let answered = false;
+    let answeredAfter: number | null = null;
     let upgradedAfter: number | null = null;
     let binaryMessages = 0;
     let sslNotAfter: number | null = null;
@@ -121,8 +121,9 @@ function converse(c: Conversation): Promise<Outcome> {
       c.deadline.signal.removeEventListener("abort", onAbort);
       hangUp(ws, socket);
       if (!(outcome instanceof ProbeFailure)) return resolve(outcome);
-      // a failure after the TLS handshake still records the certificate it showed
-      reject(sslNotAfter === null ? outcome : new ProbeFailure(outcome.code, outcome.message, { ...outcome.extra, ssl_not_after: sslNotAfter }));
+      // a failure after an answer keeps what was seen: how long the server took, its certificate
+      const seen = { ...(answeredAfter === null ? {} : { latency_ms: upgradedAfter ?? answeredAfter }), ...(sslNotAfter === null ? {} : { ssl_not_after: sslNotAfter }) };
+      reject(Object.keys(seen).length === 0 ? outcome : new ProbeFailure(outcome.code, outcome.message, { ...outcome.extra, ...seen }));
     };
     const succeed = (latencyMs: number) => finish({ latencyMs, sslNotAfter });
     const nothingUsable = () => (binaryMessages > 0 ? ` (${binaryMessages} binary message${binaryMessages === 1 ? "" : "s"} arrived)` : "");
@@ -130,7 +131,7 @@ function converse(c: Conversation): Promise<Outcome> {
       if (upgradedAfter !== null && c.deadline.timedOut()) {
         finish(new ProbeFailure("websocket_expect_missing", `no text message from ${endpoint} within the ${c.timeoutMs} ms timeout (upgraded after ${upgradedAfter} ms)${nothingUsable()}`, { http_code: 101 }));
       } else {
-        finish(c.deadline.failure(answered ? `waiting for ${endpoint} to finish the upgrade` : `waiting for the upgrade from ${endpoint}`));
+        finish(c.deadline.failure(answeredAfter !== null ? `waiting for ${endpoint} to finish the upgrade` : `waiting for the upgrade from ${endpoint}`));
       }
     };
     // the socket the client talks over: to the judged address, SNI and certificate check on the name
@@ -159,11 +160,11 @@ function converse(c: Conversation): Promise<Outcome> {
     c.deadline.signal.addEventListener("abort", onAbort, { once: true });
     if (c.deadline.signal.aborted) return onAbort();
     ws.on("upgrade", () => {
-      answered = true;
+      answeredAfter = elapsedMs(c.started);
       c.timings.ttfb_ms = sinceMs(c.started);
     });
     ws.on("unexpected-response", (_req, res) => {
-      answered = true;
+      answeredAfter = elapsedMs(c.started);
       c.timings.ttfb_ms = sinceMs(c.started);
       const status = res.statusCode ?? 0;
       finish(new ProbeFailure("websocket_handshake_failed", `${endpoint} answered the upgrade with ${status}${res.statusMessage ? ` ${res.statusMessage}` : ""} instead of 101 Switching Protocols`, { http_code: status }));
@@ -192,17 +193,25 @@ function converse(c: Conversation): Promise<Outcome> {
     });
     ws.on("close", (code, reason) => {
       if (upgradedAfter === null) return; // a failed upgrade is reported by its error
-      const why = reason.length > 0 ? `: ${quote(reason.toString("utf8"))}` : "";
-      finish(new ProbeFailure("websocket_expect_missing", `${endpoint} closed the connection (code ${code}${why}) before sending a text message${nothingUsable()}`, { http_code: 101 }));
+      const closed = `${endpoint} closed the connection (code ${code}${reason.length > 0 ? `: ${quote(reason.toString("utf8"))}` : ""})`;
+      // with nothing expected, only a ws_send still on its way can be cut off by a close
+      if (c.expect === null) finish(new ProbeFailure("connection_error", `${closed} before ws_send was sent`, { http_code: 101 }));
+      else finish(new ProbeFailure("websocket_expect_missing", `${closed} before sending a text message${nothingUsable()}`, { http_code: 101 }));
     });
     ws.on("error", (err) => {
       if (settled) return;
       const code = err.code ?? "";
       if (certErrorCode(code)) return finish(certFailure(code, endpoint, c.target.host));
       if (err instanceof ProbeFailure) return finish(err);
-      if (upgradedAfter !== null) return finish(new ProbeFailure("websocket_expect_missing", `no usable text message from ${endpoint} (${err.message})`, { http_code: 101 }));
+      if (upgradedAfter !== null) {
+        return finish(c.expect === null
+          ? new ProbeFailure("connection_error", `the connection to ${endpoint} failed after the upgrade (${err.message})`, { http_code: 101 })
+          : code === "WS_ERR_UNSUPPORTED_MESSAGE_LENGTH"
+            ? new ProbeFailure("websocket_expect_missing", `the first message from ${endpoint} is larger than ${MAX_MESSAGE_BYTES / 1048576} MiB, more than ws_expect reads`, { http_code: 101 })
+            : new ProbeFailure("websocket_expect_missing", `no usable text message from ${endpoint} (${err.message})`, { http_code: 101 }));
+      }
       // a 101 whose headers do not complete the handshake (a wrong Sec-WebSocket-Accept, say)
-      if (answered) return finish(new ProbeFailure("websocket_handshake_failed", `${endpoint} answered 101 but the handshake is not valid (${err.message})`, { http_code: 101 }));
+      if (answeredAfter !== null) return finish(new ProbeFailure("websocket_handshake_failed", `${endpoint} answered 101 but the handshake is not valid (${err.message})`, { http_code: 101 }));
       // TCP up but no TLS session: the server reset, answered in plain text, or is not TLS at all
       if (secure && tcpUp && !tlsUp) return finish(new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${code || "error"}: ${err.message})`));
       finish(toProbeFailure(err, endpoint));

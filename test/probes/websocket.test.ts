@@ -111,6 +111,7 @@ describe("websocket probe: down", () => {
     const s = await server({ refuseStatus: 403 });
     const r = await run({ target: s.url });
     expect(r).toMatchObject({ status: "down", error_code: "websocket_handshake_failed", http_code: 403 });
+    expect(r.latency_ms).toBeGreaterThan(0);
     expect(r.error_message).toContain("403");
     expect(r.error_message).toContain("instead of 101");
   });
@@ -142,15 +143,24 @@ describe("websocket probe: down", () => {
     expect(r).toMatchObject({ status: "down", error_code: "websocket_expect_missing", http_code: 101 });
     expect(r.error_message).toContain('"maintenance mode');
     expect(r.error_message).toContain("(517 characters)");
+    expect(r.latency_ms).toBeGreaterThan(0);
     expect(r.error_message!.length).toBeLessThan(400);
   });
 
   test("no text message within the timeout is websocket_expect_missing, naming the binary ones", async () => {
     const s = await server({ binaryFirst: 1 });
-    const r = await run({ target: s.url, ws_expect: "ready", timeout_ms: 300 });
+    // long enough for the upgrade itself on a loaded machine: the wait that runs out is the message's
+    const r = await run({ target: s.url, ws_expect: "ready", timeout_ms: 1500 });
     expect(r).toMatchObject({ status: "down", error_code: "websocket_expect_missing" });
-    expect(r.error_message).toContain("within the 300 ms timeout");
+    expect(r.error_message).toContain("within the 1500 ms timeout");
     expect(r.error_message).toContain("1 binary message");
+  });
+
+  test("a first message over the 4 MiB cap is websocket_expect_missing, not read to the end", async () => {
+    const s = await server({ greeting: "x".repeat(5 * 1024 * 1024) });
+    const r = await run({ target: s.url, ws_expect: "ready" });
+    expect(r).toMatchObject({ status: "down", error_code: "websocket_expect_missing" });
+    expect(r.error_message).toContain("larger than 4 MiB");
   });
 
   test("a server that closes before any text message is websocket_expect_missing with the close code", async () => {
