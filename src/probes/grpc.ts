@@ -65,7 +65,8 @@ interface GrpcAnswer {
 function callHealthCheck(session: ClientHttp2Session, service: string, deadline: Deadline, timeoutMs: number, endpoint: string, onHeaders: () => void): Promise<GrpcAnswer> {
   return new Promise((resolve, reject) => {
     const fail = (err: unknown) => reject(err);
-    session.once("error", fail);
+    // kept until the session is destroyed: a second error event with no listener would throw
+    session.on("error", fail);
     const stream = session.request({
       ":method": "POST",
       ":path": HEALTH_CHECK_PATH,
@@ -96,7 +97,6 @@ function callHealthCheck(session: ClientHttp2Session, service: string, deadline:
     stream.on("error", fail);
     stream.on("close", () => {
       deadline.signal.removeEventListener("abort", abort);
-      session.off("error", fail);
       if (!headers) {
         const code = stream.rstCode ? ` (HTTP/2 stream reset, code ${stream.rstCode})` : "";
         return reject(new ProbeFailure("grpc_error", `${endpoint} closed the call without an answer${code}; is it a gRPC server, and does it expect TLS (grpc_tls)?`));
