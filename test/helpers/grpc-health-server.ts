@@ -39,6 +39,7 @@ export interface GrpcHealthServer {
  */
 export async function startGrpcHealthServer(opts: GrpcHealthServerOptions = {}): Promise<GrpcHealthServer> {
   const server = new grpc.Server();
+  const held = new Set<ReturnType<typeof setTimeout>>();
   const health = new HealthImplementation((opts.statuses ?? { "": "SERVING" }) as Record<string, ImplementedStatus>);
   if (opts.health !== false) {
     const delayMs = opts.delayMs ?? 0;
@@ -46,8 +47,14 @@ export async function startGrpcHealthServer(opts: GrpcHealthServerOptions = {}):
     const host: HealthHost = {
       addService: (service, handlers) => {
         const check = handlers.check as (call: unknown, callback: unknown) => void;
-        const held = (call: unknown, callback: unknown) => void setTimeout(() => check(call, callback), delayMs);
-        server.addService(service as grpc.ServiceDefinition, delayMs === 0 ? handlers : { ...handlers, check: held });
+        const later = (call: unknown, callback: unknown) => {
+          const timer = setTimeout(() => {
+            held.delete(timer);
+            check(call, callback);
+          }, delayMs);
+          held.add(timer);
+        };
+        server.addService(service as grpc.ServiceDefinition, delayMs === 0 ? handlers : { ...handlers, check: later });
       },
     };
     health.addToServer(host);
@@ -62,9 +69,9 @@ export async function startGrpcHealthServer(opts: GrpcHealthServerOptions = {}):
     port,
     target: `127.0.0.1:${port}`,
     setStatus: (service, status) => health.setStatus(service, status as ImplementedStatus),
-    stop: () => new Promise<void>((resolve) => {
+    stop: async () => {
+      for (const timer of held) clearTimeout(timer);
       server.forceShutdown();
-      resolve();
-    }),
+    },
   };
 }

@@ -14,7 +14,7 @@ import { closedPort, startHttpTarget, type HttpTarget } from "../helpers/targets
 import { context, monitor } from "./fixtures.ts";
 
 let certs: TestCerts;
-let plain: GrpcHealthServer, secure: GrpcHealthServer, selfSigned: GrpcHealthServer, noHealth: GrpcHealthServer, slow: GrpcHealthServer;
+let plain: GrpcHealthServer, secure: GrpcHealthServer, selfSigned: GrpcHealthServer, noHealth: GrpcHealthServer, slow: GrpcHealthServer, hung: GrpcHealthServer;
 let http1: HttpTarget;
 const SLOW_MS = 400;
 
@@ -25,10 +25,11 @@ beforeAll(async () => {
   selfSigned = await startGrpcHealthServer({ tls: { certPath: certs.selfSignedCertPath, keyPath: certs.selfSignedKeyPath } });
   noHealth = await startGrpcHealthServer({ health: false });
   slow = await startGrpcHealthServer({ delayMs: SLOW_MS });
+  hung = await startGrpcHealthServer({ delayMs: 60_000 });
   http1 = await startHttpTarget({ "/": () => new Response("not grpc") });
 });
 afterAll(async () => {
-  await Promise.all([plain, secure, selfSigned, noHealth, slow].map((s) => s?.stop()));
+  await Promise.all([plain, secure, selfSigned, noHealth, slow, hung].map((s) => s?.stop()));
   await http1?.close();
   rmSync(certs.dir, { recursive: true, force: true });
 });
@@ -135,10 +136,10 @@ describe("network failures", () => {
   });
 
   test("an answer later than timeout_ms is connection_timeout", async () => {
-    const r = await check(slow.target, { timeout_ms: 100 });
+    const r = await check(hung.target, { timeout_ms: 100 });
     expect(r).toMatchObject({ status: "down", error_code: "connection_timeout" });
-    expect(r.error_message).toBe(`timed out after 100 ms waiting for the answer of ${slow.target}`);
-    expect(await settles(() => establishedOn(slow.port), 0)).toBe(0);
+    expect(r.error_message).toBe(`timed out after 100 ms waiting for the answer of ${hung.target}`);
+    expect(await settles(() => establishedOn(hung.port), 0)).toBe(0);
   });
 
   test("an unresolvable host is dns_error; a target without a port is refused before connecting", async () => {
@@ -155,7 +156,7 @@ describe("network failures", () => {
 
   test("the scheduler's signal cancels a check in flight", async () => {
     const controller = new AbortController();
-    const pending = check(slow.target, {}, context({ signal: controller.signal }));
+    const pending = check(hung.target, {}, context({ signal: controller.signal }));
     await Bun.sleep(50);
     controller.abort();
     const r = await pending;
