@@ -17,6 +17,8 @@ export interface Config {
   readonly region: string;
   readonly confirmations: number;
   readonly extraCaFile: string | null;
+  /** --rdap-bootstrap; null: IANA's bootstrap file */
+  readonly rdapBootstrapUrl: string | null;
   readonly rateLimits: Readonly<Record<Plan, number>>;
   readonly pingLimitToken: number;
   readonly pingLimitIp: number;

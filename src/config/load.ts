@@ -43,6 +43,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     region,
     confirmations: int(raw("confirmations"), "confirmations", 1, 100),
     extraCaFile: raw("extraCa"),
+    rdapBootstrapUrl: optionalUrl(raw("rdapBootstrap"), "rdap-bootstrap"),
     rateLimits: Object.freeze(parseRateLimits(raw("rateLimit")!)),
     pingLimitToken: int(raw("pingLimitToken"), "ping-limit-token", 1, 1_000_000),
     pingLimitIp: int(raw("pingLimitIp"), "ping-limit-ip", 1, 10_000_000),
@@ -97,6 +98,10 @@ function url(text: string, name: string): string {
   } catch {
     throw new ConfigError(`--${name} must be an http(s) URL, got "${text}"`);
   }
+}
+
+function optionalUrl(text: string | null, name: string): string | null {
+  return text === null || text === "" ? null : url(text, name);
 }
 
 function list(text: string | null): string[] {

@@ -15,6 +15,8 @@ export interface ProbeContext {
   extraCa?: string;
   /** refuse targets that resolve to loopback, private or link-local addresses */
   blockPrivateTargets?: boolean;
+  /** --rdap-bootstrap: where domain monitors find RDAP servers; absent: IANA's bootstrap file */
+  rdapBootstrapUrl?: string;
 }
 
 export type Probe = (monitor: ProbeMonitor, ctx: ProbeContext) => Promise<CheckResult>;

@@ -19,6 +19,8 @@ export interface RunOptions {
   extraCa?: string;
   /** refuse private targets for every monitor (a probe's own flag), besides each monitor's account rule */
   blockPrivateTargets?: boolean;
+  /** --rdap-bootstrap, for domain monitors */
+  rdapBootstrapUrl?: string;
   /** aborted on shutdown or when the monitor is deleted */
   signal: AbortSignal;
   marginMs?: number;
@@ -51,7 +53,7 @@ export async function runProbe(m: ProbeMonitor, opts: RunOptions): Promise<Check
       m.timeout_ms + 2 * margin,
     );
   });
-  const ctx: ProbeContext = { signal: controller.signal, now: opts.now, extraCa: opts.extraCa, blockPrivateTargets: m.block_private_targets || opts.blockPrivateTargets === true };
+  const ctx: ProbeContext = { signal: controller.signal, now: opts.now, extraCa: opts.extraCa, blockPrivateTargets: m.block_private_targets || opts.blockPrivateTargets === true, rdapBootstrapUrl: opts.rdapBootstrapUrl };
   try {
     const run = probe(m, ctx).catch((err: unknown) => failed(started, "internal_error", `probe failed unexpectedly: ${(err as Error)?.message ?? String(err)}`));
     return await Promise.race([run, giveUp]);

@@ -29,6 +29,8 @@ export interface SchedulerOptions {
   probes?: ProbeTable;
   extraCa?: string;
   blockPrivateTargets?: boolean;
+  /** --rdap-bootstrap, handed to domain probes */
+  rdapBootstrapUrl?: string;
   /** cap of the re-check delay after a first failure (default 10 s; tests shorten it) */
   recheckMaxMs?: number;
   /** how long next_run_at changes gather before one write (default 500 ms) */
@@ -395,7 +397,7 @@ export class Scheduler {
       let monitor: ProbeMonitor | null = null;
       try {
         monitor = e.def.build();
-        result = await runProbe(monitor, { probes: this.probes, now: () => this.o.clock.now(), extraCa: this.o.extraCa, blockPrivateTargets: this.o.blockPrivateTargets, signal: controller.signal, marginMs: this.o.abortMarginMs });
+        result = await runProbe(monitor, { probes: this.probes, now: () => this.o.clock.now(), extraCa: this.o.extraCa, blockPrivateTargets: this.o.blockPrivateTargets, rdapBootstrapUrl: this.o.rdapBootstrapUrl, signal: controller.signal, marginMs: this.o.abortMarginMs });
       } catch (err) {
         // a definition that cannot be run (unreadable secret, bad stored JSON) is a failed check
         result = failed(started, "internal_error", (err as Error).message);

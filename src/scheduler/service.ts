@@ -35,6 +35,7 @@ export async function startSchedulerService(
     maxConcurrent: Math.max(1, ctx.config.maxConcurrentChecks),
     events: ctx.events,
     extraCa: readExtraCa(ctx.config.extraCaFile),
+    rdapBootstrapUrl: ctx.config.rdapBootstrapUrl ?? undefined,
     // on the leader the instance flag is the accounts' default, applied through each monitor's account
     // rule; a probe's own flag refuses private targets whatever the leader's accounts say
     blockPrivateTargets: ctx.config.role === "probe" && ctx.config.blockPrivateTargets,

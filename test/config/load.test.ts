@@ -28,7 +28,13 @@ describe("loadConfig", () => {
     expect(loadConfig(["--rate-limit", "pro=10"], {}).rateLimits).toEqual({ free: 0, pro: 10, enterprise: 300 });
     expect(loadConfig([], { VIGIL_RATE_LIMIT: "enterprise=5" }).rateLimits.enterprise).toBe(5);
   });
+  test("--rdap-bootstrap and VIGIL_RDAP_BOOTSTRAP; none: IANA's file (null here, the domain probe's default)", () => {
+    expect(loadConfig([], {}).rdapBootstrapUrl).toBeNull();
+    expect(loadConfig([], { VIGIL_RDAP_BOOTSTRAP: "http://rdap.internal/dns.json" }).rdapBootstrapUrl).toBe("http://rdap.internal/dns.json");
+    expect(loadConfig(["--rdap-bootstrap", "https://rdap.example/boot.json"], { VIGIL_RDAP_BOOTSTRAP: "http://rdap.internal/dns.json" }).rdapBootstrapUrl).toBe("https://rdap.example/boot.json");
+  });
   test.each([
+    [["--rdap-bootstrap", "ftp://x/dns.json"]], [["--rdap-bootstrap", "dns.json"]],
     [["--port", "x"]], [["--confirmations", "0"]], [["--base-url", "ftp://x"]], [["--rate-limit", "gold=5"]], [["--rate-limit", "pro=0"]],
     [["--unknown-flag"]], [["--block-private-targets", "--port", "1", "extra"]], [["--region", "has space"]],
   ])("%p is refused", (argv) => {
