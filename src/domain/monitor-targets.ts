@@ -118,9 +118,12 @@ export function dockerHostProblem(value: string): string | null {
   return validPort(Number(u.port)) ? null : "has a port that is not a number from 1 to 65535";
 }
 
+/** Where a docker monitor asks when its `docker_host` is null: the local daemon's socket. */
+export const DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock";
+
 /** The socket path of a `docker_host` that is a unix socket (null means the default one); null for tcp:// and http://. */
 export function dockerSocketPath(dockerHost: string | null): string | null {
-  if (dockerHost === null) return "/var/run/docker.sock";
+  if (dockerHost === null) return DEFAULT_DOCKER_HOST.slice("unix://".length);
   return dockerHost.startsWith("unix://") ? dockerHost.slice("unix://".length) : null;
 }
 

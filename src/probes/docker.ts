@@ -9,6 +9,7 @@
  * other target. The socket is a local service, so that rule refuses it as well.
  */
 import { ProbeFailure } from "../domain/check-failure.ts";
+import { DEFAULT_DOCKER_HOST } from "../domain/monitor-targets.ts";
 import { emptyResult, failed, type CheckResult, type CheckTimings } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
 import { elapsedMs, startDeadline, type Deadline } from "../net/deadline.ts";
@@ -16,7 +17,6 @@ import { DEFAULT_USER_AGENT, httpExchange } from "../net/http-exchange.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
 import type { Probe } from "./types.ts";
 
-export const DEFAULT_DOCKER_HOST = "unix:///var/run/docker.sock";
 /** Docker's own default port for an unencrypted TCP socket (dockerd -H tcp://0.0.0.0). */
 const DOCKER_TCP_PORT = 2375;
 /** An inspect answer is a few KiB; anything far larger is not the Engine API. */
