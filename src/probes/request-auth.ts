@@ -25,7 +25,10 @@ export function authHeaders(m: ProbeMonitor): Record<string, string> {
   }
 }
 
-/** Every string that must never appear in output, longest first so overlapping ones mask fully. */
+/**
+ * Every string that must never appear in output (the monitor's secrets: its HTTP credentials and the
+ * database password), longest first so overlapping ones mask fully.
+ */
 export function secretsOf(m: ProbeMonitor, extra: string[] = []): string[] {
   const s = [m.api_auth_bearer_token, m.api_auth_basic_pass, m.api_auth_api_key_value, m.db_password, ...extra];
   const basic = authHeaders(m).Authorization;

@@ -92,4 +92,9 @@ describe("secret masking", () => {
     expect(authHeaders(k)).toEqual({ "X-Token": "abc" });
     expect(maskHeaders({ "x-token": "abc" }, ["x-token"], secretsOf(k))).toEqual({ "x-token": "***" });
   });
+  test("the database password is a secret, in every form", () => {
+    const d = monitor({ db_password: 'db p@ss"' });
+    expect(secretsOf(d)).toEqual(['db p@ss"']);
+    expect(maskText('near \'db p@ss"\', db%20p%40ss%22 and "db p@ss\\""', secretsOf(d))).toBe("near '***', *** and \"***\"");
+  });
 });
