@@ -42,16 +42,21 @@ export function startDeadline(timeoutMs: number, outer: AbortSignal, timeoutCode
   };
 }
 
-/** Resolves with `work`, or rejects with the deadline's failure as soon as the signal fires. */
-export function raceDeadline<T>(work: Promise<T>, deadline: Deadline, what: string): Promise<T> {
+/**
+ * Resolves with `work`, or rejects with the deadline's failure as soon as the signal fires. `what`
+ * may be a function, asked when the deadline fires, for work whose step at that moment matters
+ * (connecting, or waiting for an answer).
+ */
+export function raceDeadline<T>(work: Promise<T>, deadline: Deadline, what: string | (() => string)): Promise<T> {
+  const describe = typeof what === "function" ? what : () => what;
   if (deadline.signal.aborted) {
     // nobody waits on `work` any more: its later failure (a lookup refused after the deadline) must
     // not surface as an unhandled rejection that takes the process down
     work.catch(() => {});
-    return Promise.reject(deadline.failure(what));
+    return Promise.reject(deadline.failure(describe()));
   }
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(deadline.failure(what));
+    const onAbort = () => reject(deadline.failure(describe()));
     deadline.signal.addEventListener("abort", onAbort, { once: true });
     work.then(
       (v) => { deadline.signal.removeEventListener("abort", onAbort); resolve(v); },
