@@ -120,9 +120,11 @@ export async function startRedis(o: RedisOptions = {}): Promise<RedisServer> {
     aclUser,
     aclPassword,
     async cli(...args) {
-      const r = cliRun(args);
-      if (r.exitCode !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${r.stderr.toString()}`);
-      return r.stdout.toString();
+      // not spawnSync: a command the server holds back (CLIENT PAUSE) must not stall this process's timers
+      const proc = Bun.spawn([bins.cli, "-s", sock, ...args], { cwd: "/", stdout: "pipe", stderr: "pipe", env: { ...process.env, REDISCLI_AUTH: password } });
+      const [out, err, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited]);
+      if (code !== 0) throw new Error(`redis-cli ${args.join(" ")} failed: ${err}`);
+      return out;
     },
     log,
     async stop() {
