@@ -95,6 +95,7 @@ export function sqlProbe(flavour: SqlFlavour): Probe {
     let secrets = secretsOf(m);
     const attempt: Attempt = { endpoint: m.target ?? "", host: "", user: "", loggedIn: false, tlsAsked: m.db_tls };
     let client: SQL | null = null;
+    let starting: Promise<RunningQuery> | null = null;
     let running: RunningQuery | null = null;
     let settled = false;
     try {
@@ -122,7 +123,8 @@ export function sqlProbe(flavour: SqlFlavour): Probe {
       };
       client = new SQL({ ...options, onconnect: () => (attempt.loggedIn = true) });
       const step = () => (attempt.loggedIn ? `waiting for the query's answer from ${attempt.endpoint}` : `connecting to ${attempt.endpoint}`);
-      running = await raceDeadline(flavour.start(client, m.db_query ?? "SELECT 1", m.db_query !== null, () => new SQL(options)), deadline, step);
+      starting = flavour.start(client, m.db_query ?? "SELECT 1", m.db_query !== null, () => new SQL(options));
+      running = await raceDeadline(starting, deadline, step);
       running.done.then(() => (settled = true), () => (settled = true));
       await raceDeadline(running.done, deadline, step);
       const latency = elapsedMs(started);
@@ -134,6 +136,8 @@ export function sqlProbe(flavour: SqlFlavour): Probe {
     } finally {
       deadline.dispose();
       if (running && !settled) void running.end();
+      // given up on while the query was being started: end it should the start still succeed
+      else if (!running) starting?.then((r) => r.end(), () => {});
       // closing cuts the socket at once; what still runs on the server is end()'s to stop
       if (client) await client.close({ timeout: 0 }).catch(() => {});
     }
