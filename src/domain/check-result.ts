@@ -72,6 +72,9 @@ export interface CheckTimings {
 
 export const TIMING_NAMES = ["dns_ms", "connect_ms", "tls_ms", "ttfb_ms"] as const satisfies readonly (keyof CheckTimings)[];
 
+/** an issuer's name is a few dozen characters; a longer one is cut rather than stored whole */
+export const MAX_ISSUER_LENGTH = 200;
+
 export interface CheckResult {
   status: CheckStatus;
   /** epoch ms when the check started */
@@ -84,6 +87,8 @@ export interface CheckResult {
   resolved_ip: string | null;
   /** epoch ms of the leaf certificate's notAfter, when a TLS handshake happened */
   ssl_not_after: number | null;
+  /** who issued that certificate (its issuer's O, else its CN), shown beside the expiry */
+  ssl_issuer: string | null;
   dns_answer: string[] | null;
   synthetic_trace_json: unknown | null;
   /** the connection's own moments, so a slow answer can be told from a slow check queue */
@@ -101,6 +106,7 @@ export function emptyResult(checkedAt: number): CheckResult {
     degraded_reason: null,
     resolved_ip: null,
     ssl_not_after: null,
+    ssl_issuer: null,
     dns_answer: null,
     synthetic_trace_json: null,
     timings: null,

@@ -18,7 +18,7 @@ import type { CheckTimings } from "../domain/check-result.ts";
 import type { Deadline } from "./deadline.ts";
 import { certFailure, certErrorCode, toProbeFailure } from "./net-errors.ts";
 import { guardSocket, resolveHost } from "./resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "./tls-options.ts";
+import { certIssuer, certNotAfter, sniFor, trustedCas } from "./tls-options.ts";
 
 export const MAX_REDIRECTS = 10;
 /** What Vigil calls itself in requests whose monitor sets no User-Agent of its own. */
@@ -66,6 +66,8 @@ export interface HttpResponseData {
   finalUrl: URL;
   resolvedIp: string;
   sslNotAfter: number | null;
+  /** the issuer of that certificate (certIssuer) */
+  sslIssuer: string | null;
   timings: CheckTimings;
 }
 
@@ -138,7 +140,9 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
       timings.ttfb_ms = since();
       const status = res.statusCode ?? 0;
       const socket = res.socket as TLSSocket | null;
-      const sslNotAfter = isHttps && socket?.getPeerCertificate ? certNotAfter(socket.getPeerCertificate()) : null;
+      const peerCert = isHttps && socket?.getPeerCertificate ? socket.getPeerCertificate() : null;
+      const sslNotAfter = certNotAfter(peerCert);
+      const sslIssuer = certIssuer(peerCert);
       const chunks: Buffer[] = [];
       let size = 0;
       answered = { status, bytes: () => size };
@@ -158,6 +162,7 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
             finalUrl: url,
             resolvedIp: socket?.remoteAddress ?? target.ip,
             sslNotAfter,
+            sslIssuer,
             timings,
           });
           req.destroy();

@@ -4,6 +4,7 @@
  */
 import { rootCertificates, type PeerCertificate } from "node:tls";
 import { isIP } from "node:net";
+import { MAX_ISSUER_LENGTH } from "../domain/check-result.ts";
 
 export function trustedCas(extraCa: string | undefined): string[] | undefined {
   if (!extraCa || extraCa.trim() === "") return undefined;
@@ -21,4 +22,19 @@ export function certNotAfter(cert: PeerCertificate | Record<string, never> | nul
   if (!validTo) return null;
   const t = Date.parse(validTo);
   return Number.isFinite(t) ? t : null;
+}
+
+/**
+ * Who issued the leaf, for people: its issuer's organisation (O), else its common name (CN); null
+ * when the peer sent no certificate or its issuer names neither.
+ */
+export function certIssuer(cert: PeerCertificate | Record<string, never> | null | undefined): string | null {
+  const issuer = (cert as PeerCertificate | undefined)?.issuer as Record<string, string | string[] | undefined> | undefined;
+  if (!issuer) return null;
+  for (const key of ["O", "CN"]) {
+    const v = issuer[key];
+    const text = (Array.isArray(v) ? v[0] : v)?.trim();
+    if (text) return text.slice(0, MAX_ISSUER_LENGTH);
+  }
+  return null;
 }

@@ -8,7 +8,7 @@
  *   GET  /peer/v1/peers                    → every peer with its last contact, lag, skew and queue
  */
 import { Type, type Static } from "@sinclair/typebox";
-import { CHECK_ERROR_CODES, CHECK_STATUSES, TIMING_NAMES, type CheckResult } from "../domain/check-result.ts";
+import { CHECK_ERROR_CODES, CHECK_STATUSES, MAX_ISSUER_LENGTH, TIMING_NAMES, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
 import { MAX_STEPS } from "../domain/synthetic-schema.ts";
 
@@ -84,6 +84,8 @@ export const ResultItemSchema = Type.Object(
     degraded_reason: nullable(Type.String({ maxLength: MAX_RESULT_TEXT })),
     resolved_ip: nullable(Type.String({ maxLength: MAX_RESOLVED_IP })),
     ssl_not_after: nullable(Type.Integer()),
+    // optional: probes of an earlier version send none
+    ssl_issuer: Type.Optional(nullable(Type.String({ maxLength: MAX_ISSUER_LENGTH }))),
     dns_answer: Type.Union([Type.Array(Type.String({ maxLength: MAX_DNS_RECORD }), { maxItems: MAX_DNS_RECORDS }), Type.Null()]),
     // an object (a probe's trace is one) of any size: one over MAX_TRACE_BYTES is cut, not refused
     synthetic_trace_json: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
@@ -174,5 +176,5 @@ export function toResultItem(uid: string, monitorId: number, r: CheckResult): Re
 
 export function fromResultItem(i: ResultItem): CheckResult {
   const { result_uid: _u, monitor_id: _m, ...r } = i;
-  return { ...r, synthetic_trace_json: r.synthetic_trace_json ?? null, timings: (r.timings as CheckResult["timings"] | undefined) ?? null } as CheckResult;
+  return { ...r, ssl_issuer: r.ssl_issuer ?? null, synthetic_trace_json: r.synthetic_trace_json ?? null, timings: (r.timings as CheckResult["timings"] | undefined) ?? null } as CheckResult;
 }

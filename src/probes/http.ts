@@ -40,7 +40,7 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
       },
     );
     const latency = elapsedMs(started);
-    const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, timings: res.timings };
+    const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings };
     const verdict = checkResponse(
       { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res) },
       {

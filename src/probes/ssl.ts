@@ -9,7 +9,7 @@ import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
 import { elapsedMs, sinceMs, startDeadline } from "../net/deadline.ts";
 import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
 import { guardSocket, resolveHost, splitHostPort } from "../net/resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { certIssuer, certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { type Probe } from "./types.ts";
 
@@ -82,11 +82,12 @@ export const sslProbe: Probe = async (m, ctx) => {
     const latency = elapsedMs(started);
     timings.tls_ms = sinceMs(begun);
     observed.timings = timings;
-    const notAfter = certNotAfter(socket.getPeerCertificate());
+    const peerCert = socket.getPeerCertificate();
+    const notAfter = certNotAfter(peerCert);
     const authError = socket.authorized ? null : String(socket.authorizationError ?? "UNABLE_TO_VERIFY_LEAF_SIGNATURE");
     const identity = identityError(socket, target.host);
     socket.destroy();
-    Object.assign(observed, { latency_ms: latency, ssl_not_after: notAfter });
+    Object.assign(observed, { latency_ms: latency, ssl_not_after: notAfter, ssl_issuer: certIssuer(peerCert) });
     if (notAfter === null) throw new ProbeFailure("tls_error", `${endpoint} sent no certificate`);
     // expiry is what an ssl monitor watches, so it is judged even with tls_verify off
     const expiry = certExpiryVerdict(notAfter, ctx.now(), m.ssl_expiry_warn_days);

@@ -116,8 +116,8 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
       const kept = traceBody(res.body, m.synthetic_trace_body_detail, secrets);
       if (kept !== undefined) entry.body = kept;
       // the first step's address and certificate describe the monitored site
-      if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, timings: res.timings });
-      else if (observed.ssl_not_after === null && res.sslNotAfter !== null) observed.ssl_not_after = res.sslNotAfter;
+      if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings });
+      else if (observed.ssl_not_after === null && res.sslNotAfter !== null) Object.assign(observed, { ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer });
       observed.http_code = res.status;
       const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText, partial: partialBody(res) }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, (text) => maskText(text, secrets));
       entry.assertions = verdict.assertions.map((a) => ({ ...a, actual: maskText(a.actual, secrets) }));

@@ -64,6 +64,7 @@ export function result(status: CheckResult["status"], over: Partial<CheckResult>
     degraded_reason: status === "degraded" ? "slow" : null,
     resolved_ip: "127.0.0.1",
     ssl_not_after: null,
+    ssl_issuer: null,
     dns_answer: null,
     synthetic_trace_json: null,
     timings: null,

@@ -28,6 +28,9 @@ export interface TestCerts {
   selfSignedKeyPath: string;
 }
 
+/** the CA's organisation: the issuer a probe reports for every leaf it signed */
+export const TEST_CA_ORGANISATION = "Vigil Test Authority";
+
 function openssl(args: string[], cwd: string): void {
   const r = Bun.spawnSync(["openssl", ...args], { cwd, stdout: "pipe", stderr: "pipe" });
   if (r.exitCode !== 0) throw new Error(`openssl ${args.join(" ")} failed: ${r.stderr.toString()}`);
@@ -59,7 +62,7 @@ function futureLeaf(dir: string, san: string): string {
  */
 export function makeCerts(dir: string): TestCerts {
   mkdirSync(dir, { recursive: true });
-  openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "365", "-subj", "/CN=Vigil Test CA",
+  openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "365", "-subj", `/O=${TEST_CA_ORGANISATION}/CN=Vigil Test CA`,
     "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"], dir);
   openssl(["req", "-newkey", "rsa:2048", "-nodes", "-keyout", "leaf.key", "-out", "leaf.csr", "-subj", "/CN=localhost"], dir);
   const san = "DNS:localhost,IP:127.0.0.1";

@@ -7,7 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROBES } from "../../src/probes/index.ts";
-import { certNotAfterOf, makeCerts, type TestCerts } from "../helpers/certs.ts";
+import { certNotAfterOf, makeCerts, TEST_CA_ORGANISATION, type TestCerts } from "../helpers/certs.ts";
 import { closedPort, startHttpTarget, startHttpsTarget, startTcpTarget, type HttpTarget, type TcpTarget } from "../helpers/targets.ts";
 import { context, monitor } from "./fixtures.ts";
 
@@ -43,6 +43,8 @@ describe("http probe over TLS", () => {
     expect(r.error_message).toBeNull();
     expect(r.status).toBe("up");
     expect(r.ssl_not_after).toBe(certNotAfterOf(certs.certPath));
+    // the issuer's organisation names who to renew with
+    expect(r.ssl_issuer).toBe(TEST_CA_ORGANISATION);
     expect(r.resolved_ip).toBe("127.0.0.1");
   });
 
@@ -66,6 +68,8 @@ describe("http probe over TLS", () => {
     const r = await https(`${selfSigned.url}/`, { tls_verify: false });
     expect(r.status).toBe("up");
     expect(r.ssl_not_after).toBe(certNotAfterOf(certs.selfSignedCertPath));
+    // an issuer without an organisation is named by its common name
+    expect(r.ssl_issuer).toBe("localhost");
   });
 
   test("a certificate close to expiry degrades the check", async () => {
@@ -107,7 +111,7 @@ describe("ssl probe", () => {
   test("valid chain is up with notAfter and handshake latency", async () => {
     const r = await ssl(`127.0.0.1:${valid.port}`);
     expect(r.error_message).toBeNull();
-    expect(r).toMatchObject({ status: "up", resolved_ip: "127.0.0.1", ssl_not_after: certNotAfterOf(certs.certPath) });
+    expect(r).toMatchObject({ status: "up", resolved_ip: "127.0.0.1", ssl_not_after: certNotAfterOf(certs.certPath), ssl_issuer: TEST_CA_ORGANISATION });
     expect(r.latency_ms).toBeGreaterThanOrEqual(1);
   });
 
@@ -130,7 +134,7 @@ describe("ssl probe", () => {
   test("expired is down certificate_expired, with or without tls_verify, and notAfter is kept", async () => {
     for (const tls_verify of [true, false]) {
       const r = await ssl(`localhost:${expired.port}`, { tls_verify });
-      expect(r).toMatchObject({ status: "down", error_code: "certificate_expired", ssl_not_after: certNotAfterOf(certs.expiredCertPath) });
+      expect(r).toMatchObject({ status: "down", error_code: "certificate_expired", ssl_not_after: certNotAfterOf(certs.expiredCertPath), ssl_issuer: TEST_CA_ORGANISATION });
     }
   });
 
@@ -144,6 +148,7 @@ describe("ssl probe", () => {
     const relaxed = await ssl(`localhost:${selfSigned.port}`, { tls_verify: false });
     expect(relaxed.status).toBe("up");
     expect(relaxed.ssl_not_after).toBe(certNotAfterOf(certs.selfSignedCertPath));
+    expect(relaxed.ssl_issuer).toBe("localhost");
   });
 
   test("a server that does not speak TLS is tls_error", async () => {
