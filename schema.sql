@@ -123,7 +123,10 @@ CREATE TABLE monitors (
   docker_host                   TEXT,    -- NULL: unix:///var/run/docker.sock
   -- domain
   domain_expiry_warn_days       INTEGER,
-  domain_expires_at             INTEGER  -- the registration expiry the last check found
+  domain_expires_at             INTEGER, -- the registration expiry the last check found
+  ssl_last_issuer               TEXT,    -- issuer (O, else CN) of the certificate the last check saw
+  expiry_alerted_not_after      INTEGER, -- the expiry date the last monitor.expiring alert was about
+  expiry_alert_stage            INTEGER NOT NULL DEFAULT 0 -- how far it got: 1 warn window, 2 seven days, 3 one day (docs/notifications.md "Expiry alerts")
 );
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
@@ -237,7 +240,7 @@ CREATE INDEX incidents_open ON incidents(monitor_id) WHERE status = 'open';
 CREATE TABLE monitor_events (
   id           INTEGER PRIMARY KEY AUTOINCREMENT,
   monitor_id   INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
-  kind         TEXT    NOT NULL,   -- ping | start | fail | transition | token_rotated
+  kind         TEXT    NOT NULL,   -- ping | start | fail | transition | token_rotated | expiring
   at           INTEGER NOT NULL,
   result       TEXT,               -- pings: accepted | rejected | ignored
   reason       TEXT,
@@ -246,7 +249,8 @@ CREATE TABLE monitor_events (
   to_state     TEXT,
   duration_ms  INTEGER,            -- pings after a /start: the run's duration
   body         TEXT,               -- a failure ping's body, its first 10 KiB (docs/heartbeats.md "Timeline events")
-  body_bytes   INTEGER             -- the ping body's size as sent, when it was longer than what was kept
+  body_bytes   INTEGER,            -- the ping body's size as sent, when it was longer than what was kept
+  expires_at   INTEGER             -- expiring: the certificate's or registration's expiry date
 );
 CREATE INDEX monitor_events_monitor_at ON monitor_events(monitor_id, at);
 

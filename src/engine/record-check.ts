@@ -32,8 +32,8 @@ export type RecordOutcome =
 /**
  * The one write path for check results, from the local scheduler and from probe peers alike. In one
  * transaction (shared with other results arriving at the same moment, see WriteQueue): the check
- * row, the region's state, the monitor's last_checked_at (and certificate expiry), the open
- * incident's failure count, and, when the consensus rule says so, the state change with its
+ * row, the region's state, the monitor's last_checked_at (and certificate expiry and issuer), the
+ * open incident's failure count, and, when the consensus rule says so, the state change with its
  * incident and alert (applyStateChange). `monitor.state` is announced after the commit.
  *
  * Results for deleted, paused and heartbeat monitors are dropped, as are repeats of a `resultUid`
@@ -83,7 +83,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   }
 
   const lastCheckedAt = Math.max(monitor.last_checked_at ?? 0, result.checked_at);
-  await markMonitorChecked(trx, monitorId, monitor.monitor_type, lastCheckedAt, result.ssl_not_after);
+  await markMonitorChecked(trx, monitorId, monitor.monitor_type, lastCheckedAt, { notAfter: result.ssl_not_after, issuer: result.ssl_issuer });
 
   // while an incident is open every failed check, from any region, counts into it
   const open = await findOpenIncident(trx, monitorId);

@@ -1,5 +1,5 @@
 /**
- * The one writer of `monitor_events` rows: transitions and token rotations through Kysely
+ * The one writer of `monitor_events` rows: transitions, token rotations and expiry alerts through Kysely
  * (insertMonitorEvent, in the caller's transaction), and the ping path's events many at a time: on
  * SQLite through prepared statements on the same connection (prepareEventWrites: a batch's one at a
  * time; prepareEventFold: the journal's fold many to a statement), on PostgreSQL a batch's events
@@ -14,7 +14,7 @@ import type { MonitorEventsTable } from "./tables.ts";
 
 export interface NewMonitorEvent {
   monitorId: number;
-  kind: "ping" | "start" | "fail" | "transition" | "token_rotated";
+  kind: "ping" | "start" | "fail" | "transition" | "token_rotated" | "expiring";
   at: number;
   result?: string | null;
   reason?: string | null;
@@ -26,6 +26,8 @@ export interface NewMonitorEvent {
   body?: string | null;
   /** the ping body's size as sent, when longer than what was kept */
   bodyBytes?: number | null;
+  /** an expiring event's expiry date */
+  expiresAt?: number | null;
 }
 
 type EventValues = Required<Omit<Insertable<MonitorEventsTable>, "id">>;
@@ -43,11 +45,12 @@ function eventValues(e: NewMonitorEvent): EventValues {
     duration_ms: e.durationMs ?? null,
     body: e.body ?? null,
     body_bytes: e.bodyBytes ?? null,
+    expires_at: e.expiresAt ?? null,
   };
 }
 
 const EVENT_COLUMNS = [
-  "monitor_id", "kind", "at", "result", "reason", "source_ip", "from_state", "to_state", "duration_ms", "body", "body_bytes",
+  "monitor_id", "kind", "at", "result", "reason", "source_ip", "from_state", "to_state", "duration_ms", "body", "body_bytes", "expires_at",
 ] as const satisfies readonly (keyof EventValues)[];
 
 export async function insertMonitorEvent(db: Db, e: NewMonitorEvent): Promise<number> {
@@ -105,7 +108,7 @@ export function prepareEventFold(sqlite: Database): FoldEventRows {
 
 const EVENT_TYPES: Record<(typeof EVENT_COLUMNS)[number], string> = {
   monitor_id: "bigint", kind: "text", at: "bigint", result: "text", reason: "text", source_ip: "text", from_state: "text",
-  to_state: "text", duration_ms: "bigint", body: "text", body_bytes: "bigint",
+  to_state: "text", duration_ms: "bigint", body: "text", body_bytes: "bigint", expires_at: "bigint",
 };
 const INSERT_EVENTS = statementFrom(
   (first) => `INSERT INTO monitor_events (${EVENT_COLUMNS.join(", ")}) SELECT * FROM unnest(${arrayParams(first, EVENT_COLUMNS.map((c) => EVENT_TYPES[c]))})`,

@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { SecretAttribute } from "../domain/monitor-schema.ts";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
+import type { ExpiryMark } from "../domain/expiry-stage.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
@@ -209,14 +210,26 @@ export async function setMonitorState(db: Db, id: number, from: string, to: stri
 
 /**
  * A check of the monitor was recorded: when its latest check ran, and the expiry it saw: a
- * certificate's (ssl_expiry_last_not_after), or for a domain monitor the registration's, which its
- * check carries as ssl_not_after (domain_expires_at).
+ * certificate's (ssl_expiry_last_not_after, with its issuer), or for a domain monitor the
+ * registration's, which its check carries as ssl_not_after (domain_expires_at).
  */
-export async function markMonitorChecked(db: Db, id: number, monitorType: string, lastCheckedAt: number, sslNotAfter: number | null): Promise<void> {
-  const expiry = sslNotAfter === null ? {} : monitorType === "domain" ? { domain_expires_at: sslNotAfter } : { ssl_expiry_last_not_after: sslNotAfter };
+export async function markMonitorChecked(db: Db, id: number, monitorType: string, lastCheckedAt: number, cert: { notAfter: number | null; issuer: string | null }): Promise<void> {
+  const expiry =
+    cert.notAfter === null ? {} : monitorType === "domain" ? { domain_expires_at: cert.notAfter } : { ssl_expiry_last_not_after: cert.notAfter, ssl_last_issuer: cert.issuer };
   await db
     .updateTable("monitors")
     .set({ last_checked_at: lastCheckedAt, ...expiry })
     .where("id", "=", id)
     .execute();
+}
+
+/**
+ * Moves the monitor's expiry alert mark from `from` (as read) to `to`; false when it no longer was
+ * `from`: another region's result or another instance claimed the stage first, and alerts it.
+ */
+export async function claimExpiryStage(db: Db, id: number, from: ExpiryMark, to: ExpiryMark): Promise<boolean> {
+  let q = db.updateTable("monitors").set({ expiry_alerted_not_after: to.notAfter, expiry_alert_stage: to.stage }).where("id", "=", id).where("expiry_alert_stage", "=", from.stage);
+  q = from.notAfter === null ? q.where("expiry_alerted_not_after", "is", null) : q.where("expiry_alerted_not_after", "=", from.notAfter);
+  const r = await q.executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }

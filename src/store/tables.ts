@@ -117,6 +117,11 @@ export interface MonitorsTable {
   docker_host: string | null;
   domain_expiry_warn_days: number | null;
   domain_expires_at: number | null;
+  /** issuer (O, else CN) of the certificate the last check saw */
+  ssl_last_issuer: Generated<string | null>;
+  /** the expiry date and stage (1 warn window, 2 seven days, 3 one day) last alerted as monitor.expiring */
+  expiry_alerted_not_after: Generated<number | null>;
+  expiry_alert_stage: Generated<number>;
 }
 
 export interface MonitorRegionStatesTable {
@@ -200,6 +205,8 @@ export interface MonitorEventsTable {
   duration_ms: number | null;
   body: Generated<string | null>;
   body_bytes: Generated<number | null>;
+  /** kind expiring: the expiry date the alert was about */
+  expires_at: Generated<number | null>;
 }
 
 export interface StatusPagesTable {

@@ -12,8 +12,10 @@ import m021 from "./021-check-timings.sql" with { type: "text" };
 import m022 from "./022-ping-bodies.sql" with { type: "text" };
 import m023 from "./023-instances.sql" with { type: "text" };
 import m024 from "./024-monitor-types.sql" with { type: "text" };
+import m025 from "./025-expiry-alerts.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
+import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -36,6 +38,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 22, name: "ping-bodies", sql: m022 },
   { version: 23, name: "instances", sql: m023 },
   { version: 24, name: "monitor-types", sql: m024 },
+  { version: 25, name: "expiry-alerts", sql: m025 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -49,4 +52,5 @@ export const POSTGRES_BASELINE_VERSION = 22;
 export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql: string }[] = [
   { version: 23, name: "instances", sql: pg023 },
   { version: 24, name: "monitor-types", sql: pg024 },
+  { version: 25, name: "expiry-alerts", sql: pg025 },
 ];
