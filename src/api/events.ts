@@ -13,7 +13,7 @@ export const eventRoutes: RouteDef[] = [
     method: "GET",
     path: "/api/v1/monitors/:id/events",
     scope: "checks:read",
-    summary: "List a monitor's timeline: pings, state transitions, token rotations (newest first)",
+    summary: "List a monitor's timeline: pings, state transitions, token rotations, expiry alerts (newest first)",
     tag: "Checks",
     query: Type.Object({ ...PageQuery, kind: enumOf(EVENT_KINDS, { description: "only events of this kind" }) }),
     response: listResponse("event", EventAttributesSchema),

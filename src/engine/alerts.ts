@@ -1,4 +1,5 @@
 import type { AppContext } from "../context.ts";
+import { daysLeft, type ExpiryKind } from "../domain/expiry-stage.ts";
 import { toIso } from "../lib/dates.ts";
 import {
   alertChannelIds,
@@ -15,8 +16,11 @@ import type { Db } from "../store/database.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 
 export type AlertEvent = "monitor.down" | "monitor.degraded" | "monitor.up";
-/** What a delivered alert announces: a state change, a monitor reported as flapping, or a test. */
-export type PayloadEvent = AlertEvent | "monitor.flapping" | "test";
+/**
+ * What a delivered alert announces: a state change, a monitor reported as flapping, a certificate or
+ * domain registration close to expiry, or a test.
+ */
+export type PayloadEvent = AlertEvent | "monitor.flapping" | "monitor.expiring" | "test";
 
 export interface AlertRequest {
   monitor: MonitorRow;
@@ -48,6 +52,8 @@ export interface AlertPayload {
   dashboard_url: string;
   /** on monitor.flapping: how many state changes in how long triggered it */
   flapping?: { changes: number; window_ms: number };
+  /** on monitor.expiring: what expires, when, and how many days are left (docs/notifications.md "Expiry alerts") */
+  expiry?: { kind: ExpiryKind; expires_at: string; days_left: number };
 }
 
 /**
@@ -75,9 +81,7 @@ export function dashboardUrl(baseUrl: string, monitorId: number | string): strin
 /**
  * Hands an alert to delivery: one outbox row per enabled channel linked to the monitor, written
  * inside the caller's transaction (`db`), so an alert exists exactly when the state change that
- * caused it does. The dispatcher (src/notify/dispatcher.ts) sends them after the commit. The
- * delivery id is derived from the transition and the channel, so one state change can never queue
- * two alerts for the same channel.
+ * caused it does. The dispatcher (src/notify/dispatcher.ts) sends them after the commit.
  */
 export async function raiseAlert(db: Db, ctx: AppContext, a: AlertRequest): Promise<void> {
   const log = ctx.log.child("alerts");
@@ -95,26 +99,60 @@ export async function raiseAlert(db: Db, ctx: AppContext, a: AlertRequest): Prom
   const payload = await buildPayload(db, ctx, a, event);
   if (verdict.kind === "flapping") payload.flapping = { changes: verdict.changes, window_ms: FLAP_WINDOW_MS };
   const transition = await latestTransition(db, a.monitor.id);
-  const salt = await deliverySalt(db);
   // Without a transition row (a caller outside applyStateChange) the time stands in for it.
-  const key = transition?.id ?? -a.at;
+  await queueAlert(db, ctx, a.monitor, channelIds, payload, transition?.id ?? -a.at, a.at);
+}
+
+export interface ExpiryAlertRequest {
+  monitor: MonitorRow;
+  /** the monitor's state as the check that saw the expiry left it */
+  state: string;
+  at: number;
+  /** the monitor_events row of kind `expiring` written for it: the alert's key */
+  eventId: number;
+  kind: ExpiryKind;
+  notAfter: number;
+}
+
+/**
+ * Hands a `monitor.expiring` alert to delivery, inside the caller's transaction, which claimed its
+ * stage (src/engine/expiry-alerts.ts). Not a state change: flap protection does not hold it back.
+ */
+export async function raiseExpiryAlert(db: Db, ctx: AppContext, a: ExpiryAlertRequest): Promise<void> {
+  const channelIds = await alertChannelIds(db, a.monitor.account_id, a.monitor.id);
+  const days = daysLeft(a.notAfter, a.at);
+  ctx.log.child("alerts").info("alert queued", { monitor_id: a.monitor.id, event: "monitor.expiring", expires_at: toIso(a.notAfter), days_left: days, channels: channelIds.length });
+  if (channelIds.length === 0) return;
+  // no state changed: the state is the one it stays in
+  const payload = await buildPayload(db, ctx, { monitor: a.monitor, state: a.state, previousState: a.state, at: a.at, incident: null, errorCode: null, errorMessage: null }, "monitor.expiring");
+  payload.expiry = { kind: a.kind, expires_at: toIso(a.notAfter), days_left: days };
+  await queueAlert(db, ctx, a.monitor, channelIds, payload, a.eventId, a.at);
+}
+
+/**
+ * One outbox row per channel. The delivery id is derived from the timeline event that caused the
+ * alert (a transition, an expiry) and the channel, so one event can never queue two alerts for the
+ * same channel.
+ */
+async function queueAlert(db: Db, ctx: AppContext, monitor: MonitorRow, channelIds: number[], payload: AlertPayload, key: number, at: number): Promise<void> {
+  const salt = await deliverySalt(db);
   const payloadJson = JSON.stringify(payload);
   await insertAlerts(
     db,
     channelIds.map((channelId) => ({
-      accountId: a.monitor.account_id,
-      monitorId: a.monitor.id,
+      accountId: monitor.account_id,
+      monitorId: monitor.id,
       channelId,
-      event,
+      event: payload.event,
       deliveryId: deliveryIdFor(salt, key, channelId),
       payloadJson,
-      createdAt: a.at,
+      createdAt: at,
       nextAttemptAt: ctx.clock.now(),
     })),
   );
 }
 
-async function buildPayload(db: Db, ctx: AppContext, a: AlertRequest, event: PayloadEvent): Promise<AlertPayload> {
+async function buildPayload(db: Db, ctx: AppContext, a: Omit<AlertRequest, "event">, event: PayloadEvent): Promise<AlertPayload> {
   const regions = await regionSummary(db, a.monitor.id);
   const i = a.incident;
   return {

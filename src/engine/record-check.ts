@@ -11,6 +11,7 @@ import { markMonitorChecked } from "../store/monitors.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { monitorRegions } from "./probe-monitor.ts";
+import { alertExpiryIfDue } from "./expiry-alerts.ts";
 import { applyStateChange } from "./state-change.ts";
 
 export type DropReason = "deleted" | "paused" | "heartbeat" | "duplicate" | "region_excluded";
@@ -33,8 +34,9 @@ export type RecordOutcome =
  * The one write path for check results, from the local scheduler and from probe peers alike. In one
  * transaction (shared with other results arriving at the same moment, see WriteQueue): the check
  * row, the region's state, the monitor's last_checked_at (and certificate expiry and issuer), the
- * open incident's failure count, and, when the consensus rule says so, the state change with its
- * incident and alert (applyStateChange). `monitor.state` is announced after the commit.
+ * open incident's failure count, when the consensus rule says so the state change with its
+ * incident and alert (applyStateChange), and an expiry alert when one is due (alertExpiryIfDue).
+ * `monitor.state` is announced after the commit.
  *
  * Results for deleted, paused and heartbeat monitors are dropped, as are repeats of a `resultUid`
  * (a peer re-delivering after a lost acknowledgement). `fromPeer` marks a probe peer's result, which
@@ -99,7 +101,10 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   const now = ctx.clock.now();
   const to = aggregateState({ current: from, intervalSec: monitor.interval_sec, now, confirmations: ctx.config.confirmations, regions });
   const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id, monitorType: monitor.monitor_type };
-  if (to === from) return { ...base, changed: false, incidentOpened: null, incidentResolved: null };
+  if (to === from) {
+    await alertExpiryIfDue(trx, ctx, monitor, result, to);
+    return { ...base, changed: false, incidentOpened: null, incidentResolved: null };
+  }
 
   const change = await applyStateChange(trx, ctx, {
     monitor: { ...monitor, last_checked_at: lastCheckedAt },
@@ -115,6 +120,8 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
     // silent for 3 intervals is out of the quorum, and its old failures are not this incident's)
     failureCount: Math.max(1, quorumRegions(regions, monitor.interval_sec, now).reduce((n, r) => n + r.consecutive_down, 0)),
   });
+  // after the state change, so a receiver hears of the change (down, say) before the expiry
+  await alertExpiryIfDue(trx, ctx, monitor, result, change.changed ? to : from);
   return { ...base, changed: change.changed, incidentOpened: change.opened?.id ?? null, incidentResolved: change.resolved?.id ?? null };
 }
 

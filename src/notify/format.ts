@@ -1,3 +1,4 @@
+import { expiryDateText } from "../domain/expiry-stage.ts";
 import type { AlertPayload } from "./types.ts";
 
 /**
@@ -20,16 +21,19 @@ export function humanDuration(ms: number): string {
   return parts.join(" ");
 }
 
+export type AlertKind = "down" | "up" | "degraded" | "flapping" | "expiring" | "test" | "unknown";
+
 /** The look of an alert: what state it announces, with an emoji and a colour for cards. */
-export function alertKind(p: AlertPayload): "down" | "up" | "degraded" | "flapping" | "test" | "unknown" {
+export function alertKind(p: AlertPayload): AlertKind {
   if (p.event === "test") return "test";
   if (p.event === "monitor.flapping") return "flapping";
+  if (p.event === "monitor.expiring") return "expiring";
   return p.state === "down" || p.state === "up" || p.state === "degraded" ? p.state : "unknown";
 }
 
-const EMOJI = { down: "🔴", up: "🟢", degraded: "🟡", flapping: "🔁", test: "🧪", unknown: "⚪" } as const;
-/** RGB colours (Slack/Discord/Teams accents): red, green, amber, purple, blue, grey. */
-const COLOUR = { down: 0xd93025, up: 0x1e8e3e, degraded: 0xf29900, flapping: 0x8e44ad, test: 0x1a73e8, unknown: 0x80868b } as const;
+const EMOJI = { down: "🔴", up: "🟢", degraded: "🟡", flapping: "🔁", expiring: "⏳", test: "🧪", unknown: "⚪" } as const;
+/** RGB colours (Slack/Discord/Teams accents): red, green, amber, purple, orange, blue, grey. */
+const COLOUR = { down: 0xd93025, up: 0x1e8e3e, degraded: 0xf29900, flapping: 0x8e44ad, expiring: 0xe8710a, test: 0x1a73e8, unknown: 0x80868b } as const;
 
 export const stateEmoji = (p: AlertPayload): string => EMOJI[alertKind(p)];
 export const stateColour = (p: AlertPayload): number => COLOUR[alertKind(p)];
@@ -42,12 +46,25 @@ export function alertTitle(p: AlertPayload): string {
   return `${stateEmoji(p)} ${label}: ${p.monitor.name}`;
 }
 
+/** "certificate", "domain registration": what a monitor.expiring alert is about. */
+const expiringThing = (p: AlertPayload) => (p.expiry?.kind === "domain" ? "domain registration" : "certificate");
+
+/** "2026-12-01 08:00 UTC (10 days left)" */
+function expiryText(e: NonNullable<AlertPayload["expiry"]>): string {
+  return `${expiryDateText(Date.parse(e.expires_at))} (${e.days_left} day${e.days_left === 1 ? "" : "s"} left)`;
+}
+
 /** One sentence a person can act on. */
 export function alertSummary(p: AlertPayload): string {
   const m = p.monitor.name;
   switch (alertKind(p)) {
     case "test":
       return "This is a test notification from Vigil: this channel works.";
+    case "expiring": {
+      const e = p.expiry;
+      if (!e) return `The ${expiringThing(p)} of ${m} expires soon.`;
+      return `The ${expiringThing(p)} of ${m} expires on ${expiryText(e)}: renew it before then.`;
+    }
     case "flapping": {
       const f = p.flapping;
       const why = f ? `${f.changes} state changes in ${humanDuration(f.window_ms)}` : "frequent state changes";
@@ -90,6 +107,12 @@ export function alertFields(p: AlertPayload): DetailField[] {
     { label: "Type", value: p.monitor.monitor_type },
   ];
   if (p.monitor.target) out.push({ label: "Target", value: p.monitor.target });
+  if (p.event === "monitor.expiring") {
+    // no state changed: what expires and when, and the state the monitor is in
+    if (p.expiry) out.push({ label: "Expires", value: expiryText(p.expiry) });
+    out.push({ label: "State", value: p.state }, { label: "Time", value: p.occurred_at });
+    return out;
+  }
   out.push({ label: "State", value: `${p.state} (was ${p.previous_state})` });
   const regions = regionLine(p);
   if (regions) out.push({ label: "Regions", value: regions });

@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { EventAttributes } from "../domain/event-schema.ts";
+import { daysLeft } from "../domain/expiry-stage.ts";
 import { notFound } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
 import { listMonitorEvents as listEventRows } from "../store/event-queries.ts";
@@ -17,6 +18,7 @@ function eventAttributes(e: MonitorEventRow): EventAttributes {
   const out: Record<string, unknown> = { monitor_id: e.monitor_id, kind: e.kind, at: toIso(e.at) };
   if (PING_KINDS.has(e.kind)) Object.assign(out, { received_at: toIso(e.at), result: e.result, reason: e.reason, source_ip: e.source_ip, duration_ms: e.duration_ms, body: e.body, body_bytes: e.body_bytes });
   if (e.kind === "transition") Object.assign(out, { from: e.from_state, to: e.to_state, reason: e.reason });
+  if (e.kind === "expiring" && e.expires_at !== null) Object.assign(out, { reason: e.reason, expires_at: toIso(e.expires_at), days_left: daysLeft(e.expires_at, e.at) });
   return out as EventAttributes;
 }
 

@@ -86,6 +86,16 @@ export function makeCerts(dir: string): TestCerts {
   return certs;
 }
 
+/**
+ * Another leaf for 127.0.0.1/localhost signed by the CA, valid for `days` from now (its notAfter is
+ * later than that of every leaf issued before it for fewer or as many days).
+ *
+ * @example const tenDays = issueLeaf(certs, "ten-days", 10);
+ */
+export function issueLeaf(certs: TestCerts, name: string, days: number): string {
+  return leaf(certs.dir, name, days, "DNS:localhost,IP:127.0.0.1");
+}
+
 /** notAfter of a PEM certificate file as epoch ms, read with openssl (independent of the code under test). */
 export function certNotAfterOf(path: string): number {
   const r = Bun.spawnSync(["openssl", "x509", "-in", path, "-noout", "-enddate"], { stdout: "pipe" });

@@ -3,7 +3,7 @@ import { postHttp } from "../http-post.ts";
 import { misconfigured, type AlertPayload, type ChannelSender } from "../types.ts";
 
 /** Gotify priorities: 8 and above notify loudly on Android. */
-const PRIORITY = { down: 8, flapping: 6, degraded: 6, up: 5, test: 4, unknown: 4 } as const;
+const PRIORITY = { down: 8, flapping: 6, degraded: 6, expiring: 6, up: 5, test: 4, unknown: 4 } as const;
 
 export function gotifyBody(p: AlertPayload): Record<string, unknown> {
   return { title: alertTitle(p), message: alertPlainText(p, { title: false }), priority: PRIORITY[alertKind(p)] };

@@ -2,9 +2,9 @@ import { alertKind, alertPlainText, alertTitle } from "../format.ts";
 import { postHttp } from "../http-post.ts";
 import { misconfigured, type AlertPayload, type ChannelSender } from "../types.ts";
 
-const PRIORITY = { down: "5", flapping: "4", degraded: "4", up: "3", test: "3", unknown: "3" } as const;
+const PRIORITY = { down: "5", flapping: "4", degraded: "4", expiring: "4", up: "3", test: "3", unknown: "3" } as const;
 /** ntfy turns tags that are emoji short codes into emoji in front of the title */
-const TAGS = { down: "rotating_light", flapping: "repeat", degraded: "warning", up: "white_check_mark", test: "test_tube", unknown: "grey_question" } as const;
+const TAGS = { down: "rotating_light", flapping: "repeat", degraded: "warning", expiring: "hourglass_flowing_sand", up: "white_check_mark", test: "test_tube", unknown: "grey_question" } as const;
 
 /** HTTP header values are bytes; ntfy decodes RFC 2047 for anything beyond ASCII. */
 export function headerText(text: string): string {

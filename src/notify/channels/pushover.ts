@@ -5,7 +5,7 @@ import { misconfigured, type AlertPayload, type ChannelSender } from "../types.t
 export const PUSHOVER_API = "https://api.pushover.net";
 
 /** Pushover priorities: 1 bypasses quiet hours, which is what an outage deserves. */
-const PRIORITY = { down: "1", flapping: "0", degraded: "0", up: "0", test: "0", unknown: "0" } as const;
+const PRIORITY = { down: "1", flapping: "0", degraded: "0", expiring: "0", up: "0", test: "0", unknown: "0" } as const;
 
 export function pushoverForm(p: AlertPayload, token: string, user: string): URLSearchParams {
   return new URLSearchParams({

@@ -2,7 +2,7 @@ import { alertFields, alertKind, alertSummary, alertTitle } from "../format.ts";
 import { postHttp } from "../http-post.ts";
 import { misconfigured, type AlertPayload, type ChannelSender } from "../types.ts";
 
-const TEXT_COLOUR = { down: "Attention", up: "Good", degraded: "Warning", flapping: "Warning", test: "Accent", unknown: "Default" } as const;
+const TEXT_COLOUR = { down: "Attention", up: "Good", degraded: "Warning", flapping: "Warning", expiring: "Warning", test: "Accent", unknown: "Default" } as const;
 
 /** Microsoft Teams workflow webhook ("Post to a channel when a webhook request is received"): an Adaptive Card. */
 export function teamsBody(p: AlertPayload): Record<string, unknown> {

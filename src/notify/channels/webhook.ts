@@ -2,7 +2,10 @@ import { createHmac } from "node:crypto";
 import { postHttp } from "../http-post.ts";
 import { misconfigured, type AlertPayload, type ChannelSender } from "../types.ts";
 
-/** The exact body of docs/notifications.md "Webhook payload": nothing more, nothing renamed. */
+/**
+ * The exact body of docs/notifications.md "Webhook payload": nothing more, nothing renamed; a
+ * monitor.expiring alert adds its `expiry` ("Expiry alerts").
+ */
 export function webhookBody(p: AlertPayload): string {
   return JSON.stringify({
     event: p.event,
@@ -14,6 +17,7 @@ export function webhookBody(p: AlertPayload): string {
     error_code: p.error_code,
     error_message: p.error_message,
     regions: p.regions,
+    ...(p.event === "monitor.expiring" && p.expiry ? { expiry: p.expiry } : {}),
   });
 }
 

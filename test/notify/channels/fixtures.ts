@@ -70,3 +70,31 @@ export function receivers(): (respond?: Receiver["respond"]) => Receiver {
     return r;
   };
 }
+
+/** The same monitor's certificate 10 days before it expires: no state changed, it stays degraded. */
+export const EXPIRING: AlertPayload = {
+  ...DOWN,
+  event: "monitor.expiring",
+  occurred_at: "2026-11-24T10:00:00.000Z",
+  state: "degraded",
+  previous_state: "degraded",
+  incident: null,
+  error_code: null,
+  error_message: null,
+  regions: [{ region: "eu", status: "degraded", last_checked_at: "2026-11-24T10:00:00.000Z" }],
+  expiry: { kind: "certificate", expires_at: "2026-12-04T09:30:00.000Z", days_left: 10 },
+};
+
+/** EXPIRING as the plain-text body of the push channels. */
+export const EXPIRING_TEXT = [
+  "The certificate of Checkout API expires on 2026-12-04 09:30 UTC (10 days left): renew it before then.",
+  "",
+  "Monitor: Checkout API",
+  "Type: http",
+  "Target: https://shop.example.com/health",
+  "Expires: 2026-12-04 09:30 UTC (10 days left)",
+  "State: degraded",
+  "Time: 2026-11-24T10:00:00.000Z",
+  "",
+  "Dashboard: https://vigil.example.com/monitors/7",
+].join("\n");
