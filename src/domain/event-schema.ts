@@ -21,7 +21,7 @@ export const EventAttributesSchema = Type.Object({
   from: Type.Optional(Type.String({ description: "transitions: previous state" })),
   to: Type.Optional(Type.String({ description: "transitions: new state" })),
   expires_at: Type.Optional(Type.String({ format: "date-time", description: "expiring: the certificate's or domain registration's expiry date" })),
-  days_left: Type.Optional(Type.Integer({ description: "expiring: whole days left at the event, a started day counted (1 in the last day)" })),
+  days_left: Type.Optional(Type.Integer({ description: "expiring: whole days left at the event (0 in the last day)" })),
 });
 
 export type EventAttributes = Static<typeof EventAttributesSchema>;

@@ -30,20 +30,24 @@ export function expiryWarnDays(m: { monitor_type: string; ssl_expiry_warn_days: 
   return m.ssl_expiry_warn_days ?? DEFAULT_SSL_EXPIRY_WARN_DAYS;
 }
 
-/** Whole days left, counting a started day: 13.2 days are "14 days left", 0.5 a day is "1 day left". */
+/** Whole days left, as the checks count them ("expires in 13 days" for 13.8 days): 0 in the last day. */
 export function daysLeft(notAfter: number, now: number): number {
-  return Math.ceil((notAfter - now) / DAY_MS);
+  return Math.floor((notAfter - now) / DAY_MS);
+}
+
+/** "13 days left", "1 day left", "less than a day left" */
+export function daysLeftText(days: number): string {
+  return days < 1 ? "less than a day left" : `${days} day${days === 1 ? "" : "s"} left`;
 }
 
 /**
  * The stage an expiry date is at `now`. The window is the check's own (remaining time ≤ warn days,
- * as the probes degrade); the 7- and 1-day stages come inside it, so a window shorter than 7 days
- * starts at its own length.
+ * as the probes degrade); the 7- and 1-day stages (7 and 1 whole days left) come inside it, so a
+ * window shorter than 7 days starts at its own length.
  */
 export function expiryStage(notAfter: number, now: number, warnDays: number): ExpiryStage {
-  if (notAfter <= now) return 0;
+  if (notAfter <= now || notAfter - now > warnDays * DAY_MS) return 0;
   const left = daysLeft(notAfter, now);
-  if (left > warnDays) return 0;
   if (left <= 1) return 3;
   if (left <= 7) return 2;
   return 1;
@@ -74,6 +78,5 @@ export function expiryDateText(notAfter: number): string {
 
 /** "certificate expires on 2026-12-01 08:00 UTC (10 days left)": a timeline event's reason. */
 export function expiryReason(kind: ExpiryKind, notAfter: number, now: number): string {
-  const left = daysLeft(notAfter, now);
-  return `${kind === "domain" ? "domain registration" : "certificate"} expires on ${expiryDateText(notAfter)} (${left} day${left === 1 ? "" : "s"} left)`;
+  return `${kind === "domain" ? "domain registration" : "certificate"} expires on ${expiryDateText(notAfter)} (${daysLeftText(daysLeft(notAfter, now))})`;
 }

@@ -1,4 +1,4 @@
-import { expiryDateText } from "../domain/expiry-stage.ts";
+import { daysLeftText, expiryDateText } from "../domain/expiry-stage.ts";
 import type { AlertPayload } from "./types.ts";
 
 /**
@@ -51,7 +51,7 @@ const expiringThing = (p: AlertPayload) => (p.expiry?.kind === "domain" ? "domai
 
 /** "2026-12-01 08:00 UTC (10 days left)" */
 function expiryText(e: NonNullable<AlertPayload["expiry"]>): string {
-  return `${expiryDateText(Date.parse(e.expires_at))} (${e.days_left} day${e.days_left === 1 ? "" : "s"} left)`;
+  return `${expiryDateText(Date.parse(e.expires_at))} (${daysLeftText(e.days_left)})`;
 }
 
 /** One sentence a person can act on. */

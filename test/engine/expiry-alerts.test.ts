@@ -116,7 +116,7 @@ test("one certificate as time passes: one alert entering the warn window, one at
     previous_state: "degraded",
     incident: null,
     error_code: null,
-    expiry: { kind: "certificate", expires_at: new Date(notAfter).toISOString(), days_left: 14 },
+    expiry: { kind: "certificate", expires_at: new Date(notAfter).toISOString(), days_left: 13 },
   });
   // further checks at the same stage queue nothing
   await s.check();
@@ -124,16 +124,18 @@ test("one certificate as time passes: one alert entering the warn window, one at
   await s.check();
   expect((await outbox(s)).length).toBe(1);
 
-  // 6.5 days left: the 7-day stage
-  s.leave(notAfter, 6.5 * DAY);
+  // 7.5 days left: 7 whole days, the 7-day stage
+  s.leave(notAfter, 7.5 * DAY);
   await s.check();
   await s.check();
-  // half a day left: the 1-day stage
+  // 1.5 days left: the 1-day stage; the last hours add nothing
+  s.leave(notAfter, 1.5 * DAY);
+  await s.check();
   s.leave(notAfter, 0.5 * DAY);
   await s.check();
   await s.check();
   expect(await waitFor(() => s.expiring().length === 3)).toBe(true);
-  expect(s.expiring().map((b) => b.expiry.days_left)).toEqual([14, 7, 1]);
+  expect(s.expiring().map((b) => b.expiry.days_left)).toEqual([13, 7, 1]);
   // the receiver has answered; the dispatcher records that right after
   expect(await waitFor(async () => (await outbox(s)).every((a) => a.status === "delivered"))).toBe(true);
   const rows = await outbox(s);
@@ -147,7 +149,7 @@ test("one certificate as time passes: one alert entering the warn window, one at
   // the timeline has one event per alert, naming the date
   const events = await expiringEvents(s);
   expect(events.map((e) => [e.expires_at, e.reason])).toEqual([
-    [notAfter, `certificate expires on ${date} (14 days left)`],
+    [notAfter, `certificate expires on ${date} (13 days left)`],
     [notAfter, `certificate expires on ${date} (7 days left)`],
     [notAfter, `certificate expires on ${date} (1 day left)`],
   ]);
@@ -159,13 +161,13 @@ test("one certificate as time passes: one alert entering the warn window, one at
 test("an http monitor of an https target: a renewed certificate starts afresh, and the old one seen again alerts nothing", async () => {
   const s = await setup({ type: "http", cert: leaves.days10 });
   expect(await waitFor(() => s.expiring().length === 1)).toBe(true);
-  expect(s.expiring()[0]!.expiry).toEqual({ kind: "certificate", expires_at: new Date(certNotAfterOf(leaves.days10)).toISOString(), days_left: 10 });
+  expect(s.expiring()[0]!.expiry).toEqual({ kind: "certificate", expires_at: new Date(certNotAfterOf(leaves.days10)).toISOString(), days_left: 9 });
 
   // renewed, but with a short lifetime: a later date inside the window alerts its own first stage
   s.server.useCert(leaves.days12);
   await s.check();
   expect(await waitFor(() => s.expiring().length === 2)).toBe(true);
-  expect(s.expiring()[1]!.expiry).toMatchObject({ expires_at: new Date(certNotAfterOf(leaves.days12)).toISOString(), days_left: 12 });
+  expect(s.expiring()[1]!.expiry).toMatchObject({ expires_at: new Date(certNotAfterOf(leaves.days12)).toISOString(), days_left: 11 });
 
   // a server still handing out the old certificate (a load balancer half renewed): no new alert
   s.server.useCert(leaves.days10);
@@ -178,7 +180,7 @@ test("an http monitor of an https target: a renewed certificate starts afresh, a
   s.server.useCert(leaves.days5);
   await s.check();
   expect(await waitFor(() => s.expiring().length === 3)).toBe(true);
-  expect(s.expiring()[2]!.expiry).toMatchObject({ expires_at: new Date(certNotAfterOf(leaves.days5)).toISOString(), days_left: 5 });
+  expect(s.expiring()[2]!.expiry).toMatchObject({ expires_at: new Date(certNotAfterOf(leaves.days5)).toISOString(), days_left: 4 });
 });
 
 test("the warn days are the monitor's: a 3-day window leaves a 5-day certificate quiet until 3 days are left", async () => {
@@ -189,7 +191,7 @@ test("the warn days are the monitor's: a 3-day window leaves a 5-day certificate
   await s.check();
   // the window is shorter than 7 days: entering it is the 7-day stage, sent once
   expect(await waitFor(() => s.expiring().length === 1)).toBe(true);
-  expect(s.expiring()[0]!.expiry.days_left).toBe(3);
+  expect(s.expiring()[0]!.expiry.days_left).toBe(2);
   expect((await expiringEvents(s)).length).toBe(1);
 });
 
@@ -204,7 +206,7 @@ test("maintenance sends none; the first check after it does", async () => {
   await s.h.ctx.db.updateTable("monitors").set({ is_in_maintenance: 0 }).where("id", "=", s.monitorId).execute();
   await s.check();
   expect(await waitFor(() => s.expiring().length === 1)).toBe(true);
-  expect(s.expiring()[0]!.expiry.days_left).toBe(10);
+  expect(s.expiring()[0]!.expiry.days_left).toBe(9);
 });
 
 test("two regions reporting the same stage at once queue it once", async () => {
