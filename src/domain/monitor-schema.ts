@@ -98,6 +98,7 @@ export const MONITOR_FIELDS = {
   tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS_VERIFY, BOOL),
   ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), CERT_EXPIRY, "must be an integer from 1 to 365, or null for the default of 14"),
   ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), CERT_EXPIRY),
+  ssl_last_issuer: ro(nullable(Type.String(), "extension: who issued that certificate (its issuer's organisation, else its common name)"), CERT_EXPIRY),
   // dns (docs/monitors.md "TCP, DNS, SSL and ping attributes")
   dns_record_type: f(enumOf(DNS_RECORD_TYPES, { default: "A" }), ["dns"], oneOf(DNS_RECORD_TYPES)),
   dns_resolver: f(nullable(Type.String({ maxLength: 100 }), "ip[:port]; null means the system's first nameserver"), ["dns"], "must be an IP address with an optional port, or null"),

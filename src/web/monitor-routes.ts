@@ -110,6 +110,7 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
             events: events?.items ?? null,
             uptime: UPTIME_SPANS.map((u, i) => ({ label: u.label, ratio: uptime[i]! })),
             pingUrl: heartbeat && typeof token === "string" ? `${app.config.heartbeatUrl}/h/${token}` : null,
+            now: app.clock.now(),
           },
           s.session,
           s.url.searchParams.get("msg"),

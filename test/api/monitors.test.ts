@@ -65,10 +65,10 @@ describe("create", () => {
 
   // docs/monitors.md "Types and attributes": common fields always; the others only for their types.
   const fieldTable: [string, string[], string[]][] = [
-    ["http", [...HTTP_ONLY, "port", "tls_verify", "ssl_expiry_warn_days", "ssl_expiry_last_not_after", "api_max_latency_ms"], [...HEARTBEAT_ONLY, ...DNS_ONLY]],
-    ["tcp", ["port", "api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, ...DNS_ONLY, "tls_verify", "ssl_expiry_warn_days"]],
+    ["http", [...HTTP_ONLY, "port", "tls_verify", "ssl_expiry_warn_days", "ssl_expiry_last_not_after", "ssl_last_issuer", "api_max_latency_ms"], [...HEARTBEAT_ONLY, ...DNS_ONLY]],
+    ["tcp", ["port", "api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, ...DNS_ONLY, "tls_verify", "ssl_expiry_warn_days", "ssl_last_issuer"]],
     ["dns", [...DNS_ONLY, "api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, "port", "tls_verify"]],
-    ["ssl", ["ssl_expiry_warn_days", "ssl_expiry_last_not_after", "tls_verify", "api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, ...DNS_ONLY, "port"]],
+    ["ssl", ["ssl_expiry_warn_days", "ssl_expiry_last_not_after", "ssl_last_issuer", "tls_verify", "api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, ...DNS_ONLY, "port"]],
     ["ping", ["api_max_latency_ms"], [...HTTP_ONLY, ...HEARTBEAT_ONLY, ...DNS_ONLY, "port", "tls_verify", "ssl_expiry_warn_days"]],
     ["heartbeat", HEARTBEAT_ONLY, [...HTTP_ONLY, ...DNS_ONLY, "port", "tls_verify", "ssl_expiry_warn_days", "api_max_latency_ms"]],
   ];

@@ -7,12 +7,8 @@ import type { MonitorItem } from "../../services/monitors.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField, flash } from "./layout.ts";
 import { displayState } from "../../domain/display-state.ts";
-import { formatDuration, formatPct, latencyChart, stateBadge } from "./widgets.ts";
-
-/** "2026-03-01T12:34:56.789Z" → "2026-03-01 12:34:56 UTC"; null → "—". */
-export function when(iso: string | null | undefined): string {
-  return typeof iso === "string" ? iso.slice(0, 19).replace("T", " ") + " UTC" : "—";
-}
+import { monitorFacts } from "./monitor-facts.ts";
+import { formatDuration, formatPct, latencyChart, stateBadge, when } from "./widgets.ts";
 
 const stateOf = (a: MonitorAttributes) => displayState(a);
 
@@ -53,6 +49,8 @@ export interface DetailData {
   events: EventItem[] | null;
   uptime: { label: string; ratio: number | null }[];
   pingUrl: string | null;
+  /** the clock's now, for the days left before an expiry */
+  now: number;
 }
 
 function actions(m: MonitorItem, session: { csrf_token: string }): SafeHtml {
@@ -113,6 +111,7 @@ ${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h"><h2 
 <section class="panel" aria-labelledby="sum-h"><h2 id="sum-h">Summary</h2><dl class="kv">
 <dt>Last check</dt><dd>${when(a.last_checked_at)}</dd><dt>Next check</dt><dd>${a.is_paused ? "paused" : when(a.next_run_at)}</dd>
 ${d.uptime.map((u) => html`<dt>Uptime ${u.label}</dt><dd>${formatPct(u.ratio)}</dd>`)}</dl></section>
+${monitorFacts(a, d.checks, d.now)}
 ${a.monitor_type !== "heartbeat" ? html`<section class="panel" aria-labelledby="lat-h"><h2 id="lat-h">Latency</h2>${latencies.some((v) => v !== null) ? latencyChart(latencies, `Latency of the last ${latencies.length} checks`) : html`<p class="muted">No latency measured yet.</p>`}</section>` : ""}
 ${d.events ? html`<section aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>${timeline(d.events)}</section>` : ""}
 <section aria-labelledby="chk-h"><h2 id="chk-h">Recent checks</h2>${checksTable(d.checks.slice(0, 20))}</section>

@@ -20,6 +20,11 @@ export function stateBadge(state: string): SafeHtml {
   return html`<span class="st st-${cls}"><span aria-hidden="true">${s.icon}</span> ${s.text}</span>`;
 }
 
+/** "2026-03-01T12:34:56.789Z" → "2026-03-01 12:34:56 UTC"; null → "—". */
+export function when(iso: string | null | undefined): string {
+  return typeof iso === "string" ? iso.slice(0, 19).replace("T", " ") + " UTC" : "—";
+}
+
 /** 99.996 % is shown as 99.99 %, never rounded up to a perfect 100 %. */
 export function formatPct(ratio: number | null): string {
   if (ratio === null) return "no data";
