@@ -214,6 +214,21 @@ describe("results", () => {
     expect(s.logs.some((l) => l.msg === "peer results rejected" && l.region === "eu")).toBe(true);
   });
 
+  test("a probe's result carries the certificate's issuer to the monitor; one without it (an older probe) is stored too", async () => {
+    const now = Date.now();
+    const notAfter = Date.UTC(2027, 0, 1);
+    const withIssuer = resultItem(euMon, "up", now - 3000, { ssl_not_after: notAfter, ssl_issuer: "Let's Encrypt" });
+    const tooLong = resultItem(euMon, "up", now - 2500, { ssl_not_after: notAfter, ssl_issuer: "x".repeat(201) });
+    const acks = (await peerCall(s.url, eu.token, "POST", "/results", batch([withIssuer, tooLong]))).json.data.results;
+    expect(acks.map((a: { outcome: string }) => a.outcome)).toEqual(["stored", "rejected"]);
+    const m = (await s.api("GET", `/api/v1/monitors/${euMon}`)).json.data.attributes;
+    expect(m).toMatchObject({ ssl_expiry_last_not_after: new Date(notAfter).toISOString(), ssl_last_issuer: "Let's Encrypt" });
+
+    const older = resultItem(euMon, "up", now - 2000, { ssl_not_after: notAfter });
+    expect((await peerCall(s.url, eu.token, "POST", "/results", batch([older]))).json.data.results[0].outcome).toBe("stored");
+    expect((await s.api("GET", `/api/v1/monitors/${euMon}`)).json.data.attributes.ssl_last_issuer).toBeNull();
+  });
+
   test("the checks list filters by region", async () => {
     const now = Date.now();
     const us = await makePeer(s.ctx, "us");
