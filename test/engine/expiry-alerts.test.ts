@@ -4,11 +4,15 @@
  * a real store, and the real dispatcher delivers the outbox to a webhook receiver on loopback. Time
  * passing is the context's clock moved forward (the probes judge expiry by it, as the engine does).
  */
-import { afterAll, afterEach, beforeAll, expect, test } from "bun:test";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadConfig } from "../../src/config/load.ts";
+import { buildContext, loadSecretBox } from "../../src/context.ts";
 import { recordCheckResult } from "../../src/engine/record-check.ts";
+import { createLogger } from "../../src/lib/logger.ts";
+import { createAccount } from "../../src/store/accounts.ts";
 import { startNotifyService } from "../../src/notify/service.ts";
 import type { Scheduler } from "../../src/scheduler/scheduler.ts";
 import { alertsForMonitor } from "../../src/store/alerts.ts";
@@ -16,7 +20,8 @@ import { claimExpiryStage } from "../../src/store/monitors.ts";
 import { insertChannel } from "../../src/store/notification-channels.ts";
 import { certNotAfterOf, issueLeaf, makeCerts, TEST_CA_ORGANISATION, type TestCerts } from "../helpers/certs.ts";
 import { startRenewableHttpsServer, type RenewableHttpsServer } from "../helpers/renewable-https-server.ts";
-import { waitFor } from "../helpers/server.ts";
+import { openTestStore, TEST_ENGINE } from "../helpers/engine.ts";
+import { tempDir, waitFor } from "../helpers/server.ts";
 import { startReceiver, type Receiver } from "../notify/helpers.ts";
 import { makeScheduler } from "../scheduler/helpers.ts";
 import { engineHarness, insertMonitor, result, type EngineHarness } from "./helpers.ts";
@@ -226,4 +231,43 @@ test("the stage is claimed with a conditional update: a second claim from the sa
   expect(await claimExpiryStage(s.h.ctx.db, s.monitorId, from, to)).toBe(true);
   expect(await claimExpiryStage(s.h.ctx.db, s.monitorId, from, to)).toBe(false);
   expect(await claimExpiryStage(s.h.ctx.db, s.monitorId, to, { ...to, stage: 2 })).toBe(true);
+});
+
+// Several instances share one database only on PostgreSQL (README "Several instances"); on SQLite one
+// process writes, and the test of regions above covers results arriving together.
+describe.skipIf(TEST_ENGINE === "sqlite")("several instances", () => {
+  test("two instances recording the same stage at the same moment, each in its own transaction, queue it once", async () => {
+    const dataDir = tempDir("vigil-expiry-instances-");
+    const contexts = await Promise.all(
+      ["a", "b"].map(async () => {
+        const store = await openTestStore(dataDir);
+        const ctx = buildContext({ config: loadConfig(["--data", dataDir], {}), store, log: createLogger("error", "vigil"), clock: { now: () => Date.now() }, secrets: loadSecretBox(dataDir, null) });
+        cleanup.push(async () => {
+          await ctx.writes.close();
+          await store.close();
+        });
+        return ctx;
+      }),
+    );
+    cleanup.push(async () => rmSync(dataDir, { recursive: true, force: true }));
+    const [a, b] = contexts as [(typeof contexts)[0], (typeof contexts)[0]];
+    const account = await createAccount(a.db, "acme", "pro", Date.now());
+    const channel = await insertChannel(a.db, a.secrets, { accountId: account.id, changes: { name: "hook", channel_type: "webhook", url: "http://127.0.0.1:9/hook", is_enabled: true }, now: Date.now() });
+    const notAfter = certNotAfterOf(leaves.days10);
+    for (let round = 0; round < 5; round++) {
+      const now = Date.now();
+      const { id } = await a.db
+        .insertInto("monitors")
+        .values({ account_id: account.id, name: `m${round}`, monitor_type: "ssl", target: "localhost:443", interval_sec: 60, timeout_ms: 2000, regions: JSON.stringify(["local", "eu"]), created_at: now, updated_at: now })
+        .returning("id")
+        .executeTakeFirstOrThrow();
+      await a.db.insertInto("monitor_channels").values({ monitor_id: id, channel_id: channel.id }).execute();
+      await Promise.all([
+        recordCheckResult(a, id, "local", result("degraded", { checked_at: now, ssl_not_after: notAfter })),
+        recordCheckResult(b, id, "eu", result("degraded", { checked_at: now, ssl_not_after: notAfter })),
+      ]);
+      expect((await alertsForMonitor(a.db, id)).map((r) => r.event)).toEqual(["monitor.expiring"]);
+      expect((await a.db.selectFrom("monitor_events").select("id").where("monitor_id", "=", id).where("kind", "=", "expiring").execute()).length).toBe(1);
+    }
+  });
 });
