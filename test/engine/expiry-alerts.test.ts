@@ -200,7 +200,7 @@ test("the warn days are the monitor's: a 3-day window leaves a 5-day certificate
   expect((await expiringEvents(s)).length).toBe(1);
 });
 
-test("maintenance sends none; the first check after it does", async () => {
+test("maintenance sends none, and the first check after it does; a paused monitor records nothing, so it sends none", async () => {
   const s = await setup({ type: "ssl", cert: leaves.days20 });
   await s.h.ctx.db.updateTable("monitors").set({ is_in_maintenance: 1 }).where("id", "=", s.monitorId).execute();
   s.advance(10 * DAY);
@@ -208,7 +208,11 @@ test("maintenance sends none; the first check after it does", async () => {
   await s.check();
   expect(await outbox(s)).toEqual([]);
   expect(await expiringEvents(s)).toEqual([]);
-  await s.h.ctx.db.updateTable("monitors").set({ is_in_maintenance: 0 }).where("id", "=", s.monitorId).execute();
+  await s.h.ctx.db.updateTable("monitors").set({ is_in_maintenance: 0, is_paused: 1 }).where("id", "=", s.monitorId).execute();
+  const paused = await recordCheckResult(s.h.ctx, s.monitorId, "local", result("degraded", { checked_at: s.h.ctx.clock.now(), ssl_not_after: certNotAfterOf(leaves.days20) }));
+  expect(paused).toEqual({ recorded: false, reason: "paused" });
+  expect(await outbox(s)).toEqual([]);
+  await s.h.ctx.db.updateTable("monitors").set({ is_paused: 0 }).where("id", "=", s.monitorId).execute();
   await s.check();
   expect(await waitFor(() => s.expiring().length === 1)).toBe(true);
   expect(s.expiring()[0]!.expiry.days_left).toBe(9);
