@@ -17,7 +17,7 @@ import { ProbeFailure } from "../domain/check-failure.ts";
 import { elapsedMs, sinceMs, startDeadline, type Deadline } from "../net/deadline.ts";
 import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
 import { resolveHost, splitHostPort } from "../net/resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { certIssuer, certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
 import { connectTcp } from "./tcp.ts";
 import { type Probe } from "./types.ts";
 
@@ -220,7 +220,9 @@ export const smtpProbe: Probe = async (m, ctx) => {
       const tlsSocket = await upgrade(plain, target.host, endpoint, ctx.extraCa, deadline);
       socket = tlsSocket;
       timings.tls_ms = sinceMs(begun);
-      observed.ssl_not_after = certNotAfter(tlsSocket.getPeerCertificate());
+      const cert = tlsSocket.getPeerCertificate();
+      observed.ssl_not_after = certNotAfter(cert);
+      observed.ssl_issuer = certIssuer(cert);
       if (observed.ssl_not_after === null) throw new ProbeFailure("tls_error", `${endpoint} sent no certificate`);
       // expiry is what the warning watches, so it is judged even with tls_verify off (as for ssl monitors)
       const expiry = certExpiryVerdict(observed.ssl_not_after, ctx.now(), m.ssl_expiry_warn_days);

@@ -62,6 +62,7 @@ describe("up", () => {
     expect(r.error_message).toBeNull();
     expect(r.status).toBe("up");
     expect(r.ssl_not_after).toBe(certNotAfterOf(certs.certPath));
+    expect(r.ssl_issuer).toBe("Vigil Test Authority");
     expect(r.timings!.tls_ms).not.toBeNull();
     expect(s.commands.map((c) => c.split(" ")[0])).toEqual(["EHLO", "STARTTLS", "EHLO", "QUIT"]);
   });
