@@ -37,7 +37,7 @@ const FULL: Record<string, { body: Record<string, unknown>; shown: Record<string
   },
   smtp: {
     body: of("smtp", { target: "127.0.0.1:465", smtp_security: "tls", tls_verify: true, ssl_expiry_warn_days: 21 }),
-    shown: { smtp_security: "tls", tls_verify: true, ssl_expiry_warn_days: 21, ssl_expiry_last_not_after: null },
+    shown: { smtp_security: "tls", tls_verify: true, ssl_expiry_warn_days: 21, ssl_expiry_last_not_after: null, ssl_last_issuer: null },
   },
   postgres: {
     body: of("postgres", { target: "postgres://monitor@127.0.0.1:5432/app", db_password: "pg-pass-1", db_query: "SELECT count(*) FROM jobs", db_tls: true }),
@@ -77,7 +77,7 @@ describe("create and read", () => {
     const want: Record<string, Record<string, unknown>> = {
       websocket: { ws_send: null, ws_expect: null, api_headers_json: null, tls_verify: true, api_max_latency_ms: null },
       grpc: { grpc_service: "", grpc_tls: false, tls_verify: true },
-      smtp: { smtp_security: "none", tls_verify: true, ssl_expiry_warn_days: null, ssl_expiry_last_not_after: null },
+      smtp: { smtp_security: "none", tls_verify: true, ssl_expiry_warn_days: null, ssl_expiry_last_not_after: null, ssl_last_issuer: null },
       postgres: { db_query: null, db_tls: false },
       mysql: { db_query: null, db_tls: false },
       redis: { redis_username: null },

@@ -162,10 +162,14 @@ describe.skipIf(!postgresAvailable("PostgreSQL schema test"))("schema.postgres.s
     const url = await pg.createDatabase();
     // a database as version 23 left it: the fresh schema without what 024 adds
     const old = await openPostgresStore(url, { poolSize: 1 });
-    const added = [...POSTGRES_MIGRATIONS.find((m) => m.version === 24)!.sql.matchAll(/ADD COLUMN (\w+)/g)].map((m) => m[1]!);
-    expect(added).toContain("db_password_enc");
+    // what 024 and every later migration add: their columns and tables, taken off again
+    const later = POSTGRES_MIGRATIONS.filter((m) => m.version >= 24).map((m) => m.sql).join("\n");
+    const added = [...later.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)].map((m) => [m[1]!, m[2]!] as const);
+    const tables = [...later.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((m) => m[1]!);
+    expect(added).toContainEqual(["monitors", "db_password_enc"]);
     await old.db.insertInto("accounts").values({ name: "old", plan: "pro", created_at: 1 }).execute();
-    for (const c of added) await sql.raw(`ALTER TABLE monitors DROP COLUMN ${c}`).execute(old.db);
+    for (const [table, column] of added) await sql.raw(`ALTER TABLE ${table} DROP COLUMN ${column}`).execute(old.db);
+    for (const table of tables.reverse()) await sql.raw(`DROP TABLE ${table} CASCADE`).execute(old.db);
     await sql.raw("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) SELECT id, 'web', 'http', 'https://example.com/', 60, 5000, 1, 1 FROM accounts").execute(old.db);
     await sql`UPDATE vigil_schema SET version = 23`.execute(old.db);
     await old.close();
