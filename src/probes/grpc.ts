@@ -1,21 +1,22 @@
 /**
  * gRPC probe: one `grpc.health.v1.Health/Check` call to "host:port" for `grpc_service` ("" asks
  * about the server as a whole), in plaintext HTTP/2 or over TLS with `grpc_tls`. Up when the answer
- * is SERVING (README, gRPC monitors). The call is made on node:http2 over a socket we open to the
- * address the private-target guard judged, so the :authority and SNI carry the host name while the
- * connection goes to exactly that IP; the connection is closed after the check.
+ * is SERVING (README, gRPC monitors); degraded when slow, or over TLS when the certificate expires
+ * within 14 days. The call is made on node:http2 over a socket we open to the address the
+ * private-target guard judged, so the :authority and SNI carry the host name while the connection
+ * goes to exactly that IP; the connection is closed after the check.
  */
 import http2, { type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
 import type net from "node:net";
 import tls, { type TLSSocket } from "node:tls";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { emptyResult, failed, type CheckResult, type CheckTimings } from "../domain/check-result.ts";
-import { latencyReason } from "../domain/cert-expiry.ts";
 import { elapsedMs, sinceMs, startDeadline, type Deadline } from "../net/deadline.ts";
 import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
 import { resolveHost, splitHostPort } from "../net/resolve-host.ts";
 import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
 import { decodeGrpcMessage, grpcStatusName, HEALTH_CHECK_PATH, healthCheckRequest, MAX_ANSWER_BYTES, readHealthCheckResponse, servingStatusName } from "./grpc-wire.ts";
+import { degradedReasons } from "./http-request.ts";
 import { connectTcp } from "./tcp.ts";
 import type { Probe } from "./types.ts";
 
@@ -180,8 +181,10 @@ export const grpcProbe: Probe = async (m, ctx) => {
     observed.latency_ms = latency;
     const failure = judgeAnswer(answer, endpoint, m.grpc_service ?? "");
     if (failure) throw failure;
-    const slow = latencyReason(latency, m.api_max_latency_ms);
-    return { ...emptyResult(checkedAt), ...observed, status: slow ? "degraded" : "up", degraded_reason: slow };
+    // as every check with a certificate: degraded within the warning days (14 for grpc, which has
+    // no ssl_expiry_warn_days), or when an expired one was accepted with tls_verify off
+    const reasons = degradedReasons(m, latency, observed.ssl_not_after ?? null, ctx.now());
+    return { ...emptyResult(checkedAt), ...observed, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
   } catch (err) {
     const f = grpcFailure(err, endpoint);
     return failed(checkedAt, f.code, f.message, { ...observed, ...f.extra });

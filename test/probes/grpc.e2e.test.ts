@@ -66,14 +66,20 @@ describe("grpc monitor through the server", () => {
     expect(c.timings?.tls_ms).toBeNumber();
   }, 60_000);
 
-  test("degraded: SERVING, but slower than api_max_latency_ms", async () => {
-    const grpc = await target({ delayMs: 1000 });
-    const id = await createMonitor(s, { name: "Slow health", monitor_type: "grpc", target: grpc.target, api_max_latency_ms: 100 });
-    const c = await waitForCheck(s, id);
+  test("degraded: SERVING, but slower than api_max_latency_ms, or over TLS with a certificate close to expiry", async () => {
+    const slow = await target({ delayMs: 1000 });
+    const expiring = await target({ tls: { certPath: certs.nearExpiryCertPath, keyPath: certs.keyPath } });
+    const slowId = await createMonitor(s, { name: "Slow health", monitor_type: "grpc", target: slow.target, api_max_latency_ms: 100 });
+    const expiringId = await createMonitor(s, { name: "Expiring health", monitor_type: "grpc", target: expiring.target, grpc_tls: true });
+    const c = await waitForCheck(s, slowId);
     expect(c.status).toBe("degraded");
     expect(c.latency_ms).toBeGreaterThanOrEqual(1000);
     expect(c.degraded_reason).toContain("above 100 ms");
-    await waitForState(s, id, "degraded");
+    const e = await waitForCheck(s, expiringId);
+    expect(e).toMatchObject({ status: "degraded", error_code: null });
+    expect(e.degraded_reason).toContain(`certificate expires in ${certs.nearExpiryDays - 1} days`);
+    expect(Date.parse(e.ssl_not_after!)).toBe(certNotAfterOf(certs.nearExpiryCertPath));
+    for (const id of [slowId, expiringId]) await waitForState(s, id, "degraded");
   }, 60_000);
 
   test("each failure has its code, on the check and on the incident it opens", async () => {

@@ -187,6 +187,23 @@ describe("TLS", () => {
     expect(r).toMatchObject({ status: "up", ssl_not_after: notAfter });
   });
 
+  test("a certificate within the 14-day warning is degraded; an expired one accepted with tls_verify off is degraded, saying so", async () => {
+    const nearExpiry = await startGrpcHealthServer({ tls: { certPath: certs.nearExpiryCertPath, keyPath: certs.keyPath } });
+    const expired = await startGrpcHealthServer({ tls: { certPath: certs.expiredCertPath, keyPath: certs.keyPath } });
+    try {
+      const notAfter = certNotAfterOf(certs.nearExpiryCertPath);
+      const r = await check(nearExpiry.target, { grpc_tls: true });
+      expect(r).toMatchObject({ status: "degraded", error_code: null, ssl_not_after: notAfter });
+      expect(r.degraded_reason).toBe(`certificate expires in ${certs.nearExpiryDays - 1} days (${new Date(notAfter).toISOString()}), within the 14-day warning window`);
+      const gone = await check(expired.target, { grpc_tls: true, tls_verify: false });
+      expect(gone).toMatchObject({ status: "degraded", ssl_not_after: certNotAfterOf(certs.expiredCertPath) });
+      expect(gone.degraded_reason).toStartWith("certificate expired at");
+      expect(await check(expired.target, { grpc_tls: true })).toMatchObject({ status: "down", error_code: "certificate_expired" });
+    } finally {
+      await Promise.all([nearExpiry.stop(), expired.stop()]);
+    }
+  });
+
   test("TLS against a plaintext server is tls_error; plaintext against a TLS server is grpc_error", async () => {
     const r = await check(plain.target, { grpc_tls: true });
     expect(r).toMatchObject({ status: "down", error_code: "tls_error" });
