@@ -114,8 +114,10 @@ export function dockerHostProblem(value: string): string | null {
   const message = "must be unix:///path/to/docker.sock, tcp://host:port or http://host:port";
   if (t.startsWith("unix://")) return /^unix:\/\/\/[^\s]+$/.test(t) && !t.endsWith("/") ? null : `${message}: a unix socket needs an absolute path, e.g. unix:///var/run/docker.sock`;
   const u = parseUrl(t, ["tcp", "http"]);
-  if (!u || u.port === "" || u.username !== "" || u.password !== "" || u.search || u.hash || (u.pathname !== "" && u.pathname !== "/")) return `${message}, e.g. tcp://192.0.2.10:2375`;
-  return validPort(Number(u.port)) ? null : "has a port that is not a number from 1 to 65535";
+  // URL drops a port equal to the scheme's default (http://host:80 has port ""), so the text is asked too
+  const port = u?.port || /^[a-z]+:\/\/[^/]*:(\d+)\/?$/i.exec(t)?.[1] || "";
+  if (!u || port === "" || u.username !== "" || u.password !== "" || u.search || u.hash || (u.pathname !== "" && u.pathname !== "/")) return `${message}, e.g. tcp://192.0.2.10:2375`;
+  return validPort(Number(port)) ? null : "has a port that is not a number from 1 to 65535";
 }
 
 /** Where a docker monitor asks when its `docker_host` is null: the local daemon's socket. */

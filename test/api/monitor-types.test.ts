@@ -125,6 +125,8 @@ describe("create and read", () => {
       of("redis", { target: "rediss://cache.example.com:6380/" }),
       of("docker", { target: "my_app.web-1", docker_host: "unix:///run/user/1000/docker.sock" }),
       of("docker", { target: "nextcloud", docker_host: "http://docker.example.com:2375/" }),
+      // a socket proxy on port 80: the URL parser drops the scheme's default port, the text keeps it
+      of("docker", { target: "nextcloud", docker_host: "http://docker-proxy.example.com:80" }),
       of("domain", { target: "xn--mnchen-3ya.de." }),
       of("domain", { target: "vigil.example", domain_expiry_warn_days: 365 }),
     ];
