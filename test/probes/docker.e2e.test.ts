@@ -41,7 +41,8 @@ describe("docker monitor through the server", () => {
   test("a running container is up; it exits: container_not_running, down, an incident; it runs again: resolved", async () => {
     const id = await createMonitor(s, { name: "Web container", monitor_type: "docker", target: "web", docker_host: docker.dockerHost });
     const up = await waitForCheck(s, id);
-    expect(up).toMatchObject({ status: "up", error_code: null });
+    // over the unix socket: no address and no connection timings to tell
+    expect(up).toMatchObject({ status: "up", error_code: null, resolved_ip: null, timings: null });
     expect(up.latency_ms).toBeNumber();
     expect(docker.requests).toContain("/containers/web/json");
     await waitForState(s, id, "up");
@@ -74,6 +75,7 @@ describe("docker monitor through the server", () => {
     containers.web!.state = running();
     const c = await waitForCheck(s, id);
     expect(c).toMatchObject({ status: "up", resolved_ip: "127.0.0.1" });
+    expect(c.timings).toMatchObject({ dns_ms: expect.any(Number), connect_ms: expect.any(Number), tls_ms: null, ttfb_ms: expect.any(Number) });
     expect(dockerTcp.requests).toContain("/containers/3f4e8a/json");
   }, 60_000);
 
