@@ -37,6 +37,8 @@ export const COPIED_TABLES = [
   "sessions",
   "spool",
   "kv",
+  "maintenance_windows",
+  "maintenance_window_monitors",
 ] as const;
 
 /**

@@ -337,6 +337,34 @@ export interface LeasesTable {
   expires_at: number;
 }
 
+/**
+ * A maintenance window (README "Maintenance windows"): one-off (starts_at, ends_at) or recurring
+ * (schedule, duration_sec in timezone). active_from/active_until: its current or next span (null:
+ * none); settled_until: the end of the last span the leader acted on. store/maintenance-windows.ts.
+ */
+export interface MaintenanceWindowsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  description: string | null;
+  is_enabled: Bool;
+  timezone: string;
+  starts_at: number | null;
+  ends_at: number | null;
+  schedule: string | null;
+  duration_sec: number | null;
+  active_from: number | null;
+  active_until: number | null;
+  settled_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface MaintenanceWindowMonitorsTable {
+  window_id: number;
+  monitor_id: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_tokens: ApiTokensTable;
@@ -363,6 +391,8 @@ export interface DB {
   kv: KvTable;
   instances: InstancesTable;
   leases: LeasesTable;
+  maintenance_windows: MaintenanceWindowsTable;
+  maintenance_window_monitors: MaintenanceWindowMonitorsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -378,3 +408,4 @@ export type StatusPageRow = Selectable<StatusPagesTable>;
 export type NotificationChannelRow = Selectable<NotificationChannelsTable>;
 export type AlertRow = Selectable<AlertsTable>;
 export type UserRow = Selectable<UsersTable>;
+export type MaintenanceWindowRow = Selectable<MaintenanceWindowsTable>;

@@ -16,6 +16,8 @@ import m025 from "./025-expiry-alerts.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
+import m026 from "./026-maintenance-windows.sql" with { type: "text" };
+import pg026 from "./postgres/026-maintenance-windows.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -39,6 +41,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 23, name: "instances", sql: m023 },
   { version: 24, name: "monitor-types", sql: m024 },
   { version: 25, name: "expiry-alerts", sql: m025 },
+  { version: 26, name: "maintenance-windows", sql: m026 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -53,4 +56,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 23, name: "instances", sql: pg023 },
   { version: 24, name: "monitor-types", sql: pg024 },
   { version: 25, name: "expiry-alerts", sql: pg025 },
+  { version: 26, name: "maintenance-windows", sql: pg026 },
 ];
