@@ -25,6 +25,12 @@ export interface AppEvents extends Record<string, unknown> {
   /** a monitor's aggregate state changed (`remote`: on another instance, relayed) */
   "monitor.state": { monitorId: number; accountId: number; from: string; to: string; at: number; remote?: boolean };
   /**
+   * a maintenance window was created, changed or deleted (after the commit); `left`: the monitors
+   * this change took out of its maintenance while it was active, whose incidents may open now
+   * (engine/window-boundaries.ts); `remote` as above
+   */
+  "maintenance_window.changed": { windowId: number; accountId: number; left: number[]; remote?: boolean };
+  /**
    * changes of other instances may have been missed (the relay's connection was lost and came back):
    * whoever keeps monitor definitions in memory reads them all again
    */

@@ -15,6 +15,7 @@ const TAGS: Record<string, string> = {
   Incidents: "Opened and resolved by Vigil when a monitor goes down and comes back; read-only",
   "Status pages": "Public or token-protected pages showing chosen monitors",
   "Notification channels": "Where alerts go: webhook, Slack, Discord, Teams, Telegram, ntfy, Gotify, Pushover, email",
+  "Maintenance windows": "Planned maintenance, one-off or recurring: checks go on, incidents and alerts wait for the end",
   Heartbeat: "The ping URL a heartbeat monitor's job calls; the token in the path is its only credential",
   Operations: "Health, readiness and Prometheus metrics of the instance",
 };

@@ -4,6 +4,7 @@ import type { MonitorAttributes, SecretAttribute } from "../domain/monitor-schem
 import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor-validation.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { randomToken } from "../lib/tokens.ts";
+import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
 import * as store from "../store/monitors.ts";
 import { uptimeFromRollups } from "../store/rollups.ts";
 import type { MonitorRow } from "../store/tables.ts";
@@ -27,7 +28,17 @@ const logOf = (ctx: AppContext) => ctx.log.child("api.monitors");
 
 async function present(ctx: AppContext, row: MonitorRow): Promise<MonitorItem> {
   const channels = await store.channelIdsByMonitor(ctx.db, [row.id]);
-  return { id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? []) };
+  return (await withWindows(ctx, [{ id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? []) }]))[0]!;
+}
+
+/**
+ * is_in_maintenance reads true while the manual switch is on or an active maintenance window holds
+ * the monitor (docs/maintenance-windows.md "What maintenance does"); the switch alone is stored.
+ */
+async function withWindows(ctx: AppContext, items: MonitorItem[]): Promise<MonitorItem[]> {
+  const held = await monitorsInActiveWindows(ctx.db, items.filter((i) => !i.attributes.is_in_maintenance).map((i) => i.id), ctx.clock.now());
+  for (const i of items) if (held.has(i.id)) i.attributes.is_in_maintenance = true;
+  return items;
 }
 
 /** The row as the pings acknowledged but still in the heartbeat journal will leave it. */
@@ -69,7 +80,8 @@ function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?
 export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
   const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window);
   const channels = await store.channelIdsByMonitor(ctx.db, rows.map((r) => r.id));
-  return { items: rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? []) })), total };
+  const items = rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? []) }));
+  return { items: await withWindows(ctx, items), total };
 }
 
 export async function getMonitor(ctx: AppContext, actor: Actor, id: number): Promise<MonitorItem> {
@@ -129,6 +141,11 @@ export async function rotateHeartbeatToken(ctx: AppContext, actor: Actor, id: nu
 /** Which write-only secrets the monitor holds (never their values): the edit form says "stored". */
 export async function storedMonitorSecrets(ctx: AppContext, actor: Actor, id: number): Promise<Record<SecretAttribute, boolean>> {
   return existingMonitor(await owned(ctx, actor, id), []).secrets;
+}
+
+/** The manual maintenance switch alone, without the windows: what the edit form shows and sends back. */
+export async function manualMaintenanceSwitch(ctx: AppContext, actor: Actor, id: number): Promise<boolean> {
+  return (await owned(ctx, actor, id)).is_in_maintenance === 1;
 }
 
 /** The monitor's uptime over each of the last `spansMs` up to now (null: no checks in the span). */

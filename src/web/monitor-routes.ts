@@ -7,7 +7,7 @@ import { listChecks } from "../services/checks.ts";
 import { listMonitorEvents } from "../services/events.ts";
 import { listIncidents } from "../services/incidents.ts";
 import { allItems } from "../services/items.ts";
-import { createMonitor, deleteMonitor, getMonitor, listMonitors, monitorUptime, rotateHeartbeatToken, storedMonitorSecrets, updateMonitor, type MonitorItem } from "../services/monitors.ts";
+import { createMonitor, deleteMonitor, getMonitor, listMonitors, manualMaintenanceSwitch, monitorUptime, rotateHeartbeatToken, storedMonitorSecrets, updateMonitor, type MonitorItem } from "../services/monitors.ts";
 import { listChannels } from "../services/notification-channels.ts";
 import { formToAttributes, validationDetails, type Errors } from "./forms/fields.ts";
 import { createDefaults, isMonitorType, monitorFields, monitorForm, TYPE_INFO } from "./forms/monitor-form.ts";
@@ -122,7 +122,9 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
       "/monitors/:id/edit",
       route(async (s) => {
         const monitor = await getMonitor(app, s.actor, monitorId(s));
-        return renderForm(s, { mode: "edit", type: monitor.attributes.monitor_type, monitor, values: monitor.attributes, errors: {} });
+        // the switch alone: a maintenance window in effect must not be saved as the switch turned on
+        const values = { ...monitor.attributes, is_in_maintenance: await manualMaintenanceSwitch(app, s.actor, monitor.id) };
+        return renderForm(s, { mode: "edit", type: monitor.attributes.monitor_type, monitor, values, errors: {} });
       }),
     )
     .post(

@@ -34,7 +34,7 @@ let doc: any;
 const ajv = new Ajv2020({ allErrors: true });
 addFormats(ajv);
 const tokens = { noScope: "", free: "", limited: "", noMetrics: "" };
-const ids = { http: 0, hb: 0, hbPaused: 0, hbStatusOk: 0, hbLimited: 0, hbRotate: 0, page: 0, channel: 0, incident: 0 };
+const ids = { http: 0, hb: 0, hbPaused: 0, hbStatusOk: 0, hbLimited: 0, hbRotate: 0, page: 0, channel: 0, incident: 0, window: 0 };
 const hbTokens = { hb: "", hbPaused: "", hbStatusOk: "", hbLimited: "" };
 /** problems found, reported together at the end of each test */
 const problems: string[] = [];
@@ -75,6 +75,7 @@ beforeAll(async () => {
   const incident = await insertIncident(s.ctx.db, { accountId, monitorId: ids.http, startedAt: now, rootCheckId: null, errorCode: "connection_timeout", errorMessage: "no response", httpCode: null, failureCount: 1 });
   ids.incident = incident.id;
   ids.page = await createStatusPage(s, { name: "Contract page", monitor_ids: [ids.http] });
+  ids.window = Number((await s.api("POST", "/api/v1/maintenance-windows", { name: "Patching", monitor_ids: [ids.http], schedule: "0 3 * * 0", duration_sec: 3600 })).json.data.id);
 });
 afterAll(async () => {
   await s?.stop();
@@ -165,6 +166,7 @@ function idFor(path: string): number {
   if (path.startsWith("/api/v1/incidents/:id")) return ids.incident;
   if (path.startsWith("/api/v1/status-pages/:id")) return ids.page;
   if (path.startsWith("/api/v1/notification-channels/:id")) return ids.channel;
+  if (path.startsWith("/api/v1/maintenance-windows/:id")) return ids.window;
   throw new Error(`contract test: no record mapped for ${path}; add one`);
 }
 const fill = (path: string, id = idFor(path)) => path.replace(":id", String(id));
@@ -195,6 +197,14 @@ const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
     return { path: fill("/api/v1/notification-channels/:id", Number(res.json.data.id)) };
   },
   "POST /api/v1/notification-channels/:id/test": async () => ({}),
+  "GET /api/v1/maintenance-windows": async () => ({}),
+  "POST /api/v1/maintenance-windows": async () => ({ body: { name: "Upgrade", description: "one-off", monitor_ids: [ids.http], starts_at: "2030-01-01T02:00:00Z", ends_at: "2030-01-01T03:00:00Z" } }),
+  "GET /api/v1/maintenance-windows/:id": async () => ({}),
+  "PATCH /api/v1/maintenance-windows/:id": async () => ({ body: { timezone: "Europe/Berlin" } }),
+  "DELETE /api/v1/maintenance-windows/:id": async () => {
+    const res = await s.api("POST", "/api/v1/maintenance-windows", { name: "doomed", monitor_ids: [ids.http], schedule: "0 4 * * *", duration_sec: 600 });
+    return { path: fill("/api/v1/maintenance-windows/:id", Number(res.json.data.id)) };
+  },
 };
 
 /** A body each write route refuses with 422. */

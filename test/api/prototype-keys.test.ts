@@ -13,6 +13,7 @@ const base = {
   "/api/v1/monitors": { name: "m", monitor_type: "http", target: "http://127.0.0.1:9/", interval_sec: 60, timeout_ms: 1000 },
   "/api/v1/status-pages": { name: "page" },
   "/api/v1/notification-channels": { name: "c", channel_type: "webhook", url: "http://127.0.0.1:9/hook" },
+  "/api/v1/maintenance-windows": { name: "w", monitor_ids: [1], schedule: "0 3 * * *", duration_sec: 600 },
 };
 
 for (const [path, body] of Object.entries(base)) {

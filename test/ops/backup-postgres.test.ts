@@ -47,6 +47,7 @@ async function fill(s: ChildServer, token: string): Promise<void> {
   ids.push(Number(hb.json.data.id));
   expect((await api("POST", "/api/v1/status-pages", { name: "Ours", slug: "ours", monitor_ids: ids })).status).toBe(201);
   expect((await api("POST", "/api/v1/notification-channels", { name: "hook", channel_type: "webhook", url: "http://127.0.0.1:9/hook", secret: "s" })).status).toBe(201);
+  expect((await api("POST", "/api/v1/maintenance-windows", { name: "Move", monitor_ids: ids, starts_at: "2030-01-01T02:00:00Z", ends_at: "2030-01-01T04:00:00Z" })).status).toBe(201);
 }
 
 describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("PostgreSQL backup tests"))("backup and restore on PostgreSQL", () => {

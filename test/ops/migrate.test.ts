@@ -101,6 +101,8 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
       for (const path of ["", "/fail"]) expect((await fetch(`${s.url}/h/${down.json.data.attributes.heartbeat_token}${path}`)).status).toBe(200);
       const page = await s.api("POST", "/api/v1/status-pages", { name: "Moving day", slug, monitor_ids: [ids[0], ids[1], hb.id].map(Number) });
       expect(page.status).toBe(201);
+      const window = await s.api("POST", "/api/v1/maintenance-windows", { name: "Move", monitor_ids: [ids[0], hb.id].map(Number), starts_at: "2030-01-01T02:00:00Z", ends_at: "2030-01-01T04:00:00Z" });
+      expect(window.status).toBe(201);
       // the newest monitor deleted: SQLite never hands its id out again, nor must PostgreSQL
       const gone = await s.api("POST", "/api/v1/monitors", { name: "gone", monitor_type: "tcp", target: "127.0.0.1:1", ...paused });
       deletedId = Number(gone.json.data.id);

@@ -56,6 +56,8 @@ beforeAll(async () => {
   pools["notification-channels"] = { keep: [await create("/api/v1/notification-channels", hook("kept"))], doomed: await many(10, "/api/v1/notification-channels", (i) => hook(`doomed-${i}`)) };
   const incident = await insertIncident(s.ctx.db, { accountId: await defaultAccountId(s.ctx), monitorId: Number(mon), startedAt: Date.now(), rootCheckId: null, errorCode: "http_error", errorMessage: "HTTP 500", httpCode: 500, failureCount: 1 });
   pools.incidents = { keep: [String(incident.id)], doomed: [] };
+  const window = (name: string) => ({ name, monitor_ids: [Number(mon)], schedule: "0 3 * * *", duration_sec: 600 });
+  pools["maintenance-windows"] = { keep: [await create("/api/v1/maintenance-windows", window("kept"))], doomed: await many(10, "/api/v1/maintenance-windows", (i) => window(`doomed-${i}`)) };
   // the ping target: not in any pool, so no fuzzed PATCH, DELETE or rotation touches it
   const ping = await s.api("POST", "/api/v1/monitors", { name: "pinged", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 1000, heartbeat_payload_policy: "status_ok" });
   pingToken = ping.json.data.attributes.heartbeat_token;
@@ -67,6 +69,7 @@ const BASES: Record<string, Record<string, unknown>> = {
   "status-pages": { name: "Fuzzed page" },
   "notification-channels": { name: "fuzzed", channel_type: "webhook", url: "http://127.0.0.1:9/hook" },
   incidents: {},
+  "maintenance-windows": { name: "fuzzed", monitor_ids: [1], starts_at: "2030-01-01T00:00:00Z", ends_at: "2030-01-01T01:00:00Z" },
 };
 
 const resourceOf = (path: string) => path.split("/")[3]!;

@@ -50,6 +50,7 @@ const monitorIds: string[] = [];
 const channelIds: string[] = [];
 const pageIds: string[] = [];
 const incidentIds: string[] = [];
+const windowIds: string[] = [];
 
 async function record(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await s.api(method, path, body);
@@ -98,6 +99,7 @@ beforeAll(async () => {
   pageIds.push((await record("POST", "/api/v1/status-pages", { name: "Status", monitor_ids: monitorIds.map(Number) })).json.data.id);
   const incident = await insertIncident(s.ctx.db, { accountId: await defaultAccountId(s.ctx), monitorId: Number(monitorIds[0]), startedAt: Date.now(), rootCheckId: null, errorCode: "http_error", errorMessage: "HTTP 500", httpCode: 500, failureCount: 1 });
   incidentIds.push(String(incident.id));
+  windowIds.push((await record("POST", "/api/v1/maintenance-windows", { name: "Patching", monitor_ids: monitorIds.map(Number), schedule: "0 3 * * 0", duration_sec: 3600 })).json.data.id);
   // the checks ran: each monitor's request carried its credential to the echoing target
   const checked = await waitFor(async () => (await s.ctx.db.selectFrom("checks").select("monitor_id").distinct().execute()).length >= monitorIds.length, { timeoutMs: 15_000 });
   expect(checked).toBe(true);
@@ -117,7 +119,15 @@ test("the credentials did reach the target (so the search below can find them if
 test("no response of any GET endpoint, write, validation error or channel test carries a secret", async () => {
   const params: Record<string, string[]> = {};
   for (const def of apiRoutes.filter((r) => r.method === "GET")) {
-    const ids = def.path.includes("/notification-channels") ? channelIds : def.path.includes("/status-pages") ? pageIds : def.path.includes("/incidents") ? incidentIds : monitorIds;
+    const ids = def.path.includes("/notification-channels")
+      ? channelIds
+      : def.path.includes("/status-pages")
+        ? pageIds
+        : def.path.includes("/incidents")
+          ? incidentIds
+          : def.path.includes("/maintenance-windows")
+            ? windowIds
+            : monitorIds;
     const paths = def.path.includes(":id") ? ids.map((id) => def.path.replace(":id", id)) : [def.path + "?per_page=100"];
     params[def.path] = paths;
     for (const p of paths) expect((await record("GET", p)).status).toBe(200);

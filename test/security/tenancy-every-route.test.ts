@@ -17,7 +17,7 @@ import { makeAccount, startTestServer, type TestServer } from "../helpers/server
 let s: TestServer;
 let a: { accountId: number; token: string };
 let b: { accountId: number; token: string };
-const A = { monitor: "", heartbeat: "", page: "", channel: "", incident: "" };
+const A = { monitor: "", heartbeat: "", page: "", channel: "", incident: "", window: "" };
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -32,6 +32,7 @@ beforeAll(async () => {
   A.monitor = await create("/api/v1/monitors", httpAttrs({ name: "a-web", notification_channel_ids: [Number(A.channel)] }));
   A.heartbeat = await create("/api/v1/monitors", { name: "a-job", monitor_type: "heartbeat", interval_sec: 60, timeout_ms: 1000, is_paused: true });
   A.page = await create("/api/v1/status-pages", { name: "A page", monitor_ids: [Number(A.monitor)] });
+  A.window = await create("/api/v1/maintenance-windows", { name: "A window", monitor_ids: [Number(A.monitor)], schedule: "0 3 * * *", duration_sec: 600 });
   await insertCheck(s.ctx.db, Number(A.monitor), "local", { ...emptyResult(Date.now()), status: "up" });
   A.incident = String((await insertIncident(s.ctx.db, { accountId: a.accountId, monitorId: Number(A.monitor), startedAt: Date.now(), rootCheckId: null, errorCode: "http_error", errorMessage: "HTTP 500", httpCode: 500, failureCount: 1 })).id);
 });
@@ -46,6 +47,7 @@ function targetOf(def: RouteDef): string {
   if (p.startsWith("/api/v1/incidents/:id")) return A.incident;
   if (p.startsWith("/api/v1/status-pages/:id")) return A.page;
   if (p.startsWith("/api/v1/notification-channels/:id")) return A.channel;
+  if (p.startsWith("/api/v1/maintenance-windows/:id")) return A.window;
   throw new Error(`tenancy test: no record of account A mapped for ${def.method} ${p}; add one`);
 }
 
@@ -54,6 +56,7 @@ const CROSS_CREATES: Record<string, Record<string, unknown>> = {
   "/api/v1/monitors": httpAttrs({ name: "b-steals", notification_channel_ids: () => [Number(A.channel)] }),
   "/api/v1/status-pages": { name: "B steals", monitor_ids: () => [Number(A.monitor)] },
   "/api/v1/notification-channels": { name: "b-hook", channel_type: "webhook", url: "http://127.0.0.1:9/b" },
+  "/api/v1/maintenance-windows": { name: "B steals", monitor_ids: () => [Number(A.monitor)], schedule: "0 3 * * *", duration_sec: 600 },
 };
 const resolve = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === "function" ? v() : v]));
 
@@ -71,6 +74,8 @@ async function snapshotA() {
     channelLinks: await db.selectFrom("monitor_channels").selectAll().where("monitor_id", "in", ids).execute(),
     checks: await db.selectFrom("checks").select(["id", "monitor_id"]).where("monitor_id", "in", ids).execute(),
     alerts: await db.selectFrom("alerts").select("id").where("account_id", "=", a.accountId).execute(),
+    windows: await db.selectFrom("maintenance_windows").selectAll().where("account_id", "=", a.accountId).orderBy("id").execute(),
+    windowLinks: await db.selectFrom("maintenance_window_monitors").selectAll().where("monitor_id", "in", ids).orderBy("window_id").execute(),
   };
 }
 
@@ -81,6 +86,7 @@ function listedOfA(path: string): string[] {
     "/api/v1/incidents": [A.incident],
     "/api/v1/status-pages": [A.page],
     "/api/v1/notification-channels": [A.channel],
+    "/api/v1/maintenance-windows": [A.window],
   };
   const ids = lists[path];
   if (!ids) throw new Error(`tenancy test: no records of account A mapped for the list ${path}; add them`);
@@ -104,6 +110,7 @@ test.each(apiRoutes.map((r) => [r.method, r.path, r] as const))("%s %s: account 
       expect(res.text).not.toContain("a-web");
       expect(res.text).not.toContain("A page");
       expect(res.text).not.toContain("a-hook");
+      expect(res.text).not.toContain("A window");
     }
   } else {
     const body = CROSS_CREATES[path];
