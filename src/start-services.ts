@@ -5,6 +5,7 @@ import { startClusterService } from "./cluster/service.ts";
 import { startCheckpointer } from "./store/checkpointer.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
 import { HeldResults } from "./engine/held-results.ts";
+import { followWindowChanges, startWindowBoundaries } from "./engine/window-boundaries.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
 import { startNotifyService } from "./notify/service.ts";
 import { startPeerLeaderService } from "./peers/leader/service.ts";
@@ -41,6 +42,12 @@ export async function startServices(ctx: AppContext, o: { heldResultsLimit?: num
   // heartbeat pings and deadlines are the leader's: probes only run active checks. With several
   // instances every one takes pings; the leading one judges the deadlines
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
+  if (ctx.config.role === "leader") {
+    // maintenance windows (README "Maintenance windows"): the ends of their spans are acted on by
+    // the leading instance; what a change of a window ends, by the instance that made the change
+    services.push(followWindowChanges(ctx));
+    services.push(await leaderOnly(ctx.cluster, "maintenance-windows", () => startWindowBoundaries(ctx), log));
+  }
   if (ctx.config.role === "leader") {
     ctx.metrics.gauge("vigil_incidents_open", "Incidents open now, across every account", () => countOpenIncidents(ctx.db));
     // local checks run in this instance's --region (its share of them, with several instances) and go straight to the engine; while the

@@ -1,9 +1,10 @@
 /**
- * What one instance announces after a commit (`monitor.changed`, `monitor.state`), heard by the
- * others on the same database (README "Several instances"), through PostgreSQL's LISTEN/NOTIFY.
- * The scheduler that checks a monitor created on another instance, the peer feed a probe follows
- * on any instance, the heartbeat token cache and open dashboards all learn of it as if it were
- * local, marked `remote`.
+ * What one instance announces after a commit (`monitor.changed`, `monitor.state`,
+ * `maintenance_window.changed`), heard by the others on the same database (README "Several
+ * instances"), through PostgreSQL's LISTEN/NOTIFY. The scheduler that checks a monitor created on
+ * another instance, the peer feed a probe follows on any instance, the heartbeat token cache, the
+ * leader's maintenance window timer and open dashboards all learn of it as if it were local, marked
+ * `remote`.
  *
  * A notification sent while an instance's listening connection is down is lost to it. Bun's client
  * reconnects by itself and listens again; each time it does, `monitors.resync` tells whoever keeps
@@ -16,7 +17,7 @@ import type { PostgresStore } from "../store/database.ts";
 /** the channel every instance of a database listens on */
 const CHANGES_CHANNEL = "vigil_changes";
 
-const RELAYED = ["monitor.changed", "monitor.state"] as const;
+const RELAYED = ["monitor.changed", "monitor.state", "maintenance_window.changed"] as const;
 type Relayed = (typeof RELAYED)[number];
 
 interface Notice {

@@ -6,6 +6,7 @@ import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { setMonitorState } from "../store/monitors.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { raiseAlert, type AlertEvent } from "./alerts.ts";
+import { inMaintenance } from "./maintenance-end.ts";
 
 export interface StateChange {
   monitor: MonitorRow;
@@ -35,8 +36,9 @@ export interface StateChangeOutcome {
  * transaction; emit `monitor.state` after it commits.
  *
  * Rules (docs/monitors.md "Incidents", "Maintenance and pause"): an incident opens when the monitor
- * turns down and resolves when it leaves down; maintenance opens no incident and sends no alert; a
- * paused monitor does not change state at all.
+ * turns down and resolves when it leaves down; maintenance (the switch, or an active maintenance
+ * window: docs/maintenance-windows.md) opens no incident and sends no alert; a paused monitor does
+ * not change state at all.
  */
 export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange): Promise<StateChangeOutcome> {
   const from = c.monitor.last_status as MonitorState;
@@ -48,7 +50,9 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
   if (!(await setMonitorState(db, c.monitor.id, from, c.to, c.at))) return none;
   await insertMonitorEvent(db, { monitorId: c.monitor.id, kind: "transition", at: c.at, fromState: from, toState: c.to, reason: c.errorMessage });
 
-  const maintenance = c.monitor.is_in_maintenance === 1;
+  // decided with the row held (the update above), at the time of the decision: a window that ends
+  // meanwhile either sees this change committed or is seen by it (engine/maintenance-end.ts)
+  const maintenance = await inMaintenance(db, c.monitor, ctx.clock.now());
   let opened: IncidentRow | null = null;
   let resolved: IncidentRow | null = null;
   if (c.to === "down" && !maintenance) {
