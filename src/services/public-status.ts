@@ -1,8 +1,10 @@
 import type { AppContext } from "../context.ts";
 import { displayState, type DisplayState } from "../domain/display-state.ts";
+import { spanHolds } from "../domain/maintenance-schedule.ts";
 import { isValidSlug } from "../domain/slug.ts";
 import { isInstanceHost } from "../domain/status-page-schema.ts";
 import { bucketStart, DAY_MS, HOUR_MS, uptimeOf } from "../domain/uptime.ts";
+import { windowsAround } from "../store/maintenance-windows.ts";
 import { dailyCounts, findStatusPageByDomain, findStatusPageBySlug, hourlyLatency, pageIncidents, pageMonitors } from "../store/status-history.ts";
 import type { IncidentRow, StatusPageRow } from "../store/tables.ts";
 
@@ -15,6 +17,8 @@ export const BAR_DAYS = 90;
 export const SPARK_HOURS = 24;
 /** Resolved incidents shown: those that started in the last two weeks. */
 const RECENT_INCIDENT_DAYS = 14;
+/** Maintenance windows shown: those in effect, and those that start within a week. */
+export const UPCOMING_MAINTENANCE_DAYS = 7;
 
 export interface PublicStatusPage {
   id: number;
@@ -39,7 +43,10 @@ export interface DaySegment {
 export interface StatusMonitor {
   id: number;
   name: string;
+  /** "maintenance" while a maintenance window holds it, whatever its state (README "Status pages") */
   state: DisplayState;
+  /** the end of the maintenance window holding it now, or null */
+  maintenanceUntil: number | null;
   days: DaySegment[];
   uptime: number | null;
   latency: (number | null)[];
@@ -56,12 +63,23 @@ export interface StatusIncident {
   errorCode: string | null;
 }
 
+/** A maintenance window as visitors see it: in effect now, or starting within a week; the page's monitors it holds. */
+export interface StatusMaintenance {
+  name: string;
+  description: string | null;
+  from: number;
+  until: number;
+  active: boolean;
+  monitorNames: string[];
+}
+
 export interface StatusData {
   page: PublicStatusPage;
   overall: "up" | "degraded" | "down" | "unknown";
   monitors: StatusMonitor[];
   open: StatusIncident[];
   recent: StatusIncident[];
+  maintenance: StatusMaintenance[];
 }
 
 function publicPage(r: StatusPageRow): PublicStatusPage {
@@ -114,11 +132,20 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
   const ids = monitors.map((m) => m.id);
   const firstDay = bucketStart(now, "d") - (BAR_DAYS - 1) * DAY_MS;
   const firstHour = bucketStart(now, "h") - (SPARK_HOURS - 1) * HOUR_MS;
-  const [counts, latency, incidents] = await Promise.all([
+  const [counts, latency, incidents, windows] = await Promise.all([
     dailyCounts(ctx.pings, ids, firstDay, now + 1),
     hourlyLatency(ctx.pings, ids, firstHour, now + 1),
     pageIncidents(ctx.db, ids, now - RECENT_INCIDENT_DAYS * DAY_MS, 50),
+    windowsAround(ctx.db, ids, now, now + UPCOMING_MAINTENANCE_DAYS * DAY_MS),
   ]);
+  // the page's monitors an active window holds, until when (the latest end when several hold one)
+  const heldUntil = new Map<number, number>();
+  const names = new Map(monitors.map((m) => [m.id, m.name]));
+  const maintenance: StatusMaintenance[] = windows.map(({ row, monitorIds }) => {
+    const active = spanHolds({ from: row.active_from, until: row.active_until }, now);
+    if (active) for (const id of monitorIds) heldUntil.set(id, Math.max(heldUntil.get(id) ?? 0, row.active_until!));
+    return { name: row.name, description: row.description, from: row.active_from!, until: row.active_until!, active, monitorNames: monitorIds.map((id) => names.get(id) ?? "") };
+  });
   const out: StatusMonitor[] = monitors.map((m) => {
     const perDay = counts.get(m.id) ?? new Map();
     const total = { up: 0, degraded: 0, down: 0 };
@@ -141,9 +168,11 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
       points.push(p ? Math.round(p.sum / p.count) : null);
       if (p) (sum += p.sum), (n += p.count);
     }
-    return { id: m.id, name: m.name, state: displayState(m), days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null };
+    // planned and announced on this page: visitors see maintenance, not an alarm (the dashboard keeps the state)
+    const until = heldUntil.get(m.id) ?? null;
+    const state = until !== null ? "maintenance" : displayState(m);
+    return { id: m.id, name: m.name, state, maintenanceUntil: until, days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null };
   });
-  const names = new Map(monitors.map((m) => [m.id, m.name]));
   const incident = (r: IncidentRow): StatusIncident => ({
     monitorName: names.get(r.monitor_id) ?? "",
     status: r.status,
@@ -158,5 +187,6 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
     monitors: out,
     open: incidents.filter((i) => i.status === "open").map(incident),
     recent: incidents.filter((i) => i.status !== "open").slice(0, 20).map(incident),
+    maintenance,
   };
 }

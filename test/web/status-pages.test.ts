@@ -224,7 +224,7 @@ describe("a heartbeat ping just acknowledged", () => {
 
     const json = await (await get(`/s/${p.slug}.json`)).json();
     // two up checks of three, and the journaled one's latency: not one of two, and no latency
-    expect(json.monitors).toEqual([{ name: "job", status: "up", uptime_90d: 66.6666, avg_latency_ms_24h: expect.any(Number) }]);
+    expect(json.monitors).toEqual([{ name: "job", status: "up", uptime_90d: 66.6666, avg_latency_ms_24h: expect.any(Number), maintenance_until: null }]);
     expect(s.ctx.pings.lastPingAt(m.id)).toBeUndefined(); // reading it folded it
 
     const m2 = await createHeartbeat(s, { name: "job 2", periodSec: 600, graceSec: 60 });
@@ -267,8 +267,60 @@ describe("badge and JSON", () => {
     const body = await res.json();
     expect(body.page).toEqual({ name: "Json", slug: p.slug, headline: "h", description: null });
     expect(body.status).toBe("degraded");
-    expect(body.monitors).toEqual([{ name: "json-mon", status: "degraded", uptime_90d: null, avg_latency_ms_24h: null }]);
+    expect(body.monitors).toEqual([{ name: "json-mon", status: "degraded", uptime_90d: null, avg_latency_ms_24h: null, maintenance_until: null }]);
     expect(body.incidents).toEqual({ open: [], recent: [] });
+    expect(body.maintenance).toEqual([]);
+  });
+});
+
+describe("maintenance windows", () => {
+  const iso = (t: number) => new Date(t).toISOString();
+  const win = async (attrs: Record<string, unknown>) => {
+    const r = await s.api("POST", "/api/v1/maintenance-windows", attrs);
+    expect(r.status).toBe(201);
+    return r.json.data.attributes;
+  };
+
+  test("a monitor in an active window shows under maintenance, even down; windows of the next 7 days are listed, others not", async () => {
+    const evil = "<b>now</b>";
+    const a = await createMonitor(s, httpAttrs({ name: "Database" }));
+    const b = await createMonitor(s, httpAttrs({ name: "Website" }));
+    const elsewhere = await createMonitor(s, httpAttrs({ name: "Not on the page" }));
+    await seedState(a, "down");
+    await seedState(b, "up");
+    const p = await page({ name: "Maint page", monitor_ids: [a, b] });
+    const now = Date.now();
+    const active = await win({ name: `Upgrade ${evil}`, description: "Postgres 17\nexpect a short outage", monitor_ids: [a, elsewhere], starts_at: iso(now - 60_000), ends_at: iso(now + 3_600_000) });
+    const nightly = await win({ name: "Nightly backup", monitor_ids: [b], schedule: `${new Date(now + 2 * 3_600_000).getUTCMinutes()} ${new Date(now + 2 * 3_600_000).getUTCHours()} * * *`, duration_sec: 900 });
+    await win({ name: "Far away", monitor_ids: [b], starts_at: iso(now + 8 * 86_400_000), ends_at: iso(now + 8 * 86_400_000 + 3_600_000) });
+    await win({ name: "Only elsewhere", monitor_ids: [elsewhere], starts_at: iso(now + 3_600_000), ends_at: iso(now + 7_200_000) });
+    await win({ name: "Switched off", is_enabled: false, monitor_ids: [b], starts_at: iso(now + 3_600_000), ends_at: iso(now + 7_200_000) });
+
+    const text = await (await get(`/s/${p.slug}`)).text();
+    expect(text).toMatch(/<h3>Database<\/h3><span class="st st-paused"><span aria-hidden="true">⚙<\/span> Maintenance<\/span>/);
+    const until = new Date(Date.parse(active.ends_at)).toISOString().slice(0, 16).replace("T", " ") + " UTC";
+    expect(text).toContain(`<p class="maint">Under maintenance until ${until}</p>`);
+    // planned and announced: no alarm for the service under maintenance
+    expect(text).toContain("All systems operational");
+    expect(text).toContain('<h2 id="maint-h">Maintenance</h2>');
+    expect(text).toContain("Upgrade &lt;b&gt;now&lt;/b&gt;</strong> — ");
+    expect(text).toContain("under way, until " + until);
+    expect(text).toContain("Affects Database<"); // the page's monitors only
+    expect(text).toContain("Postgres 17\nexpect a short outage");
+    const from = nightly.next_starts_at.slice(0, 16).replace("T", " ") + " UTC";
+    expect(text).toContain(`<strong>Nightly backup</strong> — from ${from} to `);
+    for (const hidden of ["Far away", "Only elsewhere", "Switched off", "Not on the page"]) expect(text).not.toContain(hidden);
+
+    const json = await (await get(`/s/${p.slug}.json`)).json();
+    expect(json.status).toBe("up");
+    expect(json.monitors.map((m: Record<string, unknown>) => [m.name, m.status, m.maintenance_until])).toEqual([
+      ["Database", "maintenance", active.ends_at],
+      ["Website", "up", null],
+    ]);
+    expect(json.maintenance).toEqual([
+      { name: `Upgrade ${evil}`, description: "Postgres 17\nexpect a short outage", starts_at: active.starts_at, ends_at: active.ends_at, active: true, monitors: ["Database"] },
+      { name: "Nightly backup", description: null, starts_at: nightly.next_starts_at, ends_at: nightly.next_ends_at, active: false, monitors: ["Website"] },
+    ]);
   });
 });
 

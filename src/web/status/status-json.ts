@@ -1,5 +1,5 @@
 import { publicErrorWording } from "../../domain/error-wording.ts";
-import type { StatusData, StatusIncident } from "../../services/public-status.ts";
+import type { StatusData, StatusIncident, StatusMaintenance } from "../../services/public-status.ts";
 
 /** The machine-readable summary served at /s/<slug>.json: what the page shows, no check messages. */
 export function statusJson(d: StatusData, toIso: (ms: number | null) => string | null) {
@@ -11,6 +11,14 @@ export function statusJson(d: StatusData, toIso: (ms: number | null) => string |
     duration_ms: i.durationMs,
     cause: publicErrorWording(i.errorCode),
   });
+  const maintenance = (w: StatusMaintenance) => ({
+    name: w.name,
+    description: w.description,
+    starts_at: toIso(w.from),
+    ends_at: toIso(w.until),
+    active: w.active,
+    monitors: w.monitorNames,
+  });
   return {
     page: { name: d.page.name, slug: d.page.slug, headline: d.page.headline, description: d.page.description },
     status: d.overall,
@@ -19,7 +27,9 @@ export function statusJson(d: StatusData, toIso: (ms: number | null) => string |
       status: m.state,
       uptime_90d: m.uptime === null ? null : Math.floor(m.uptime * 1_000_000) / 10_000,
       avg_latency_ms_24h: m.avgLatency,
+      maintenance_until: toIso(m.maintenanceUntil),
     })),
+    maintenance: d.maintenance.map(maintenance),
     incidents: { open: d.open.map(incident), recent: d.recent.map(incident) },
   };
 }

@@ -2,7 +2,7 @@ import { publicErrorWording } from "../../domain/error-wording.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { formatDuration, formatPct, isoMinute, sparkline, stateBadge, uptimeBar } from "../views/widgets.ts";
-import { BAR_DAYS, SPARK_HOURS, type StatusData, type StatusIncident } from "../../services/public-status.ts";
+import { BAR_DAYS, SPARK_HOURS, UPCOMING_MAINTENANCE_DAYS, type StatusData, type StatusIncident, type StatusMaintenance } from "../../services/public-status.ts";
 
 const OVERALL_TEXT: Record<StatusData["overall"], { icon: string; text: string }> = {
   up: { icon: "✔", text: "All systems operational" },
@@ -26,6 +26,12 @@ function incidentItem(i: StatusIncident): SafeHtml {
   return html`<li><strong>${i.monitorName}</strong> — ${i.status === "open" ? html`${stateBadge("down")} since ${isoMinute(i.startedAt)}` : html`resolved; down from ${isoMinute(i.startedAt)} for ${formatDuration(i.durationMs)}`}${cause ? html`<br><span class="muted">${cause}</span>` : ""}</li>`;
 }
 
+/** A maintenance window: under way (until when) or coming (from, to), the page's services it holds. */
+function maintenanceItem(w: StatusMaintenance): SafeHtml {
+  const when = w.active ? html`${stateBadge("maintenance")} under way, until ${isoMinute(w.until)}` : html`from ${isoMinute(w.from)} to ${isoMinute(w.until)}`;
+  return html`<li><strong>${w.name}</strong> — ${when}<br><span class="muted">Affects ${w.monitorNames.join(", ")}</span>${w.description ? html`<p class="desc">${w.description}</p>` : ""}</li>`;
+}
+
 export function renderStatusPage(d: StatusData, links: { badge: string; json: string }): string {
   const o = OVERALL_TEXT[d.overall];
   const p = d.page;
@@ -34,9 +40,10 @@ export function renderStatusPage(d: StatusData, links: { badge: string; json: st
 <main>
 <div class="overall ${d.overall}" role="status"><span aria-hidden="true">${o.icon}</span> ${o.text}</div>
 ${d.open.length ? html`<section aria-labelledby="open-h"><h2 id="open-h">Ongoing incidents</h2><ul class="incidents">${d.open.map(incidentItem)}</ul></section>` : ""}
+${d.maintenance.length ? html`<section aria-labelledby="maint-h"><h2 id="maint-h">Maintenance</h2><p class="muted">Under way, or starting within ${UPCOMING_MAINTENANCE_DAYS} days.</p><ul class="incidents">${d.maintenance.map(maintenanceItem)}</ul></section>` : ""}
 <section aria-labelledby="mon-h"><h2 id="mon-h">Services</h2>
 ${d.monitors.length === 0 ? html`<p class="muted">No services are listed on this page yet.</p>` : html`<ul class="mons">${d.monitors.map(
-    (m) => html`<li class="mon"><div class="mh"><h3>${m.name}</h3>${stateBadge(m.state)}<span class="pct">${formatPct(m.uptime)} uptime</span></div>
+    (m) => html`<li class="mon"><div class="mh"><h3>${m.name}</h3>${stateBadge(m.state)}<span class="pct">${formatPct(m.uptime)} uptime</span></div>${m.maintenanceUntil !== null ? html`<p class="maint">Under maintenance until ${isoMinute(m.maintenanceUntil)}</p>` : ""}
 ${uptimeBar(m.days, `${m.name}: ${formatPct(m.uptime)} uptime over ${BAR_DAYS} days`)}<div class="legend" aria-hidden="true"><span>${BAR_DAYS} days ago</span><span>today</span></div>
 <div class="rt">${sparkline(m.latency, `${m.name}: response time over ${SPARK_HOURS} hours`)}<span>${m.avgLatency === null ? "no response times yet" : `avg ${m.avgLatency} ms, ${SPARK_HOURS} h`}</span></div></li>`,
   )}</ul>`}
