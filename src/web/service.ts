@@ -6,6 +6,7 @@ import { assetResponse } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { channelRoutes } from "./channel-routes.ts";
 import { LiveStreams } from "./live-events.ts";
+import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { monitorRoutes } from "./monitor-routes.ts";
 import { socketIpOf, type RouteCtx } from "./routing.ts";
 import { StatusPages, statusPageRoutes } from "./status/status-routes.ts";
@@ -30,6 +31,7 @@ export function webPlugin(web: WebContext, live: LiveStreams) {
     .use(monitorRoutes(web, customDomain))
     .use(statusPageEditorRoutes(web))
     .use(channelRoutes(web))
+    .use(maintenanceRoutes(web))
     .use(tokenRoutes(web));
 }
 

@@ -26,6 +26,7 @@ beforeAll(async () => {
   ids.slug = page.attributes.slug;
   ids.channel = (await s.api("POST", "/api/v1/notification-channels", { name: "hook", channel_type: "webhook", url: "http://127.0.0.1:9/hook" })).json.data.id;
   ids.token = String((await s.ctx.db.selectFrom("api_tokens").select("id").executeTakeFirstOrThrow()).id);
+  ids.window = (await s.api("POST", "/api/v1/maintenance-windows", { name: "upgrade", monitor_ids: [Number(ids.monitor)], schedule: "0 3 * * 0", duration_sec: 3600 })).json.data.id;
 });
 afterAll(() => s?.stop());
 
@@ -35,6 +36,7 @@ function fill(path: string): string {
     .replace(/^\/status-pages\/:id/, `/status-pages/${ids.page}`)
     .replace(/^\/channels\/:id/, `/channels/${ids.channel}`)
     .replace(/^\/tokens\/:id/, `/tokens/${ids.token}`)
+    .replace(/^\/maintenance\/:id/, `/maintenance/${ids.window}`)
     .replace(":slug", ids.slug!)
     .replace(":hash", "0")
     .replace(":name", "x.css");

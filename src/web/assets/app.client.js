@@ -42,6 +42,33 @@
       else { document.execCommand("copy"); done(); }
     });
   });
+  // A search field over a list of checkboxes (the maintenance window's monitors): rows that do not
+  // match are hidden, checked or not, and stay in the form.
+  document.querySelectorAll("[data-filter]").forEach(function (input) {
+    var list = document.getElementById(input.getAttribute("data-filter"));
+    if (!list) return;
+    var none = list.querySelector("[data-filter-empty]");
+    input.parentNode.hidden = false;
+    input.addEventListener("input", function () {
+      var q = input.value.trim().toLowerCase();
+      var shown = 0;
+      list.querySelectorAll(".check").forEach(function (row) {
+        row.hidden = q !== "" && row.textContent.toLowerCase().indexOf(q) < 0;
+        if (!row.hidden) shown++;
+      });
+      if (none) none.hidden = shown > 0;
+    });
+  });
+  // One-off or recurring: only the chosen kind's fields show (without script, both do).
+  var kinds = document.querySelectorAll("[data-kind-choice]");
+  if (kinds.length) {
+    var showKind = function () {
+      var chosen = document.querySelector("[data-kind-choice]:checked");
+      document.querySelectorAll("[data-kind]").forEach(function (p) { p.hidden = !chosen || p.getAttribute("data-kind") !== chosen.value; });
+    };
+    kinds.forEach(function (k) { k.addEventListener("change", showKind); });
+    showKind();
+  }
   // Forms that destroy something ask once more (the no-script path has its own confirm page).
   document.querySelectorAll("form[data-confirm]").forEach(function (f) {
     f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });

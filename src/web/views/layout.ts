@@ -3,11 +3,12 @@ import type { SessionRecord } from "../../auth/sessions.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
 
-export type Section = "monitors" | "status-pages" | "tokens" | "channels";
+export type Section = "monitors" | "status-pages" | "tokens" | "channels" | "maintenance";
 
 const NAV: { id: Section; href: string; text: string }[] = [
   { id: "monitors", href: "/", text: "Monitors" },
   { id: "status-pages", href: "/status-pages", text: "Status pages" },
+  { id: "maintenance", href: "/maintenance", text: "Maintenance" },
   { id: "channels", href: "/channels", text: "Notifications" },
   { id: "tokens", href: "/tokens", text: "API tokens" },
 ];
