@@ -58,7 +58,7 @@ export const MONITOR_FIELDS = {
   timeout_ms: f(Type.Integer({ minimum: 100, maximum: 60000, description: "timeout in ms; below interval_sec × 1000" }), "all", "must be an integer from 100 to 60000"),
   group_id: f(nullable(Type.Integer({ minimum: 1 }), "group id; null when ungrouped"), "all", "must be a positive integer, or null when ungrouped"),
   is_paused: f(Type.Boolean({ default: false }), "all", BOOL),
-  is_in_maintenance: f(Type.Boolean({ default: false }), "all", BOOL),
+  is_in_maintenance: f(Type.Boolean({ default: false, description: "the maintenance switch; reads true also while a maintenance window is in effect for the monitor, but only the switch is saved" }), "all", BOOL),
   last_status: ro(enumOf(MONITOR_STATES, { description: "aggregate state" })),
   last_checked_at: ro(isoOrNull("time of the last check")),
   next_run_at: ro(isoOrNull("time of the next scheduled check")),

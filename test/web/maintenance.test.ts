@@ -103,5 +103,5 @@ test("the monitor form shows the maintenance switch alone, so saving it during a
   await s.api("POST", "/api/v1/maintenance-windows", { name: "now", monitor_ids: [m], starts_at: new Date(Date.now() - 60_000).toISOString(), ends_at: new Date(Date.now() + 3_600_000).toISOString() });
   expect((await s.api("GET", `/api/v1/monitors/${m}`)).json.data.attributes.is_in_maintenance).toBe(true);
   const form = await c.get(`/monitors/${m}/edit`);
-  expect(form.text).toMatch(/<input type="checkbox" id="f-is_in_maintenance" name="is_in_maintenance" value="true">/);
+  expect(form.text).toMatch(/<input type="checkbox" id="f-is_in_maintenance" name="is_in_maintenance" value="true"( aria-describedby="[^"]+")?>/);
 });

@@ -27,7 +27,7 @@ export interface WindowFormValues {
 }
 
 /** The fields of the form under the names of the attributes they set, for the error summary's links. */
-export const WINDOW_FORM_FIELDS: FieldSpec[] = [
+const WINDOW_FORM_FIELDS: FieldSpec[] = [
   { name: "name", label: "Name", widget: "text", nullable: false },
   { name: "description", label: "Description", hint: "shown on status pages beside the window", widget: "textarea", nullable: true },
   { name: "is_enabled", label: "Enabled (off: the window never starts)", widget: "checkbox", nullable: false },
