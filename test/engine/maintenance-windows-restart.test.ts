@@ -75,7 +75,7 @@ describe("restarts", () => {
       expect(await incidentsOf(second.api, id)).toEqual([]);
       expect(delivered("mid-window")).toEqual([]);
 
-      const endsAt = Date.parse((await second.api("PATCH", `/api/v1/maintenance-windows/${windowId}`, { ends_at: iso(Date.now() + 1500) })).json.data.attributes.ends_at);
+      const endsAt = Date.parse((await second.api("PATCH", `/api/v1/maintenance-windows/${windowId}`, { ends_at: iso(Date.now() + 3000) })).json.data.attributes.ends_at);
       expect(await waitFor(async () => (await incidentsOf(second.api, id)).length === 1, { timeoutMs: 15_000 })).toBe(true);
       expect(Date.parse((await incidentsOf(second.api, id))[0]!.attributes.started_at)).toBeGreaterThanOrEqual(endsAt);
       expect(await waitFor(() => delivered("mid-window").length === 1, { timeoutMs: 10_000 })).toBe(true);
@@ -91,10 +91,10 @@ describe("restarts", () => {
     const first = await serve(dir);
     const { id, windowId } = await downInWindow(first.api, "ended-while-stopped");
     // ends a few seconds from now: the server is stopped before that
-    const endsAt = Date.parse((await first.api("PATCH", `/api/v1/maintenance-windows/${windowId}`, { ends_at: iso(Date.now() + 4000) })).json.data.attributes.ends_at);
+    const endsAt = Date.parse((await first.api("PATCH", `/api/v1/maintenance-windows/${windowId}`, { ends_at: iso(Date.now() + 6000) })).json.data.attributes.ends_at);
     expect(await first.child.stop()).toBe(0);
     expect({ stoppedBeforeTheEnd: Date.now() < endsAt }).toEqual({ stoppedBeforeTheEnd: true });
-    expect(await waitFor(() => Date.now() > endsAt + 300, { timeoutMs: 10_000 })).toBe(true);
+    expect(await waitFor(() => Date.now() > endsAt + 300, { timeoutMs: 15_000 })).toBe(true);
 
     const startedAt = Date.now();
     const second = await serve(dir);

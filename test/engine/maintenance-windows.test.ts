@@ -60,8 +60,11 @@ async function runUntilDown(id: number): Promise<void> {
   expect((await downChecks(id)).length).toBeGreaterThanOrEqual(1);
 }
 
-/** Ends an active window a moment from now, through its timer (not through the write). */
-async function endSoon(windowId: string, inMs = 1500): Promise<number> {
+/**
+ * Ends an active window a moment from now, through its timer (not through the write): far enough
+ * ahead that the write lands before it, on a loaded machine too.
+ */
+async function endSoon(windowId: string, inMs = 3000): Promise<number> {
   const r = await s.api("PATCH", `/api/v1/maintenance-windows/${windowId}`, { ends_at: iso(Date.now() + inMs) });
   expect(r.status).toBe(200);
   expect(r.json.data.attributes.is_active).toBe(true);
@@ -77,7 +80,7 @@ describe("an http monitor against a target that answers 500", () => {
     const during = await monitorAttrs(id);
     expect(during).toMatchObject({ last_status: "down", is_in_maintenance: true });
     // a second check while in the window: still nothing
-    expect(await waitFor(async () => (await downChecks(id)).length >= 2, { timeoutMs: 20_000 })).toBe(true);
+    expect(await waitFor(async () => (await downChecks(id)).length >= 2, { timeoutMs: 30_000 })).toBe(true);
     expect(await incidents(id)).toEqual([]);
     expect(await queuedAlerts(id)).toEqual([]);
     expect(deliveredFor(id)).toEqual([]);
