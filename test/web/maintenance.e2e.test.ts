@@ -3,10 +3,12 @@
  * by clicking: reached from the navigation, a one-off window under way, a coming one and a recurring
  * one created in the form (monitors picked in the filtered list of checkboxes), a refused form that
  * keeps what was typed, an edit and a delete; the API agrees with what the pages did. At 1280 and
- * 390 px wide nothing scrolls sideways. Screenshots go to VIGIL_SCREENSHOTS_DIR, or /tmp/shots-maint.
+ * 390 px wide nothing scrolls sideways. Screenshots go to a temp directory, or to
+ * VIGIL_SCREENSHOTS_DIR to keep them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
@@ -16,7 +18,7 @@ import { addUser, PASSWORD } from "./helpers.ts";
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 30_000;
-const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? "/tmp/shots-maint";
+const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-shots-"));
 
 let s: TestServer;
 let browser: Browser;
@@ -38,6 +40,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await s?.stop();
+  if (!process.env.VIGIL_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
 });
 
 async function signedInPage(width: number): Promise<Page> {
