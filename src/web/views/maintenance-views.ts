@@ -3,8 +3,7 @@ import type { WindowItem } from "../../services/maintenance-windows.ts";
 import { errorSummary, renderField, type Errors, type FieldSpec, type Mode } from "../forms/fields.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField, flash } from "./layout.ts";
-import { when } from "./monitor-views.ts";
-import { stateBadge } from "./widgets.ts";
+import { stateBadge, when } from "./widgets.ts";
 
 /**
  * The maintenance window screens (README "Maintenance windows"): the list in three parts (under
