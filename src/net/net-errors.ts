@@ -67,5 +67,8 @@ export function toProbeFailure(err: unknown, endpoint: string): ProbeFailure {
     dns_error: `could not resolve ${endpoint}`,
     tls_error: `TLS handshake with ${endpoint} failed`,
   };
-  return new ProbeFailure(code, `${why[code] ?? `connection to ${endpoint} failed`} (${detail}${e?.message && e.message !== detail ? `: ${e.message}` : ""})`);
+  // Node's own message for a refused or timed-out connect ("connect ECONNREFUSED 127.0.0.1:80")
+  // only repeats the code and the address the sentence already names
+  const repeats = e?.message === undefined || e.message === detail || /^connect E[A-Z]+ /.test(e.message);
+  return new ProbeFailure(code, `${why[code] ?? `connection to ${endpoint} failed`} (${detail}${repeats ? "" : `: ${e.message}`})`);
 }
