@@ -126,7 +126,10 @@ CREATE TABLE monitors (
   domain_expires_at             INTEGER, -- the registration expiry the last check found
   ssl_last_issuer               TEXT,    -- issuer (O, else CN) of the certificate the last check saw
   expiry_alerted_not_after      INTEGER, -- the expiry date the last monitor.expiring alert was about
-  expiry_alert_stage            INTEGER NOT NULL DEFAULT 0 -- how far it got: 1 warn window, 2 seven days, 3 one day (docs/notifications.md "Expiry alerts")
+  expiry_alert_stage            INTEGER NOT NULL DEFAULT 0, -- how far it got: 1 warn window, 2 seven days, 3 one day (docs/notifications.md "Expiry alerts")
+  -- alerting (README "Dependencies, reminders and escalation"); NULL: no reminders, no escalation
+  alert_repeat_minutes          INTEGER,
+  escalate_after_minutes        INTEGER
 );
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
@@ -229,12 +232,18 @@ CREATE TABLE incidents (
   root_check_id       INTEGER,
   resolved_check_id   INTEGER,
   created_at          INTEGER NOT NULL,
-  updated_at          INTEGER NOT NULL
+  updated_at          INTEGER NOT NULL,
+  -- opened while a monitor it depends on was down: that monitor's incident
+  parent_incident_id  INTEGER REFERENCES incidents(id) ON DELETE SET NULL,
+  held_for_parent     INTEGER NOT NULL DEFAULT 0,  -- 1: its alerts wait until every parent is up
+  escalated_at        INTEGER                      -- its down alert went to the escalation channels
 );
 CREATE INDEX incidents_account_started ON incidents(account_id, started_at, id);
 CREATE INDEX incidents_monitor_status ON incidents(monitor_id, status);
 -- open incidents only: /metrics counts them at every scrape, and the history is never pruned
 CREATE INDEX incidents_open ON incidents(monitor_id) WHERE status = 'open';
+-- deleting a monitor deletes its incidents, and each one's children are looked up by this
+CREATE INDEX incidents_parent ON incidents(parent_incident_id) WHERE parent_incident_id IS NOT NULL;
 
 -- The timeline: heartbeat pings and every state transition ("flip") of any monitor.
 CREATE TABLE monitor_events (
@@ -326,6 +335,23 @@ CREATE TABLE monitor_channels (
 ) WITHOUT ROWID;
 CREATE INDEX monitor_channels_channel ON monitor_channels(channel_id);
 
+-- The monitors a monitor depends on (its parents): while one of them is down, its own incidents
+-- alert nobody until they all are up again.
+CREATE TABLE monitor_dependencies (
+  monitor_id  INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  parent_id   INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  PRIMARY KEY (monitor_id, parent_id)
+) WITHOUT ROWID;
+CREATE INDEX monitor_dependencies_parent ON monitor_dependencies(parent_id);
+
+-- Where a monitor's incident escalates once it has been open escalate_after_minutes.
+CREATE TABLE monitor_escalation_channels (
+  monitor_id  INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  channel_id  INTEGER NOT NULL REFERENCES notification_channels(id) ON DELETE CASCADE,
+  PRIMARY KEY (monitor_id, channel_id)
+) WITHOUT ROWID;
+CREATE INDEX monitor_escalation_channels_channel ON monitor_escalation_channels(channel_id);
+
 -- The outbox: one row per alert and channel, written in the transaction of the state change.
 CREATE TABLE alerts (
   id               INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -355,6 +381,16 @@ CREATE TABLE alert_attempts (
   error        TEXT
 );
 CREATE INDEX alert_attempts_alert ON alert_attempts(alert_id);
+
+-- What an open incident still has coming: its next reminder ('repeat') and its escalation, each due
+-- at a time; the engine claims a due row with a conditional update, so it fires once.
+CREATE TABLE incident_followups (
+  incident_id  INTEGER NOT NULL REFERENCES incidents(id) ON DELETE CASCADE,
+  kind         TEXT    NOT NULL CHECK (kind IN ('repeat', 'escalate')),
+  due_at       INTEGER NOT NULL,
+  PRIMARY KEY (incident_id, kind)
+) WITHOUT ROWID;
+CREATE INDEX incident_followups_due ON incident_followups(due_at);
 
 CREATE TABLE users (
   id             INTEGER PRIMARY KEY AUTOINCREMENT,

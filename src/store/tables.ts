@@ -122,6 +122,10 @@ export interface MonitorsTable {
   /** the expiry date and stage (1 warn window, 2 seven days, 3 one day) last alerted as monitor.expiring */
   expiry_alerted_not_after: Generated<number | null>;
   expiry_alert_stage: Generated<number>;
+  /** minutes between reminders of an open incident's down alert; null: none */
+  alert_repeat_minutes: Generated<number | null>;
+  /** minutes after its down alert an open incident escalates; null: never */
+  escalate_after_minutes: Generated<number | null>;
 }
 
 export interface MonitorRegionStatesTable {
@@ -190,6 +194,12 @@ export interface IncidentsTable {
   resolved_check_id: number | null;
   created_at: number;
   updated_at: number;
+  /** the incident of a monitor it depends on, down when this one opened (engine/dependencies.ts) */
+  parent_incident_id: Generated<number | null>;
+  /** 1 while its alerts wait for every parent to be up again */
+  held_for_parent: Generated<Bool>;
+  /** when its down alert went to the escalation channels; they then get its recovery too */
+  escalated_at: Generated<number | null>;
 }
 
 export interface MonitorEventsTable {
@@ -363,6 +373,23 @@ export interface MaintenanceWindowsTable {
 export interface MaintenanceWindowMonitorsTable {
   window_id: number;
   monitor_id: number;
+/** A monitor's parents (README "Dependencies, reminders and escalation"); store/monitor-dependencies.ts. */
+export interface MonitorDependenciesTable {
+  monitor_id: number;
+  parent_id: number;
+}
+
+/** Where a monitor's open incident escalates; store/escalation-channels.ts. */
+export interface MonitorEscalationChannelsTable {
+  monitor_id: number;
+  channel_id: number;
+}
+
+/** An open incident's next reminder and its escalation, each due at a time; store/incident-followups.ts. */
+export interface IncidentFollowupsTable {
+  incident_id: number;
+  kind: "repeat" | "escalate";
+  due_at: number;
 }
 
 export interface DB {
@@ -393,6 +420,9 @@ export interface DB {
   leases: LeasesTable;
   maintenance_windows: MaintenanceWindowsTable;
   maintenance_window_monitors: MaintenanceWindowMonitorsTable;
+  monitor_dependencies: MonitorDependenciesTable;
+  monitor_escalation_channels: MonitorEscalationChannelsTable;
+  incident_followups: IncidentFollowupsTable;
 }
 
 export type Account = Selectable<AccountsTable>;

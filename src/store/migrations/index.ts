@@ -13,11 +13,13 @@ import m022 from "./022-ping-bodies.sql" with { type: "text" };
 import m023 from "./023-instances.sql" with { type: "text" };
 import m024 from "./024-monitor-types.sql" with { type: "text" };
 import m025 from "./025-expiry-alerts.sql" with { type: "text" };
+import m026 from "./026-maintenance-windows.sql" with { type: "text" };
+import m029 from "./029-dependencies-escalation.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
-import m026 from "./026-maintenance-windows.sql" with { type: "text" };
 import pg026 from "./postgres/026-maintenance-windows.sql" with { type: "text" };
+import pg029 from "./postgres/029-dependencies-escalation.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -42,6 +44,8 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 24, name: "monitor-types", sql: m024 },
   { version: 25, name: "expiry-alerts", sql: m025 },
   { version: 26, name: "maintenance-windows", sql: m026 },
+  // 27-28 were held for parallel work that needed no migration in the end
+  { version: 29, name: "dependencies-escalation", sql: m029 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -57,4 +61,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 24, name: "monitor-types", sql: pg024 },
   { version: 25, name: "expiry-alerts", sql: pg025 },
   { version: 26, name: "maintenance-windows", sql: pg026 },
+  { version: 29, name: "dependencies-escalation", sql: pg029 },
 ];
