@@ -17,6 +17,7 @@ export const IncidentAttributesSchema = Type.Object({
   last_http_code: intOrNull(),
   root_check_id: intOrNull("the check that opened it; see GET /api/v1/monitors/{id}/checks"),
   resolved_check_id: intOrNull(),
+  parent_incident_id: intOrNull("the incident of a monitor this one depends on that was down when this one opened: its alerts waited for every parent to be up again; null without"),
   created_at: Type.String({ format: "date-time" }),
   updated_at: Type.String({ format: "date-time" }),
 });

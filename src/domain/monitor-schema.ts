@@ -75,6 +75,19 @@ export const MONITOR_FIELDS = {
     "all",
     "must be a list of distinct notification channel ids (positive integers)",
   ),
+  // alerting (docs/monitors.md "Dependencies, reminders and escalation")
+  depends_on_ids: f(
+    Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 50, uniqueItems: true, description: "this account's monitors this one depends on: an incident that opens while one of them is down alerts nobody, and alerts (monitor.down) if it is still open once every one is up again" }),
+    "all",
+    "must be a list of distinct monitor ids (positive integers)",
+  ),
+  alert_repeat_minutes: f(nullable(Type.Integer({ minimum: 5, maximum: 1440 }), "while an incident stays open, its down alert is sent again every this many minutes (monitor.still_down); null: no reminders"), "all", "must be an integer from 5 to 1440, or null for no reminders"),
+  escalation_channel_ids: f(
+    Type.Array(Type.Integer({ minimum: 1 }), { maxItems: 100, uniqueItems: true, description: "this account's notification channels an incident escalates to once it has been open escalate_after_minutes (monitor.escalated); they then get its recovery too" }),
+    "all",
+    "must be a list of distinct notification channel ids (positive integers)",
+  ),
+  escalate_after_minutes: f(nullable(Type.Integer({ minimum: 1, maximum: 1440 }), "minutes an incident stays open before it escalates to escalation_channel_ids; null: never"), "all", "must be an integer from 1 to 1440, or null for no escalation"),
   // http (docs/monitors.md "HTTP attributes")
   editor_ui_profile: f(nullable(enumOf(EDITOR_UI_PROFILES)), HTTP, `${oneOf(EDITOR_UI_PROFILES)}, or null`),
   port: f(nullable(Type.Integer({ minimum: 1, maximum: 65535 }), "http: overrides the URL's port; tcp: the port when target has none"), ["http", "tcp"], "must be an integer from 1 to 65535, or null"),
@@ -167,6 +180,7 @@ function documented(field: MonitorField, extra: Record<string, unknown> = {}): T
 const ALWAYS_PRESENT = [
   "name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at",
   "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids",
+  "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes",
 ] as const satisfies readonly MonitorAttributeName[];
 const ALWAYS = new Set<string>(ALWAYS_PRESENT);
 

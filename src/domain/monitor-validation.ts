@@ -17,6 +17,7 @@ import {
   type MonitorField,
   type SecretAttribute,
 } from "./monitor-schema.ts";
+import { escalationRules } from "./alerting-rules.ts";
 import { dockerHostProblem, resolverProblem, targetProblem } from "./monitor-targets.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
@@ -89,6 +90,8 @@ export const MONITOR_DEFAULTS: MonitorChanges = {
   heartbeat_payload_status_key: null,
   heartbeat_schedule: null,
   heartbeat_timezone: "UTC",
+  alert_repeat_minutes: null,
+  escalate_after_minutes: null,
 };
 
 const REQUIRED: readonly MonitorAttributeName[] = ["name", "interval_sec", "timeout_ms"];
@@ -224,6 +227,7 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
   if (type === "http" && touched("synthetic_enabled", "synthetic_steps_json") && clean("synthetic_steps_json") && merged.synthetic_enabled === true && !merged.synthetic_steps_json) {
     add("synthetic_steps_json", 'is required when synthetic_enabled is true: {"steps": [{"url": "..."}]}');
   }
+  escalationRules(merged, touched, clean, add);
   if (type === "heartbeat" && touched("heartbeat_schedule", "heartbeat_timezone") && clean("heartbeat_schedule", "heartbeat_timezone") && typeof merged.heartbeat_schedule === "string") {
     // one rule for the API and the heartbeat timers: a schedule croner parses and that fires again
     const p = scheduleProblem(merged.heartbeat_schedule, (merged.heartbeat_timezone as string) ?? "UTC");

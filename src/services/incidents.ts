@@ -23,6 +23,7 @@ function incidentAttributes(r: IncidentRow): IncidentAttributes {
     last_http_code: r.last_http_code,
     root_check_id: r.root_check_id,
     resolved_check_id: r.resolved_check_id,
+    parent_incident_id: r.parent_incident_id,
     created_at: toIso(r.created_at),
     updated_at: toIso(r.updated_at),
   };

@@ -17,8 +17,16 @@ function parseJson(text: string | null): unknown {
   }
 }
 
-function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[]): unknown {
+/** What a monitor's link tables hold for its attributes, besides its notification channels. */
+export interface MonitorLinks {
+  depends_on_ids: number[];
+  escalation_channel_ids: number[];
+}
+export const NO_LINKS: MonitorLinks = Object.freeze({ depends_on_ids: [], escalation_channel_ids: [] });
+
+function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[], links: MonitorLinks): unknown {
   if (name === "notification_channel_ids") return channelIds;
+  if (name === "depends_on_ids" || name === "escalation_channel_ids") return links[name];
   const raw = (row as unknown as Record<string, unknown>)[name];
   if (BOOLEANS.has(name)) return raw === 1;
   if (JSONS.has(name)) return parseJson(raw as string | null);
@@ -37,17 +45,17 @@ function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[]
  * others only for the types they belong to (docs/api.md "Monitors"). Write-only secrets are not in
  * the list at all, so they cannot leak through here.
  */
-export function monitorAttributes(row: MonitorRow, channelIds: number[]): MonitorAttributes {
+export function monitorAttributes(row: MonitorRow, channelIds: number[], links: MonitorLinks = NO_LINKS): MonitorAttributes {
   const out: Record<string, unknown> = {};
-  for (const name of responseAttributes(row.monitor_type as MonitorType)) out[name] = value(row, name, channelIds);
+  for (const name of responseAttributes(row.monitor_type as MonitorType)) out[name] = value(row, name, channelIds, links);
   return out as MonitorAttributes;
 }
 
 /** The stored monitor in the validator's terms: its API values and which secrets it holds. */
-export function existingMonitor(row: MonitorRow, channelIds: number[]): ExistingMonitor {
+export function existingMonitor(row: MonitorRow, channelIds: number[], links: MonitorLinks = NO_LINKS): ExistingMonitor {
   return {
     type: row.monitor_type as MonitorType,
-    values: monitorAttributes(row, channelIds) as Record<string, unknown>,
+    values: monitorAttributes(row, channelIds, links) as Record<string, unknown>,
     secrets: {
       api_auth_bearer_token: row.api_auth_bearer_token_enc !== null,
       api_auth_basic_pass: row.api_auth_basic_pass_enc !== null,

@@ -11,6 +11,7 @@ import type { MonitorRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
 import type { Item, Listed, PageWindow } from "./items.ts";
 import { existingMonitor, monitorAttributes } from "./monitor-attributes.ts";
+import { checkAlertingReferences, dependencyCycleProblem, monitorLinks } from "./monitor-dependencies.ts";
 import { privateTargetDetails } from "./private-targets.ts";
 import { attributesOf, type WriteInput } from "./write-input.ts";
 
@@ -27,8 +28,8 @@ const newHeartbeatToken = () => randomToken(24);
 const logOf = (ctx: AppContext) => ctx.log.child("api.monitors");
 
 async function present(ctx: AppContext, row: MonitorRow): Promise<MonitorItem> {
-  const channels = await store.channelIdsByMonitor(ctx.db, [row.id]);
-  return (await withWindows(ctx, [{ id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? []) }]))[0]!;
+  const [channels, links] = await Promise.all([store.channelIdsByMonitor(ctx.db, [row.id]), monitorLinks(ctx.db, [row.id])]);
+  return (await withWindows(ctx, [{ id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? [], links.get(row.id)) }]))[0]!;
 }
 
 /**
@@ -79,8 +80,9 @@ function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?
 /** A page of the account's monitors, id ascending. */
 export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
   const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window);
-  const channels = await store.channelIdsByMonitor(ctx.db, rows.map((r) => r.id));
-  const items = rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? []) }));
+  const ids = rows.map((r) => r.id);
+  const [channels, links] = await Promise.all([store.channelIdsByMonitor(ctx.db, ids), monitorLinks(ctx.db, ids)]);
+  const items = rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? [], links.get(r.id)) }));
   return { items: await withWindows(ctx, items), total };
 }
 
@@ -92,6 +94,7 @@ export async function createMonitor(ctx: AppContext, actor: Actor, input: WriteI
   const { accountId } = actor;
   const v = validateMonitorWrite(attributesOf(input, "monitor"));
   await checkChannels(ctx, accountId, v);
+  await checkAlertingReferences(ctx, accountId, v, null);
   await checkPrivateTargets(ctx, accountId, v, v.type);
   if (Object.keys(v.details).length) throw validationError(v.details);
   // monitor writes are write-queue jobs: concurrent writes share a commit (and the search index's
@@ -108,13 +111,20 @@ export async function updateMonitor(ctx: AppContext, actor: Actor, id: number, i
   const { accountId } = actor;
   const row = await owned(ctx, actor, id);
   const attrs = attributesOf(input, "monitor", id);
-  const channels = await store.channelIdsByMonitor(ctx.db, [id]);
-  const existing = existingMonitor(row, channels.get(id) ?? []);
+  const [channels, links] = await Promise.all([store.channelIdsByMonitor(ctx.db, [id]), monitorLinks(ctx.db, [id])]);
+  const existing = existingMonitor(row, channels.get(id) ?? [], links.get(id));
   const v = validateMonitorWrite(attrs, existing);
   await checkChannels(ctx, accountId, v);
+  await checkAlertingReferences(ctx, accountId, v, id);
   await checkPrivateTargets(ctx, accountId, v, v.type ?? existing.type, existing.values);
   if (Object.keys(v.details).length) throw validationError(v.details);
-  const after = await ctx.writes.run((trx) => store.updateMonitor(trx, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() }));
+  const written = await ctx.writes.run(async (trx) => {
+    // judged in the write's transaction: nothing is written when the new parents close a cycle
+    const cycle = await dependencyCycleProblem(trx, accountId, id, v.changes.depends_on_ids as number[] | undefined);
+    return cycle ? { cycle } : { row: await store.updateMonitor(trx, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() }) };
+  });
+  if (written.cycle) throw validationError({ depends_on_ids: [written.cycle] });
+  const after = written.row;
   if (!after) throw notFound("monitor"); // deleted between the read and the write
   if (Object.keys(v.changes).length) changed(ctx, id, accountId);
   return present(ctx, after);

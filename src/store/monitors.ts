@@ -5,6 +5,8 @@ import type { ExpiryMark } from "../domain/expiry-stage.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
+import { setEscalationChannels } from "./escalation-channels.ts";
+import { setParents } from "./monitor-dependencies.ts";
 import { containsText } from "./text-match.ts";
 import { insertMonitorEvent } from "./monitor-events.ts";
 import { linkDefaultChannels } from "./notification-channels.ts";
@@ -77,6 +79,8 @@ export async function ownedChannelIds(db: Db, accountId: number, ids: number[]):
   return new Set(rows.map((r) => r.id));
 }
 
+/** attributes kept in link tables, not in columns of `monitors` */
+const LINK_ATTRIBUTES = new Set(["notification_channel_ids", "depends_on_ids", "escalation_channel_ids"]);
 const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects", "grpc_tls", "db_tls"]);
 const JSON_COLUMNS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
 const SECRET_COLUMNS: Record<SecretAttribute, keyof MonitorRow & `${string}_enc`> = {
@@ -90,7 +94,7 @@ const SECRET_COLUMNS: Record<SecretAttribute, keyof MonitorRow & `${string}_enc`
 export function changesToColumns(changes: MonitorChanges, secrets: SecretBox): MonitorRowUpdate {
   const row: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(changes)) {
-    if (key === "notification_channel_ids") continue;
+    if (LINK_ATTRIBUTES.has(key)) continue;
     if (key in SECRET_COLUMNS) row[SECRET_COLUMNS[key as SecretAttribute]] = value === null ? null : secrets.seal(value as string);
     else if (BOOLEAN_COLUMNS.has(key)) row[key] = value ? 1 : 0;
     else if (JSON_COLUMNS.has(key)) row[key] = value === null ? null : JSON.stringify(value);
@@ -143,6 +147,7 @@ export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): 
     const channelIds = m.changes.notification_channel_ids as number[] | undefined;
     if (channelIds === undefined) await linkDefaultChannels(trx, m.accountId, row.id);
     else await linkChannels(trx, row.id, channelIds);
+    await linkAlerting(trx, row.id, m.changes);
     return row;
   });
 }
@@ -150,6 +155,12 @@ export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): 
 async function linkChannels(db: Db, monitorId: number, channelIds: number[]): Promise<void> {
   await db.deleteFrom("monitor_channels").where("monitor_id", "=", monitorId).execute();
   if (channelIds.length) await db.insertInto("monitor_channels").values(channelIds.map((channel_id) => ({ monitor_id: monitorId, channel_id }))).execute();
+}
+
+/** The parents and escalation channels a write names, replacing the stored ones. */
+async function linkAlerting(db: Db, monitorId: number, changes: MonitorChanges): Promise<void> {
+  if (changes.depends_on_ids !== undefined) await setParents(db, monitorId, changes.depends_on_ids as number[]);
+  if (changes.escalation_channel_ids !== undefined) await setEscalationChannels(db, monitorId, changes.escalation_channel_ids as number[]);
 }
 
 /**
@@ -170,6 +181,7 @@ export async function updateMonitor(db: Db, secrets: SecretBox, u: { accountId: 
     }
     const after = await trx.updateTable("monitors").set(cols as MonitorRowUpdate).where("id", "=", u.id).where("account_id", "=", u.accountId).returningAll().executeTakeFirstOrThrow();
     if (u.changes.notification_channel_ids !== undefined) await linkChannels(trx, u.id, u.changes.notification_channel_ids as number[]);
+    await linkAlerting(trx, u.id, u.changes);
     return after;
   });
 }

@@ -55,7 +55,7 @@ test("attributes: ints inside attributes, ISO times, duration rounded to seconds
     attributes: {
       monitor_id: a1, status: "resolved", started_at: "2026-11-20T01:00:00.000Z", resolved_at: "2026-11-20T01:01:30.400Z", duration_ms: 90_000,
       failure_count: 2, last_error_code: "http_error", last_error_message: "HTTP 500", last_http_code: 500, root_check_id: 101, resolved_check_id: 201,
-      created_at: "2026-11-20T01:00:00.000Z", updated_at: "2026-11-20T01:01:30.400Z",
+      parent_incident_id: null, created_at: "2026-11-20T01:00:00.000Z", updated_at: "2026-11-20T01:01:30.400Z",
     },
   });
   expect(typeof res.json.meta.request_id).toBe("string");

@@ -72,6 +72,8 @@ async function snapshotA() {
     incidents: await db.selectFrom("incidents").selectAll().where("account_id", "=", a.accountId).orderBy("id").execute(),
     pageLinks: await db.selectFrom("status_page_monitors").selectAll().where("monitor_id", "in", ids).execute(),
     channelLinks: await db.selectFrom("monitor_channels").selectAll().where("monitor_id", "in", ids).execute(),
+    dependencyLinks: await db.selectFrom("monitor_dependencies").selectAll().where((eb) => eb.or([eb("monitor_id", "in", ids), eb("parent_id", "in", ids)])).execute(),
+    escalationLinks: await db.selectFrom("monitor_escalation_channels").selectAll().where("monitor_id", "in", ids).execute(),
     checks: await db.selectFrom("checks").select(["id", "monitor_id"]).where("monitor_id", "in", ids).execute(),
     alerts: await db.selectFrom("alerts").select("id").where("account_id", "=", a.accountId).execute(),
     windows: await db.selectFrom("maintenance_windows").selectAll().where("account_id", "=", a.accountId).orderBy("id").execute(),
@@ -123,6 +125,19 @@ test.each(apiRoutes.map((r) => [r.method, r.path, r] as const))("%s %s: account 
       expect(res.status).toBe(422);
     }
   }
+  expect(await snapshotA()).toEqual(before);
+});
+
+test("account B cannot make its monitors depend on A's, nor escalate to A's channels", async () => {
+  const before = await snapshotA();
+  const refs = { depends_on_ids: [Number(A.monitor)], escalation_channel_ids: [Number(A.channel)], escalate_after_minutes: 5 };
+  const created = await s.api("POST", "/api/v1/monitors", httpAttrs({ name: "b-depends", ...refs }), { token: b.token });
+  expect(created.status).toBe(422);
+  expect(Object.keys(created.json.error.details).sort()).toEqual(["depends_on_ids", "escalation_channel_ids"]);
+  const own = await s.api("POST", "/api/v1/monitors", httpAttrs({ name: "b-own" }), { token: b.token });
+  const patched = await s.api("PATCH", `/api/v1/monitors/${own.json.data.id}`, refs, { token: b.token });
+  expect(patched.status).toBe(422);
+  expect(Object.keys(patched.json.error.details).sort()).toEqual(["depends_on_ids", "escalation_channel_ids"]);
   expect(await snapshotA()).toEqual(before);
 });
 
