@@ -4,6 +4,7 @@ import { leaderOnly } from "./cluster/leader-only.ts";
 import { startClusterService } from "./cluster/service.ts";
 import { startCheckpointer } from "./store/checkpointer.ts";
 import { startHeartbeatService } from "./heartbeat/service.ts";
+import { startFollowupService } from "./engine/followup-service.ts";
 import { HeldResults } from "./engine/held-results.ts";
 import { followWindowChanges, startWindowBoundaries } from "./engine/window-boundaries.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
@@ -42,6 +43,8 @@ export async function startServices(ctx: AppContext, o: { heldResultsLimit?: num
   // heartbeat pings and deadlines are the leader's: probes only run active checks. With several
   // instances every one takes pings; the leading one judges the deadlines
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
+  // reminders and escalations of open incidents are the leader's too, queued into the outbox
+  if (ctx.config.role === "leader") services.push(await leaderOnly(ctx.cluster, "followups", () => startFollowupService(ctx), log));
   if (ctx.config.role === "leader") {
     // maintenance windows (README "Maintenance windows"): the ends of their spans are acted on by
     // the leading instance; what a change of a window ends, by the instance that made the change

@@ -16,11 +16,13 @@ import type { Db } from "../store/database.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 
 export type AlertEvent = "monitor.down" | "monitor.degraded" | "monitor.up";
+/** An open incident's reminder and escalation (engine/followups.ts) */
+export type FollowupEvent = "monitor.still_down" | "monitor.escalated";
 /**
  * What a delivered alert announces: a state change, a monitor reported as flapping, a certificate or
- * domain registration close to expiry, or a test.
+ * domain registration close to expiry, an open incident's reminder or escalation, or a test.
  */
-export type PayloadEvent = AlertEvent | "monitor.flapping" | "monitor.expiring" | "test";
+export type PayloadEvent = AlertEvent | "monitor.flapping" | "monitor.expiring" | FollowupEvent | "test";
 
 export interface AlertRequest {
   monitor: MonitorRow;
@@ -31,6 +33,8 @@ export interface AlertRequest {
   incident: IncidentRow | null;
   errorCode: string | null;
   errorMessage: string | null;
+  /** channels alerted besides the monitor's own: an escalated incident's escalation channels hear its recovery */
+  alsoChannelIds?: readonly number[];
 }
 
 /**
@@ -85,7 +89,7 @@ export function dashboardUrl(baseUrl: string, monitorId: number | string): strin
  */
 export async function raiseAlert(db: Db, ctx: AppContext, a: AlertRequest): Promise<void> {
   const log = ctx.log.child("alerts");
-  const channelIds = await alertChannelIds(db, a.monitor.account_id, a.monitor.id);
+  const channelIds = [...new Set([...(await alertChannelIds(db, a.monitor.account_id, a.monitor.id)), ...(a.alsoChannelIds ?? [])])];
   const verdict = await flapVerdict(db, a.monitor.id, a.at);
   const fields = { monitor_id: a.monitor.id, event: a.event, state: a.state, previous_state: a.previousState, channels: channelIds.length };
   if (verdict.kind === "suppressed") {
@@ -168,3 +172,5 @@ async function buildPayload(db: Db, ctx: AppContext, a: Omit<AlertRequest, "even
     dashboard_url: dashboardUrl(ctx.config.baseUrl, a.monitor.id),
   };
 }
+
+export { buildPayload };

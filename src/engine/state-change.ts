@@ -7,6 +7,7 @@ import { setMonitorState } from "../store/monitors.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { raiseAlert, type AlertEvent } from "./alerts.ts";
 import { inMaintenance } from "./maintenance-end.ts";
+import { followIncident } from "./incident-follow.ts";
 
 export interface StateChange {
   monitor: MonitorRow;
@@ -38,7 +39,8 @@ export interface StateChangeOutcome {
  * Rules (docs/monitors.md "Incidents", "Maintenance and pause"): an incident opens when the monitor
  * turns down and resolves when it leaves down; maintenance (the switch, or an active maintenance
  * window: docs/maintenance-windows.md) opens no incident and sends no alert; a paused monitor does
- * not change state at all.
+ * not change state at all. An incident opened while a monitor it depends on is down sends no alert,
+ * nor does its recovery (README "Dependencies, reminders and escalation").
  */
 export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange): Promise<StateChangeOutcome> {
   const from = c.monitor.last_status as MonitorState;
@@ -73,7 +75,9 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
     if (open) resolved = await resolveIncidentRow(db, open, c.at, c.checkId);
   }
 
-  if (!maintenance) {
+  // dependencies, reminders and escalation (engine/incident-follow.ts): may hold the alert back
+  const follow = await followIncident(db, ctx, c.monitor, opened, resolved, c.at);
+  if (!maintenance && !follow.silent) {
     const event = alertEventFor(from, c.to, c.alertOnDegraded ?? false);
     if (event) {
       await raiseAlert(db, ctx, {
@@ -85,6 +89,7 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
         incident: opened ?? resolved,
         errorCode: c.errorCode,
         errorMessage: c.errorMessage,
+        alsoChannelIds: follow.alsoChannelIds,
       });
     }
   }

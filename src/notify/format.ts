@@ -42,7 +42,7 @@ export const colourHex = (p: AlertPayload): string => "#" + stateColour(p).toStr
 /** "🔴 DOWN: Checkout API" */
 export function alertTitle(p: AlertPayload): string {
   const kind = alertKind(p);
-  const label = kind === "test" ? "TEST" : kind.toUpperCase();
+  const label = FOLLOWUP_LABELS[p.event] ?? (kind === "test" ? "TEST" : kind.toUpperCase());
   return `${stateEmoji(p)} ${label}: ${p.monitor.name}`;
 }
 
@@ -75,7 +75,7 @@ export function alertSummary(p: AlertPayload): string {
       return `${m} is up again (was ${p.previous_state})${d !== null && d !== undefined ? ` after ${humanDuration(d)} of downtime` : ""}.`;
     }
     case "down":
-      return `${m} is down (was ${p.previous_state}).`;
+      return followupSummary(p) ?? `${m} is down (was ${p.previous_state}).`;
     case "degraded": {
       // leaving down for degraded ends the outage: say so, with how long it lasted
       const d = p.incident?.resolved_at ? p.incident.duration_ms : null;
@@ -142,4 +142,17 @@ export function escapeHtml(text: string): string {
 /** Slack mrkdwn needs &, < and > escaped; nothing else. */
 export function escapeSlack(text: string): string {
   return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+// ---- an open incident's reminder and escalation (README "Dependencies, reminders and escalation") ----
+
+const FOLLOWUP_LABELS: Partial<Record<AlertPayload["event"], string>> = { "monitor.still_down": "STILL DOWN", "monitor.escalated": "ESCALATED" };
+
+/** "Checkout API is still down, for 15 min now."; null for an alert that is neither. */
+function followupSummary(p: AlertPayload): string | null {
+  if (p.event !== "monitor.still_down" && p.event !== "monitor.escalated") return null;
+  const since = p.incident ? Date.parse(p.occurred_at) - Date.parse(p.incident.started_at) : null;
+  const forHow = since !== null && since >= 0 ? humanDuration(since) : null;
+  if (p.event === "monitor.still_down") return `${p.monitor.name} is still down${forHow ? `, for ${forHow} now` : ""}. This reminder repeats until it recovers.`;
+  return `${p.monitor.name} has been down${forHow ? ` for ${forHow}` : ""} and is escalated to you: you will hear when it recovers.`;
 }

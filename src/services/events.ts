@@ -19,6 +19,7 @@ function eventAttributes(e: MonitorEventRow): EventAttributes {
   if (PING_KINDS.has(e.kind)) Object.assign(out, { received_at: toIso(e.at), result: e.result, reason: e.reason, source_ip: e.source_ip, duration_ms: e.duration_ms, body: e.body, body_bytes: e.body_bytes });
   if (e.kind === "transition") Object.assign(out, { from: e.from_state, to: e.to_state, reason: e.reason });
   if (e.kind === "expiring" && e.expires_at !== null) Object.assign(out, { reason: e.reason, expires_at: toIso(e.expires_at), days_left: daysLeft(e.expires_at, e.at) });
+  if (e.kind === "still_down" || e.kind === "escalated") Object.assign(out, { reason: e.reason });
   return out as EventAttributes;
 }
 

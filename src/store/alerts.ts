@@ -54,17 +54,20 @@ export async function deliverySalt(db: Db): Promise<string> {
   return putKvOnce(db, SALT_KEY, randomBytes(16).toString("hex"));
 }
 
-/** A UUID-shaped id determined by the salt, the transition and the channel. */
-export function deliveryIdFor(salt: string, transitionId: number, channelId: number): string {
-  const h = createHash("sha256").update(`${salt}:${transitionId}:${channelId}`).digest("hex");
+/**
+ * A UUID-shaped id determined by the salt, what caused the alert (a transition's id, or a text key
+ * such as an incident's follow-up and its due time) and the channel.
+ */
+export function deliveryIdFor(salt: string, cause: number | string, channelId: number): string {
+  const h = createHash("sha256").update(`${salt}:${cause}:${channelId}`).digest("hex");
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-5${h.slice(13, 16)}-${((parseInt(h[16]!, 16) & 3) | 8).toString(16)}${h.slice(17, 20)}-${h.slice(20, 32)}`;
 }
 
 /** The newest transition of a monitor: inside the state change's transaction, the one just written. */
-export async function latestTransition(db: Db, monitorId: number): Promise<{ id: number; at: number } | undefined> {
+export async function latestTransition(db: Db, monitorId: number): Promise<{ id: number; at: number; from_state: string | null } | undefined> {
   return db
     .selectFrom("monitor_events")
-    .select(["id", "at"])
+    .select(["id", "at", "from_state"])
     .where("monitor_id", "=", monitorId)
     .where("kind", "=", "transition")
     .orderBy("id", "desc")

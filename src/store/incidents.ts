@@ -1,4 +1,5 @@
 import type { Db } from "./database.ts";
+import { engineOf } from "./engine-of.ts";
 import type { IncidentRow } from "./tables.ts";
 
 export async function findOpenIncident(db: Db, monitorId: number): Promise<IncidentRow | undefined> {
@@ -56,4 +57,35 @@ export async function resolveIncidentRow(db: Db, incident: IncidentRow, at: numb
     .where("id", "=", incident.id)
     .returningAll()
     .executeTakeFirstOrThrow();
+}
+
+/**
+ * The incident opened while a monitor it depends on was down (engine/dependencies.ts): it names
+ * that monitor's incident, and its alerts wait until every parent is up again.
+ */
+export async function holdForParent(db: Db, incidentId: number, parentIncidentId: number): Promise<IncidentRow> {
+  return db.updateTable("incidents").set({ parent_incident_id: parentIncidentId, held_for_parent: 1 }).where("id", "=", incidentId).returningAll().executeTakeFirstOrThrow();
+}
+
+/**
+ * Lets a held incident alert, if it still is open and held: the conditional update makes the one
+ * that releases it (the parent's recovery, or the engine's sweep) the only one that alerts.
+ */
+export async function releaseHeldIncident(db: Db, incidentId: number): Promise<IncidentRow | undefined> {
+  return db.updateTable("incidents").set({ held_for_parent: 0 }).where("id", "=", incidentId).where("held_for_parent", "=", 1).where("status", "=", "open").returningAll().executeTakeFirst();
+}
+
+/** Marks an open incident escalated (its recovery then goes to the escalation channels too). */
+export async function markEscalated(db: Db, incidentId: number, at: number): Promise<IncidentRow | undefined> {
+  return db.updateTable("incidents").set({ escalated_at: at }).where("id", "=", incidentId).where("status", "=", "open").where("held_for_parent", "=", 0).returningAll().executeTakeFirst();
+}
+
+/**
+ * An incident read to act on it within the transaction (a reminder, an escalation), held until the
+ * commit on PostgreSQL, so it is locked before anything else of it, in the order a resolution locks
+ * it; SQLite has one writer at a time already.
+ */
+export async function lockIncident(db: Db, incidentId: number): Promise<IncidentRow | undefined> {
+  const q = db.selectFrom("incidents").selectAll().where("id", "=", incidentId);
+  return (engineOf(db) === "postgres" ? q.forUpdate() : q).executeTakeFirst();
 }

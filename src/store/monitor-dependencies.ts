@@ -1,6 +1,7 @@
 import { sql } from "kysely";
 import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
+import type { IncidentRow } from "./tables.ts";
 
 /**
  * Which monitors a monitor depends on (README "Dependencies, reminders and escalation"): the one
@@ -72,4 +73,59 @@ export async function dependencyNeighbours(db: Db, accountId: number, monitorId:
     from.innerJoin("monitors as m", "m.id", "d.monitor_id").select(["m.id", "m.name", "m.last_status"]).where("d.parent_id", "=", monitorId).where("m.account_id", "=", accountId).orderBy("m.id").execute(),
   ]);
   return { parents, children };
+}
+
+// ---- the engine's questions (engine/dependencies.ts), answered through the open-incidents index ----
+
+/** The open incident of one of the monitor's parents (the oldest), or null when every parent is up. */
+export async function downParentIncidentId(db: Db, monitorId: number): Promise<number | null> {
+  const row = await db
+    .selectFrom("monitor_dependencies as d")
+    .innerJoin("incidents as i", "i.monitor_id", "d.parent_id")
+    .select("i.id")
+    .where("d.monitor_id", "=", monitorId)
+    .where("i.status", "=", "open")
+    .orderBy("i.id")
+    .limit(1)
+    .executeTakeFirst();
+  return row?.id ?? null;
+}
+
+/** Open incidents held for a parent, of the monitors that depend on `parentId`. */
+export async function heldChildIncidents(db: Db, parentId: number): Promise<IncidentRow[]> {
+  return db
+    .selectFrom("monitor_dependencies as d")
+    .innerJoin("incidents as i", "i.monitor_id", "d.monitor_id")
+    .selectAll("i")
+    .where("d.parent_id", "=", parentId)
+    .where("i.status", "=", "open")
+    .where("i.held_for_parent", "=", 1)
+    .orderBy("i.id")
+    .execute();
+}
+
+/**
+ * Open incidents still held though no parent of their monitor is down: their parents' recovery was
+ * committed beside their opening and neither saw the other, or a parent was deleted or unlinked.
+ */
+export async function strandedHeldIncidents(db: Db, limit: number): Promise<IncidentRow[]> {
+  return db
+    .selectFrom("incidents as i")
+    .selectAll("i")
+    .where("i.status", "=", "open")
+    .where("i.held_for_parent", "=", 1)
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("monitor_dependencies as d")
+            .innerJoin("incidents as p", "p.monitor_id", "d.parent_id")
+            .select("p.id")
+            .whereRef("d.monitor_id", "=", "i.monitor_id")
+            .where("p.status", "=", "open"),
+        ),
+      ),
+    )
+    .orderBy("i.id")
+    .limit(limit)
+    .execute();
 }

@@ -14,7 +14,7 @@ import type { MonitorEventsTable } from "./tables.ts";
 
 export interface NewMonitorEvent {
   monitorId: number;
-  kind: "ping" | "start" | "fail" | "transition" | "token_rotated" | "expiring";
+  kind: "ping" | "start" | "fail" | "transition" | "token_rotated" | "expiring" | "still_down" | "escalated";
   at: number;
   result?: string | null;
   reason?: string | null;

@@ -373,6 +373,8 @@ export interface MaintenanceWindowsTable {
 export interface MaintenanceWindowMonitorsTable {
   window_id: number;
   monitor_id: number;
+}
+
 /** A monitor's parents (README "Dependencies, reminders and escalation"); store/monitor-dependencies.ts. */
 export interface MonitorDependenciesTable {
   monitor_id: number;
