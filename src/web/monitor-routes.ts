@@ -8,13 +8,16 @@ import { listMonitorEvents } from "../services/events.ts";
 import { listIncidents } from "../services/incidents.ts";
 import { allItems } from "../services/items.ts";
 import { createMonitor, deleteMonitor, getMonitor, listMonitors, manualMaintenanceSwitch, monitorUptime, rotateHeartbeatToken, storedMonitorSecrets, updateMonitor, type MonitorItem } from "../services/monitors.ts";
+import { monitorNeighbours } from "../services/monitor-dependencies.ts";
 import { listChannels } from "../services/notification-channels.ts";
-import { formToAttributes, validationDetails, type Errors } from "./forms/fields.ts";
+import { alertingFields, alertingSection } from "./forms/alerting-section.ts";
+import { formToAttributes, validationDetails, type Errors, type FieldSpec } from "./forms/fields.ts";
 import { createDefaults, isMonitorType, monitorFields, monitorForm, TYPE_INFO } from "./forms/monitor-form.ts";
 import { html } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type RouteCtx, type Signed } from "./routing.ts";
 import { dashboardPage } from "./views/layout.ts";
+import { dependencyPanel } from "./views/dependency-panel.ts";
 import { confirmDelete, monitorDetail, monitorList, monitorRows, typePicker } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
 
@@ -43,13 +46,24 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "monitors", h);
   const allMonitors = (actor: Actor) => allItems((w) => listMonitors(app, actor, {}, w));
 
+  /** The "Dependencies and alerting" section's fields: the account's other monitors and its channels to pick. */
+  async function alertingFor(actor: Actor, self: number | undefined, current: unknown): Promise<FieldSpec[]> {
+    const [{ choices: channels }, monitors] = await Promise.all([channelChoices(web, actor), allMonitors(actor)]);
+    const picks = monitors.filter((m) => m.id !== self).map((m) => ({ value: m.id, label: `${m.attributes.name} (${m.attributes.monitor_type})` }));
+    // a parent beyond the list's bound stays on the form, so saving it keeps the parent
+    for (const id of Array.isArray(current) ? current : []) if (typeof id === "number" && !picks.some((p) => p.value === id)) picks.push({ value: id, label: `monitor ${id}` });
+    return alertingFields(picks, channels);
+  }
+
   async function renderForm(s: Signed, o: { mode: "create" | "edit"; type: MonitorType; monitor?: MonitorItem; values: Record<string, unknown>; errors: Errors; status?: number }) {
     const { choices } = await channelChoices(web, s.actor);
     const fields = monitorFields(o.type, choices);
+    const alerting = await alertingFor(s.actor, o.monitor?.id, o.values.depends_on_ids);
+    const section = { fields: alerting, body: alertingSection(alerting, o.values, o.errors) };
     const storedSecrets = o.monitor ? await storedMonitorSecrets(app, s.actor, o.monitor.id) : undefined;
     const action = o.mode === "create" ? "/monitors" : `/monitors/${o.monitor!.id}`;
     const title = o.mode === "create" ? `New ${o.type} monitor` : `Edit ${o.monitor!.attributes.name}`;
-    const form = monitorForm({ mode: o.mode, type: o.type, action, fields, values: o.values, errors: o.errors, session: s.session, storedSecrets });
+    const form = monitorForm({ mode: o.mode, type: o.type, action, fields, values: o.values, errors: o.errors, session: s.session, storedSecrets, section });
     return page(s, title, html`<h1>${title}</h1>${form}`, o.status);
   }
 
@@ -77,7 +91,8 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
         const type = s.form.get("monitor_type");
         if (!isMonitorType(type)) return redirect("/monitors/new");
         const { choices } = await channelChoices(web, s.actor);
-        const attrs = { monitor_type: type, ...formToAttributes(monitorFields(type, choices), s.form, "create") };
+        const alerting = await alertingFor(s.actor, undefined, []);
+        const attrs = { monitor_type: type, ...formToAttributes([...monitorFields(type, choices), ...alerting], s.form, "create") };
         try {
           const created = await createMonitor(app, s.actor, attrs);
           return redirect(`/monitors/${created.id}?msg=created`);
@@ -95,12 +110,15 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
         const id = monitor.id;
         const heartbeat = monitor.attributes.monitor_type === "heartbeat";
         const first = (limit: number) => ({ limit, offset: 0 });
-        const [checks, incidents, events, uptime] = await Promise.all([
+        const [checks, incidents, events, uptime, neighbours, channels] = await Promise.all([
           listChecks(app, s.actor, id, {}, first(100)),
           listIncidents(app, s.actor, { monitorId: id }, first(10)),
           heartbeat ? listMonitorEvents(app, s.actor, id, {}, first(50)) : null,
           monitorUptime(app, s.actor, id, UPTIME_SPANS.map((u) => u.days * DAY_MS)),
+          monitorNeighbours(app, s.actor, id),
+          channelChoices(web, s.actor),
         ]);
+        const channelNames = new Map(channels.choices.map((c) => [c.value, c.label]));
         const token = monitor.attributes.heartbeat_token;
         const body = monitorDetail(
           {
@@ -111,6 +129,7 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
             uptime: UPTIME_SPANS.map((u, i) => ({ label: u.label, ratio: uptime[i]! })),
             pingUrl: heartbeat && typeof token === "string" ? `${app.config.heartbeatUrl}/h/${token}` : null,
             now: app.clock.now(),
+            panels: dependencyPanel({ ...neighbours, attributes: monitor.attributes, channelNames }),
           },
           s.session,
           s.url.searchParams.get("msg"),
@@ -133,7 +152,8 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
         const monitor = await getMonitor(app, s.actor, monitorId(s));
         const type = monitor.attributes.monitor_type;
         const { choices } = await channelChoices(web, s.actor);
-        const attrs = formToAttributes(monitorFields(type, choices), s.form, "edit");
+        const alerting = await alertingFor(s.actor, monitor.id, monitor.attributes.depends_on_ids);
+        const attrs = formToAttributes([...monitorFields(type, choices), ...alerting], s.form, "edit");
         try {
           await updateMonitor(app, s.actor, monitor.id, attrs);
           return redirect(`/monitors/${monitor.id}?msg=saved`);

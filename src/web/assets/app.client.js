@@ -69,6 +69,19 @@
     kinds.forEach(function (k) { k.addEventListener("change", showKind); });
     showKind();
   }
+  // A long list of checkboxes (the monitors a monitor depends on) narrowed by a filter box.
+  document.querySelectorAll("[data-filter]").forEach(function (input) {
+    var list = document.getElementById(input.getAttribute("data-filter"));
+    var box = input.closest("[data-filter-box]");
+    if (!list) return;
+    if (box) box.hidden = false;
+    input.addEventListener("input", function () {
+      var q = input.value.trim().toLowerCase();
+      list.querySelectorAll(".check").forEach(function (row) {
+        row.hidden = q !== "" && row.textContent.toLowerCase().indexOf(q) === -1;
+      });
+    });
+  });
   // Forms that destroy something ask once more (the no-script path has its own confirm page).
   document.querySelectorAll("form[data-confirm]").forEach(function (f) {
     f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });

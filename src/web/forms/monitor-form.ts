@@ -3,6 +3,7 @@ import { fieldApplies, MONITOR_ATTRIBUTE_NAMES, MONITOR_FIELDS, type MonitorAttr
 import { MONITOR_DEFAULTS } from "../../domain/monitor-validation.ts";
 import { html, type SafeHtml } from "../html.ts";
 import { csrfField } from "../views/layout.ts";
+import { ALERTING_ATTRIBUTES } from "./alerting-section.ts";
 import { errorSummary, fieldFromSchema, humanize, renderField, type Errors, type FieldSpec, type Mode } from "./fields.ts";
 
 /** Labels people read; the attribute name stays in the hint-free API docs. */
@@ -113,6 +114,7 @@ export function monitorFields(type: MonitorType, channels: { value: number; labe
   return MONITOR_ATTRIBUTE_NAMES.filter((n) => {
     const f = MONITOR_FIELDS[n] as MonitorField;
     if (f.access === "ro" || n === "monitor_type" || n === "is_paused" || !fieldApplies(n, type)) return false;
+    if (ALERTING_ATTRIBUTES.has(n)) return false; // a section of their own (alerting-section.ts)
     if (n === "method") return type === "http";
     return !(type === "heartbeat" && n === "target");
   }).map((n) => {
@@ -136,17 +138,20 @@ export function monitorForm(o: {
   errors: Errors;
   session: { csrf_token: string };
   storedSecrets?: Record<string, boolean>;
+  /** a section of its own after the type's fields: its fields (for the error summary) and its markup */
+  section?: { fields: FieldSpec[]; body: SafeHtml };
 }): SafeHtml {
   const basic = o.fields.filter((f) => BASIC.has(f.name));
   const advanced = o.fields.filter((f) => !BASIC.has(f.name));
   const advancedOpen = advanced.some((f) => o.errors[f.name]);
   const note = (f: FieldSpec) => (f.widget === "password" ? (o.storedSecrets?.[f.name] ? "stored; leave empty to keep it" : "write-only: stored encrypted, never shown again") : undefined);
   const field = (f: FieldSpec) => renderField(f, o.values[f.name], o.errors, note(f));
-  return html`${errorSummary(o.errors, o.fields)}
+  return html`${errorSummary(o.errors, [...o.fields, ...(o.section?.fields ?? [])])}
 <form method="post" action="${o.action}" novalidate>${csrfField(o.session)}
 ${o.mode === "create" ? html`<input type="hidden" name="monitor_type" value="${o.type}">` : ""}
 <div class="panel">${basic.map(field)}</div>
 ${advanced.length ? html`<details${advancedOpen ? html` open` : ""}><summary>Advanced settings (${advanced.length})</summary><div class="panel">${advanced.map(field)}</div></details>` : ""}
+${o.section?.body ?? ""}
 <div class="row"><button class="primary" type="submit">${o.mode === "create" ? "Create monitor" : "Save changes"}</button><a class="btn" href="${o.mode === "create" ? "/" : o.action}">Cancel</a></div>
 </form>`;
 }

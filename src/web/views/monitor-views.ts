@@ -51,6 +51,8 @@ export interface DetailData {
   pingUrl: string | null;
   /** the clock's now, for the days left before an expiry */
   now: number;
+  /** panels shown after the summary (dependencies and alerting) */
+  panels?: SafeHtml;
 }
 
 function actions(m: MonitorItem, session: { csrf_token: string }): SafeHtml {
@@ -72,7 +74,7 @@ function incidentsTable(incidents: IncidentItem[]): SafeHtml {
   if (!incidents.length) return html`<p class="muted">No incidents.</p>`;
   return html`<table><caption class="sr-only">Incidents</caption><thead><tr><th scope="col">Status</th><th scope="col">Started</th><th scope="col">Duration</th><th scope="col">Failed checks</th><th scope="col">Last error</th></tr></thead><tbody>${incidents.map((i) => {
     const a = i.attributes;
-    return html`<tr><td>${a.status === "open" ? stateBadge("down") : html`<span class="st st-up"><span aria-hidden="true">✔</span> Resolved</span>`}</td><td class="num">${when(a.started_at)}</td><td class="num">${formatDuration(a.duration_ms)}</td><td class="num">${a.failure_count}</td><td>${a.last_error_message ?? a.last_error_code ?? ""}</td></tr>`;
+    return html`<tr><td>${a.status === "open" ? stateBadge("down") : html`<span class="st st-up"><span aria-hidden="true">✔</span> Resolved</span>`}</td><td class="num">${when(a.started_at)}</td><td class="num">${formatDuration(a.duration_ms)}</td><td class="num">${a.failure_count}</td><td>${a.last_error_message ?? a.last_error_code ?? ""}${a.parent_incident_id !== null ? html` <span class="muted">(opened while a monitor it depends on was down)</span>` : ""}</td></tr>`;
   })}</tbody></table>`;
 }
 
@@ -112,6 +114,7 @@ ${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h"><h2 
 <dt>Last check</dt><dd>${when(a.last_checked_at)}</dd><dt>Next check</dt><dd>${a.is_paused ? "paused" : when(a.next_run_at)}</dd>
 ${d.uptime.map((u) => html`<dt>Uptime ${u.label}</dt><dd>${formatPct(u.ratio)}</dd>`)}</dl></section>
 ${monitorFacts(a, d.checks, d.now)}
+${d.panels ?? ""}
 ${a.monitor_type !== "heartbeat" ? html`<section class="panel" aria-labelledby="lat-h"><h2 id="lat-h">Latency</h2>${latencies.some((v) => v !== null) ? latencyChart(latencies, `Latency of the last ${latencies.length} checks`) : html`<p class="muted">No latency measured yet.</p>`}</section>` : ""}
 ${d.events ? html`<section aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>${timeline(d.events)}</section>` : ""}
 <section aria-labelledby="chk-h"><h2 id="chk-h">Recent checks</h2>${checksTable(d.checks.slice(0, 20))}</section>
