@@ -96,8 +96,9 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
       hb = { id: hbRes.json.data.id, token: hbRes.json.data.attributes.heartbeat_token };
       for (const path of ["", "/fail", ""]) expect((await fetch(`${s.url}/h/${hb.token}${path}`, { method: "POST", body: path ? "disk full" : undefined })).status).toBe(200);
       expect(await waitFor(() => hooks.requests.length >= 2)).toBe(true);
-      // another that stays down: an open incident
-      const down = await s.api("POST", "/api/v1/monitors", { name: "weekly", monitor_type: "heartbeat", interval_sec: 600, timeout_ms: 1000 });
+      // another that stays down: an open incident, with a parent, and its reminder and escalation due
+      const alerting = { depends_on_ids: [Number(hb.id)], alert_repeat_minutes: 5, escalation_channel_ids: [Number(ch)], escalate_after_minutes: 60 };
+      const down = await s.api("POST", "/api/v1/monitors", { name: "weekly", monitor_type: "heartbeat", interval_sec: 600, timeout_ms: 1000, ...alerting });
       for (const path of ["", "/fail"]) expect((await fetch(`${s.url}/h/${down.json.data.attributes.heartbeat_token}${path}`)).status).toBe(200);
       const page = await s.api("POST", "/api/v1/status-pages", { name: "Moving day", slug, monitor_ids: [ids[0], ids[1], hb.id].map(Number) });
       expect(page.status).toBe(201);
@@ -115,6 +116,7 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
     }
     const sqlite = new Database(join(data, "vigil.db"), { readonly: true });
     expect((sqlite.query("SELECT count(*) AS n FROM check_blocks").get() as { n: number }).n).toBeGreaterThan(0);
+    expect((sqlite.query("SELECT count(*) AS n FROM incident_followups").get() as { n: number }).n).toBe(2);
     expect((sqlite.query("SELECT count(*) AS n FROM alerts WHERE status = 'delivered'").get() as { n: number }).n).toBe(2);
     sqlite.close();
 
