@@ -6,6 +6,7 @@
  * escalation.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
+import { insertMonitorEvent } from "../../src/store/monitor-events.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
 import { addUser, formErrors, signedInClient, unescape, type WebClient } from "./helpers.ts";
@@ -93,4 +94,13 @@ test("with many monitors the parents list gets a filter box, hidden until the sc
   const form = await c.get("/monitors/new?type=heartbeat");
   expect(form.text).toContain('<div class="field" data-filter-box hidden><label for="dep-filter">Find a monitor</label><input type="search" id="dep-filter" data-filter="dep-pick"');
   expect(form.text).toContain('<div class="pick" id="dep-pick">');
+});
+
+test("a heartbeat monitor's timeline shows its reminders and escalations in words", async () => {
+  const id = await createMonitor(s, { name: "nightly", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 1000, is_paused: true });
+  await insertMonitorEvent(s.ctx.db, { monitorId: id, kind: "still_down", at: Date.now() - 1000, reason: "down for 30 min; reminder sent to 1 channel" });
+  await insertMonitorEvent(s.ctx.db, { monitorId: id, kind: "escalated", at: Date.now(), reason: "down for 45 min; escalated to 2 channels" });
+  const page = (await c.get(`/monitors/${id}`)).text;
+  expect(page).toContain("<td><strong>reminder sent</strong></td><td>down for 30 min; reminder sent to 1 channel</td>");
+  expect(page).toContain("<td><strong>escalated</strong></td><td>down for 45 min; escalated to 2 channels</td>");
 });

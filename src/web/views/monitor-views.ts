@@ -43,6 +43,8 @@ export function typePicker(info: Record<MonitorType, string>): SafeHtml {
 }
 
 export interface DetailData {
+  /** panels shown after the incidents (dependencies and alerting) */
+  panels?: SafeHtml;
   monitor: MonitorItem;
   checks: CheckItem[];
   incidents: IncidentItem[];
@@ -51,8 +53,6 @@ export interface DetailData {
   pingUrl: string | null;
   /** the clock's now, for the days left before an expiry */
   now: number;
-  /** panels shown after the summary (dependencies and alerting) */
-  panels?: SafeHtml;
 }
 
 function actions(m: MonitorItem, session: { csrf_token: string }): SafeHtml {
@@ -92,7 +92,9 @@ function timeline(events: EventItem[]): SafeHtml {
         ? html`${stateBadge(String(a.from))} → ${stateBadge(String(a.to))}`
         : a.kind === "token_rotated"
           ? html`ping URL rotated`
-          : html`${a.kind} <strong>${a.result ?? ""}</strong>`;
+          : a.kind === "still_down" || a.kind === "escalated"
+            ? html`<strong>${a.kind === "still_down" ? "reminder sent" : "escalated"}</strong>`
+            : html`${a.kind} <strong>${a.result ?? ""}</strong>`;
     const detail = a.reason ?? (a.duration_ms != null ? `ran ${formatDuration(a.duration_ms)}` : "");
     // a failure's output, as the job sent it (its first 10 KiB): what a person reads to know why
     const output = a.body ? html`<details><summary>Output${a.body_bytes ? ` (first 10 KiB of ${formatBytes(a.body_bytes)})` : ""}</summary><pre class="output">${a.body}</pre></details>` : "";
@@ -114,11 +116,11 @@ ${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h"><h2 
 <dt>Last check</dt><dd>${when(a.last_checked_at)}</dd><dt>Next check</dt><dd>${a.is_paused ? "paused" : when(a.next_run_at)}</dd>
 ${d.uptime.map((u) => html`<dt>Uptime ${u.label}</dt><dd>${formatPct(u.ratio)}</dd>`)}</dl></section>
 ${monitorFacts(a, d.checks, d.now)}
-${d.panels ?? ""}
 ${a.monitor_type !== "heartbeat" ? html`<section class="panel" aria-labelledby="lat-h"><h2 id="lat-h">Latency</h2>${latencies.some((v) => v !== null) ? latencyChart(latencies, `Latency of the last ${latencies.length} checks`) : html`<p class="muted">No latency measured yet.</p>`}</section>` : ""}
 ${d.events ? html`<section aria-labelledby="tl-h"><h2 id="tl-h">Timeline</h2>${timeline(d.events)}</section>` : ""}
 <section aria-labelledby="chk-h"><h2 id="chk-h">Recent checks</h2>${checksTable(d.checks.slice(0, 20))}</section>
-<section aria-labelledby="inc-h"><h2 id="inc-h">Incidents</h2>${incidentsTable(d.incidents)}</section>`;
+<section aria-labelledby="inc-h"><h2 id="inc-h">Incidents</h2>${incidentsTable(d.incidents)}</section>
+${d.panels ?? ""}`;
 }
 
 export function confirmDelete(o: { what: string; name: string; action: string; back: string; session: { csrf_token: string }; consequence: string }): SafeHtml {
