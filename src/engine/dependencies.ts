@@ -7,6 +7,7 @@ import { findMonitorRow } from "../store/schedule.ts";
 import type { IncidentRow } from "../store/tables.ts";
 import { raiseAlert } from "./alerts.ts";
 import { planFollowups } from "./followups.ts";
+import { inMaintenance } from "./maintenance-end.ts";
 
 /**
  * Dependencies (README "Dependencies, reminders and escalation"): an incident that opens while a
@@ -59,7 +60,7 @@ async function releaseHeld(db: Db, ctx: AppContext, held: IncidentRow, at: numbe
   if (!monitor) return false;
   ctx.log.child("alerts").info("held alert released: every monitor it depends on is up", { monitor_id: monitor.id, incident_id: incident.id });
   // paused or in maintenance meanwhile: no alert, as for any change of such a monitor
-  if (monitor.is_paused || monitor.is_in_maintenance) return true;
+  if (monitor.is_paused || (await inMaintenance(db, monitor, at))) return true;
   const transition = await latestTransition(db, monitor.id);
   await raiseAlert(db, ctx, {
     monitor,

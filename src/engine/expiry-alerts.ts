@@ -6,6 +6,7 @@ import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { claimExpiryStage } from "../store/monitors.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { raiseExpiryAlert } from "./alerts.ts";
+import { inMaintenance } from "./maintenance-end.ts";
 
 /**
  * A check that saw an expiry date (a certificate's notAfter, a domain's registration expiry: any
@@ -18,8 +19,8 @@ import { raiseExpiryAlert } from "./alerts.ts";
  */
 export async function alertExpiryIfDue(db: Db, ctx: AppContext, monitor: MonitorRow, result: CheckResult, state: string): Promise<void> {
   const notAfter = result.ssl_not_after;
-  if (notAfter === null || monitor.is_in_maintenance === 1) return;
   const at = result.checked_at;
+  if (notAfter === null || (await inMaintenance(db, monitor, at))) return;
   const last = { notAfter: monitor.expiry_alerted_not_after, stage: monitor.expiry_alert_stage };
   const next = nextExpiryMark(last, { notAfter, stage: expiryStage(notAfter, at, expiryWarnDays(monitor)) });
   if (!next || !(await claimExpiryStage(db, monitor.id, last, next))) return;

@@ -8,6 +8,7 @@ import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { buildPayload, type FollowupEvent } from "./alerts.ts";
+import { inMaintenance } from "./maintenance-end.ts";
 
 /**
  * Reminders and escalation (README "Dependencies, reminders and escalation"): while an incident
@@ -69,7 +70,7 @@ async function fire(trx: Db, ctx: AppContext, due: Followup, now: number): Promi
   const monitor = incident ? await findMonitorRow(trx, incident.monitor_id) : undefined;
   // resolved (its rows are deleted with it, but a read may come first) or held: nothing is due
   if (!incident || !monitor || incident.status !== "open" || incident.held_for_parent) return claimFollowup(trx, due, null).then(() => false);
-  const quiet = monitor.is_paused === 1 || monitor.is_in_maintenance === 1;
+  const quiet = monitor.is_paused === 1 || (await inMaintenance(trx, monitor, now));
 
   let channelIds: number[];
   if (due.kind === "repeat") {

@@ -6,6 +6,7 @@ import { listRegionStates } from "../store/region-states.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { raiseAlert } from "./alerts.ts";
+import { followIncident } from "./incident-follow.ts";
 
 /**
  * Whether a monitor is in maintenance now (docs/maintenance-windows.md "What maintenance does"):
@@ -57,6 +58,10 @@ async function openIfStillDown(trx: Db, ctx: AppContext, monitorId: number): Pro
     httpCode: check?.http_code ?? null,
     failureCount: Math.max(1, failures),
   });
+  // under a parent that is down, the incident names the parent's and alerts nobody, as any other
+  // opening does; otherwise its reminders and escalation are planned (engine/incident-follow.ts)
+  const follow = await followIncident(trx, ctx, monitor, incident, null, at);
+  if (follow.silent) return incident.id;
   await raiseAlert(trx, ctx, {
     monitor,
     event: "monitor.down",

@@ -146,6 +146,26 @@ describe("an http monitor against a target that answers 500", () => {
   }, 60_000);
 });
 
+describe("a window ends under a parent that is down", () => {
+  test("the child's incident opens naming the parent's and alerts nobody (README \"Dependencies, reminders and escalation\")", async () => {
+    const parent = await brokenMonitor("switch in front");
+    const child = await brokenMonitor("service behind it");
+    expect((await s.api("PATCH", `/api/v1/monitors/${child}`, { depends_on_ids: [parent] })).status).toBe(200);
+    const w = await window([child], Date.now() - 1000, Date.now() + HOUR);
+    await runUntilDown(parent);
+    expect(await waitFor(async () => (await incidents(parent)).length === 1)).toBe(true);
+    await runUntilDown(child);
+    expect(await incidents(child)).toEqual([]);
+
+    expect((await s.api("DELETE", `/api/v1/maintenance-windows/${w.id}`)).status).toBe(200);
+    expect(await waitFor(async () => (await incidents(child)).length === 1)).toBe(true);
+    const [parentIncident] = await incidents(parent);
+    const [childIncident] = await incidents(child);
+    expect(childIncident!.attributes).toMatchObject({ status: "open", parent_incident_id: Number(parentIncident!.id) });
+    expect(await queuedAlerts(child)).toEqual([]);
+  }, 60_000);
+});
+
 describe("a heartbeat monitor", () => {
   test("in an active window its deadline turns it down without an incident or alert; the window's end opens both", async () => {
     const m = await createHeartbeat(s, { periodSec: 1, graceSec: 0 });
