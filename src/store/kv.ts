@@ -32,3 +32,8 @@ export async function deleteKv(db: Db, keys: readonly string[]): Promise<void> {
 export async function deleteKvPrefix(db: Db, prefix: string): Promise<void> {
   await db.deleteFrom("kv").where("key", "like", `${prefix}%`).execute();
 }
+
+/** Deletes the entry and returns its value (null: there was none); two takers never both get it. */
+export async function takeKv(db: Db, key: string): Promise<string | null> {
+  return (await db.deleteFrom("kv").where("key", "=", key).returning("value").executeTakeFirst())?.value ?? null;
+}

@@ -7,7 +7,8 @@ import { errorSummary, fieldFromSchema, formToAttributes, humanize, renderField,
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
-import { csrfField, dashboardPage, flash } from "./views/layout.ts";
+import { putFlash, takeFlash } from "../services/session-flash.ts";
+import { csrfField, dashboardPage, flash, storedFlash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
 
@@ -102,9 +103,10 @@ export function channelRoutes(web: WebContext) {
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "channels", h);
   const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "channels", body, saturation: web.saturation() }), { status });
 
-  async function list(s: Signed, notice: SafeHtml = html``) {
+  async function list(s: Signed) {
     const channels = await allItems((w) => listChannels(app, s.actor, w));
-    const body = html`${flash(s.url.searchParams.get("msg"))}${notice}<div class="row between"><h1>Notification channels</h1></div>
+    const result = await takeFlash(app, s.session.id_hash, "channels");
+    const body = html`${flash(s.url.searchParams.get("msg"))}${storedFlash(result)}<div class="row between"><h1>Notification channels</h1></div>
 <p>Add a channel: ${CHANNEL_TYPES.map((t, i) => html`${i ? " · " : ""}<a href="/channels/new?type=${t}">${TYPE_NAMES[t]}</a>`)}</p>
 ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhere.</p>` : html`<table><caption class="sr-only">Notification channels</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Enabled</th><th scope="col">Default</th><th scope="col">Actions</th></tr></thead><tbody>${channels.map((c) => {
       const a = c.attributes;
@@ -186,10 +188,10 @@ ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhe
       route(async (s) => {
         const c = await getChannel(app, s.actor, channelId(s));
         const r = await sendTestNotification(app, s.actor, c.id);
-        const notice = r.ok
-          ? html`<div class="alert ok" role="status">Test sent to ${c.attributes.name}${r.statusCode ? ` (answer ${r.statusCode})` : ""}.</div>`
-          : html`<div class="alert error" role="alert">Test to ${c.attributes.name} failed${r.statusCode ? ` (answer ${r.statusCode})` : ""}: ${r.error ?? "no detail"}</div>`;
-        return list(s, notice);
+        const answer = r.statusCode ? ` (answer ${r.statusCode})` : "";
+        // the answer is shown on the list the browser is sent to: a reload there sends nothing
+        await putFlash(app, s.session.id_hash, "channels", r.ok ? { tone: "ok", text: `Test sent to ${c.attributes.name}${answer}.` } : { tone: "error", text: `Test to ${c.attributes.name} failed${answer}: ${r.error ?? "no detail"}` });
+        return redirect("/channels");
       }),
     )
     .get(

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import { sweepExpiredSessions } from "../auth/sessions.ts";
+import { sweepFlashes } from "../services/session-flash.ts";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
 import { assetResponse } from "./assets.ts";
@@ -41,6 +42,7 @@ export function startWebService(ctx: AppContext, opts: WebOptions = {}): Service
   const live = new LiveStreams();
   const sweep = setInterval(() => {
     sweepExpiredSessions(ctx.db, ctx.clock.now()).catch((err) => web.log.warn("session sweep failed", { error: String(err) }));
+    sweepFlashes(ctx).catch((err) => web.log.warn("flash sweep failed", { error: String(err) }));
   }, SESSION_SWEEP_MS);
   sweep.unref?.();
   return {

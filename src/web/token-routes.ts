@@ -5,7 +5,8 @@ import { issueAccountToken, listAccountTokens, revokeAccountToken } from "../ser
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, notFoundPage, signedIn, type Signed } from "./routing.ts";
-import { csrfField, dashboardPage, flash } from "./views/layout.ts";
+import { putFlash, takeFlash } from "../services/session-flash.ts";
+import { csrfField, dashboardPage, flash, storedFlash } from "./views/layout.ts";
 import { isoMinute } from "./views/widgets.ts";
 import type { WebContext } from "./web-context.ts";
 
@@ -16,7 +17,8 @@ export function tokenRoutes(web: WebContext) {
 
   async function list(s: Signed, top: SafeHtml = html``, status = 200) {
     const tokens = await listAccountTokens(web.app, s.actor);
-    const body = html`${flash(s.url.searchParams.get("msg"))}${top}<h1>API tokens</h1>
+    const result = s.request.method === "GET" ? await takeFlash(web.app, s.session.id_hash, "tokens") : null;
+    const body = html`${flash(s.url.searchParams.get("msg"))}${storedFlash(result)}${top}<h1>API tokens</h1>
 <p>Tokens authorize <a href="/docs">API v1</a> calls (<code>Authorization: Bearer …</code>). Only a hash is stored: a token is shown once, when it is created.</p>
 ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><caption class="sr-only">API tokens</caption><thead><tr><th scope="col">Id</th><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${tokens.map(
       (t) => html`<tr><td class="num">${t.id}</td><td>${t.label ?? "—"}</td><td>${t.scopes.join(", ")}</td><td class="num">${isoMinute(t.createdAt)}</td><td class="num">${isoMinute(t.lastUsedAt)}</td><td>${
@@ -42,9 +44,9 @@ ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><cap
         if (label !== null && holdsNul(label)) return list(s, html`<div class="alert error" role="alert">The label ${NUL_MESSAGE}.</div>`, 422);
         const { token, id } = await issueAccountToken(web.app, s.actor, { scopes, label });
         web.log.info("API token created in the dashboard", { user_id: s.session.user_id, token_id: id });
-        const shown = html`<div class="alert ok" role="status"><p><strong>Token ${id} created.</strong> Copy it now: it is not shown again.</p>
-<div class="copy"><label class="sr-only" for="new-token">New token</label><input type="text" id="new-token" class="mono" readonly value="${token}"><button type="button" data-copy="new-token" hidden>Copy</button></div></div>`;
-        return list(s, shown);
+        // shown once, on the page the browser is sent to: a reload of it creates nothing
+        await putFlash(web.app, s.session.id_hash, "tokens", { tone: "ok", text: `Token ${id} created. Copy it now: it is not shown again.`, secret: token });
+        return redirect("/tokens");
       }),
     )
     .post(

@@ -1,6 +1,7 @@
 import type { SaturationReport } from "../../scheduler/saturation.ts";
 import type { SessionRecord } from "../../auth/sessions.ts";
 import { ASSETS } from "../assets.ts";
+import type { Flash } from "../../services/session-flash.ts";
 import { html, type SafeHtml } from "../html.ts";
 
 export type Section = "monitors" | "status-pages" | "tokens" | "channels" | "maintenance";
@@ -27,6 +28,15 @@ const FLASH: Record<string, string> = {
 export function flash(key: string | null): SafeHtml {
   const text = key ? FLASH[key] : undefined;
   return text ? html`<div class="alert ok" role="status">${text}</div>` : html``;
+}
+
+/** A form's result carried over its redirect (services/session-flash.ts); a secret in a field to copy. */
+export function storedFlash(f: Flash | null): SafeHtml {
+  if (!f) return html``;
+  const copy = f.secret
+    ? html`<div class="copy"><label class="sr-only" for="flash-secret">Value to copy</label><input type="text" id="flash-secret" class="mono" readonly value="${f.secret}"><button type="button" data-copy="flash-secret" hidden>Copy</button></div>`
+    : "";
+  return f.tone === "ok" ? html`<div class="alert ok" role="status"><p>${f.text}</p>${copy}</div>` : html`<div class="alert error" role="alert"><p>${f.text}</p>${copy}</div>`;
 }
 
 function head(title: string): SafeHtml {
