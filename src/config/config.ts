@@ -12,6 +12,12 @@ export interface Config {
   readonly port: number;
   readonly baseUrl: string;
   readonly heartbeatUrl: string;
+  /**
+   * whether --base-url (or --heartbeat-url) was given: without one, the dashboard's links follow the
+   * address the browser used (README "Dashboard")
+   */
+  readonly baseUrlFixed: boolean;
+  readonly heartbeatUrlFixed: boolean;
   /** host names that reach this instance: base and heartbeat URL hosts, the machine's names (lower case) */
   readonly ownHostNames: readonly string[];
   readonly region: string;

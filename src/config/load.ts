@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { LOG_LEVELS, type LogLevel } from "../lib/logger.ts";
 import { ConfigError, type Config, type Plan, type Role } from "./config.ts";
 import { ownHostNames } from "./host-names.ts";
+import { isProxyEntry } from "../lib/trusted-proxies.ts";
 import { SERVE_OPTIONS, type OptionSpec, type ServeOptionName } from "./options.ts";
 
 export type Env = Record<string, string | undefined>;
@@ -39,6 +40,8 @@ export function loadConfig(argv: string[], env: Env): Config {
     port,
     baseUrl: stripSlash(baseUrl),
     heartbeatUrl,
+    baseUrlFixed: raw("baseUrl") !== null,
+    heartbeatUrlFixed: raw("heartbeatUrl") !== null || raw("baseUrl") !== null,
     ownHostNames: Object.freeze(ownHostNames([baseUrl, heartbeatUrl])),
     region,
     confirmations: int(raw("confirmations"), "confirmations", 1, 100),
@@ -47,7 +50,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     rateLimits: Object.freeze(parseRateLimits(raw("rateLimit")!)),
     pingLimitToken: int(raw("pingLimitToken"), "ping-limit-token", 1, 1_000_000),
     pingLimitIp: int(raw("pingLimitIp"), "ping-limit-ip", 1, 10_000_000),
-    trustedProxies: Object.freeze(list(raw("trustedProxy"))),
+    trustedProxies: Object.freeze(proxies(list(raw("trustedProxy")))),
     logLevel: logLevel as LogLevel,
     role: role as Role,
     leaderUrl: leaderUrl ? stripSlash(url(leaderUrl, "leader")) : null,
@@ -106,6 +109,12 @@ function optionalUrl(text: string | null, name: string): string | null {
 
 function list(text: string | null): string[] {
   return (text ?? "").split(",").map((s) => s.trim()).filter(Boolean);
+}
+
+/** Addresses or CIDR ranges; a typo would silently trust nobody (or somebody else), so it stops the start. */
+function proxies(entries: string[]): string[] {
+  for (const e of entries) if (!isProxyEntry(e)) throw new ConfigError(`--trusted-proxy takes IP addresses or CIDR ranges (10.0.0.0/8), got "${e}"`);
+  return entries;
 }
 
 const stripSlash = (s: string) => s.replace(/\/+$/, "");

@@ -5,6 +5,7 @@
  * left part of the header is whatever the client chose to send.
  */
 import { isIP } from "node:net";
+import { TrustedProxies } from "../lib/trusted-proxies.ts";
 
 export function normalizeIp(raw: string | null | undefined): string | null {
   if (!raw) return null;
@@ -23,11 +24,11 @@ export function normalizeIp(raw: string | null | undefined): string | null {
   return isIP(lower) ? lower : null;
 }
 
-export function trustedSet(proxies: readonly string[]): ReadonlySet<string> {
-  return new Set(proxies.map(normalizeIp).filter((p): p is string => p !== null));
+export function trustedSet(proxies: readonly string[]): TrustedProxies {
+  return new TrustedProxies(proxies);
 }
 
-export function clientAddress(socketIp: string | null | undefined, forwardedFor: string | null, trusted: ReadonlySet<string>): string | null {
+export function clientAddress(socketIp: string | null | undefined, forwardedFor: string | null, trusted: TrustedProxies): string | null {
   const peer = normalizeIp(socketIp);
   if (!peer || !forwardedFor || !trusted.has(peer)) return peer;
   const hops = forwardedFor.split(",").map(normalizeIp).filter((h): h is string => h !== null);

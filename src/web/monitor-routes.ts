@@ -120,6 +120,7 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
         ]);
         const channelNames = new Map(channels.choices.map((c) => [c.value, c.label]));
         const token = monitor.attributes.heartbeat_token;
+        const pingBase = web.heartbeatBase(s.request, s.socketIp);
         const body = monitorDetail(
           {
             monitor,
@@ -127,7 +128,8 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
             incidents: incidents.items,
             events: events?.items ?? null,
             uptime: UPTIME_SPANS.map((u, i) => ({ label: u.label, ratio: uptime[i]! })),
-            pingUrl: heartbeat && typeof token === "string" ? `${app.config.heartbeatUrl}/h/${token}` : null,
+            pingUrl: heartbeat && typeof token === "string" ? `${pingBase}/h/${token}` : null,
+            pingBaseFollowsBrowser: !app.config.heartbeatUrlFixed,
             now: app.clock.now(),
             panels: dependencyPanel({ ...neighbours, attributes: monitor.attributes, channelNames }),
           },

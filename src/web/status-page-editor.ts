@@ -8,7 +8,7 @@ import { errorSummary, fieldFromSchema, formToAttributes, renderField, validatio
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
-import { csrfField, dashboardPage, flash } from "./views/layout.ts";
+import { addressNotice, csrfField, dashboardPage, flash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
 
@@ -43,9 +43,9 @@ export function statusPageEditorRoutes(web: WebContext) {
   const allMonitors = (s: Signed) => allItems((w) => listMonitors(app, s.actor, {}, w));
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "status-pages", h);
   const page = (s: Signed, title: string, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title, session: s.session, section: "status-pages", body, saturation: web.saturation() }), { status });
-  const publicUrl = (p: StatusPageItem, withToken: boolean) => {
+  const publicUrl = (s: Signed, p: StatusPageItem, withToken: boolean) => {
     const a = p.attributes;
-    const url = `${web.app.config.baseUrl}/s/${a.slug}`;
+    const url = `${web.publicBase(s.request, s.socketIp)}/s/${a.slug}`;
     return withToken && a.is_token_protected && typeof a.access_token === "string" ? `${url}?token=${encodeURIComponent(a.access_token)}` : url;
   };
 
@@ -59,7 +59,9 @@ export function statusPageEditorRoutes(web: WebContext) {
     const monitors = await allMonitors(s);
     const fields = pageFields(monitors);
     const title = mode === "create" ? "New status page" : `Edit ${target!.attributes.name}`;
-    const share = target ? html`<div class="panel"><p>Address: <a href="${publicUrl(target, false)}">${publicUrl(target, false)}</a></p>${target.attributes.is_token_protected ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}</div>` : "";
+    const share = target
+      ? html`<div class="panel"><p>Address: <a href="${publicUrl(s, target, false)}">${publicUrl(s, target, false)}</a></p>${target.attributes.is_token_protected ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(s, target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}${app.config.baseUrlFixed ? "" : addressNotice(web.publicBase(s.request, s.socketIp))}</div>`
+      : "";
     const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
 <div class="panel">${fields.map((f) => renderField(f, values[f.name], errors))}</div>

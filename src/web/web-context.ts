@@ -1,11 +1,15 @@
 import { csrfMatches, resumeSession, type SessionRecord } from "../auth/sessions.ts";
 import type { AppContext } from "../context.ts";
 import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.ts";
+import type { TrustedProxies } from "../lib/trusted-proxies.ts";
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import { readLimited } from "../http/read-limited.ts";
 import { safeEqual } from "../lib/tokens.ts";
 import type { SaturationReport } from "../scheduler/saturation.ts";
 import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
+
+/** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
+const HOST_PORT = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
 /** Login attempts allowed per client IP and per username in one window. */
 export const LOGIN_LIMIT = 10;
@@ -24,7 +28,7 @@ export interface WebOptions {
 export class WebContext {
   readonly loginByIp = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
   readonly loginByUser = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
-  private readonly trusted: ReadonlySet<string>;
+  private readonly trusted: TrustedProxies;
   private readonly baseOrigin: string;
 
   constructor(readonly app: AppContext, private readonly opts: WebOptions = {}) {
@@ -47,8 +51,37 @@ export class WebContext {
   }
 
   secure(request: Request, socketIp: string | null): boolean {
+    return isSecureRequest(request, this.app.config.baseUrl, this.fromTrustedProxy(socketIp));
+  }
+
+  private fromTrustedProxy(socketIp: string | null): boolean {
     const peer = normalizeIp(socketIp);
-    return isSecureRequest(request, this.app.config.baseUrl, peer !== null && this.trusted.has(peer));
+    return peer !== null && this.trusted.has(peer);
+  }
+
+  /**
+   * The origin the browser used: its Host and the request's scheme, or a trusted proxy's
+   * X-Forwarded-Host and X-Forwarded-Proto (their first value: the one the proxy nearest the
+   * browser set). A Host that is not a host name or address with a port falls back to --base-url.
+   */
+  requestOrigin(request: Request, socketIp: string | null): string {
+    const proxied = this.fromTrustedProxy(socketIp);
+    const first = (name: string) => (proxied ? request.headers.get(name)?.split(",")[0]?.trim() || null : null);
+    const host = (first("x-forwarded-host") ?? request.headers.get("host") ?? new URL(request.url).host).toLowerCase();
+    const proto = first("x-forwarded-proto")?.toLowerCase();
+    const scheme = proto === "https" || proto === "http" ? proto : new URL(request.url).protocol.slice(0, -1);
+    if (!HOST_PORT.test(host)) return this.app.config.baseUrl;
+    return `${scheme}://${host}`;
+  }
+
+  /** Where links to this instance point: --base-url when given, else the address the browser used. */
+  publicBase(request: Request, socketIp: string | null): string {
+    return this.app.config.baseUrlFixed ? this.app.config.baseUrl : this.requestOrigin(request, socketIp);
+  }
+
+  /** Where ping URLs point: --heartbeat-url (or --base-url) when given, else the address the browser used. */
+  heartbeatBase(request: Request, socketIp: string | null): string {
+    return this.app.config.heartbeatUrlFixed ? this.app.config.heartbeatUrl : this.requestOrigin(request, socketIp);
   }
 
   async session(request: Request): Promise<SessionRecord | undefined> {

@@ -206,7 +206,7 @@ describe("monitor forms", () => {
     const r = await c.post("/monitors", { monitor_type: "heartbeat", name: "nightly backup", interval_sec: "3600", timeout_ms: "1000", heartbeat_grace_sec: "60" });
     const id = idFrom(r.res.headers.get("location"));
     const token = (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.heartbeat_token as string;
-    const pingUrl = `${s.ctx.config.heartbeatUrl}/h/${token}`;
+    const pingUrl = `${s.url}/h/${token}`; // no --base-url: the address this client used
     let detail = await c.get(`/monitors/${id}`);
     expect(detail.text).toContain(`value="${pingUrl}"`);
     expect(detail.text).toContain("No pings yet");
@@ -274,13 +274,19 @@ describe("status page editor", () => {
 describe("API tokens", () => {
   test("create with scopes shows the token once; it works on the API; revoke stops it", async () => {
     const created = await c.post("/tokens", { label: "ci <bot>", scopes: ["monitors:read", "checks:read"] });
-    expect(created.res.status).toBe(200);
-    const token = /id="new-token" class="mono" readonly value="(vgl_[^"]+)"/.exec(created.text)![1]!;
-    expect(created.text).toContain("ci &lt;bot&gt;");
+    // redirected (303), the token shown once on the page it leads to, not in its address
+    expect(created.res.status).toBe(303);
+    expect(created.res.headers.get("location")).toBe("/tokens");
+    const shown = await c.get("/tokens");
+    const token = /id="flash-secret" class="mono" readonly value="(vgl_[^"]+)"/.exec(shown.text)![1]!;
+    expect(shown.text).toContain("ci &lt;bot&gt;");
+    expect(s.logText()).not.toContain(token);
     expect((await s.api("GET", "/api/v1/monitors", undefined, { token })).status).toBe(200);
     expect((await s.api("POST", "/api/v1/monitors", httpAttrs(), { token })).status).toBe(403);
+    // a reload shows the list without the token and creates no other
     const list = await c.get("/tokens");
     expect(list.text).not.toContain(token);
+    expect((await s.ctx.db.selectFrom("api_tokens").select("id").where("label", "=", "ci <bot>").execute()).length).toBe(1);
     expect(list.text).toContain("monitors:read, checks:read");
     const row = await s.ctx.db.selectFrom("api_tokens").select("id").where("label", "=", "ci <bot>").executeTakeFirstOrThrow();
     expect((await c.post(`/tokens/${row.id}/revoke`, {})).res.headers.get("location")).toBe("/tokens?msg=revoked");
@@ -301,6 +307,32 @@ describe("API tokens", () => {
   });
 });
 
+describe("results carried over a redirect", () => {
+  test("a new token is shown to the session that created it, once: not to another session of the same user", async () => {
+    const other = await signedInClient(s, "admin");
+    const created = await c.post("/tokens", { label: "once", scopes: ["monitors:read"] });
+    expect(created.res.status).toBe(303);
+    expect((await other.get("/tokens")).text).not.toContain('id="flash-secret"');
+    const mine = await c.get("/tokens");
+    expect(mine.text).toMatch(/id="flash-secret" class="mono" readonly value="vgl_/);
+    expect((await c.get("/tokens")).text).not.toContain('id="flash-secret"');
+    // stored sealed, and gone once read
+    expect((await s.ctx.db.selectFrom("kv").select("key").where("key", "like", "web-flash:%").execute()).length).toBe(0);
+  });
+
+  test("a flash nobody came back for is swept; what is stored is sealed, never the token itself", async () => {
+    const { sweepFlashes, FLASH_TTL_MS } = await import("../../src/services/session-flash.ts");
+    await c.post("/tokens", { label: "left", scopes: ["monitors:read"] });
+    const rows = await s.ctx.db.selectFrom("kv").select(["key", "value"]).where("key", "like", "web-flash:%").execute();
+    expect(rows.length).toBe(1);
+    expect(rows[0]!.value).not.toContain("vgl_");
+    expect(await sweepFlashes(s.ctx)).toBe(0); // not expired yet
+    const clock = { now: () => Date.now() + FLASH_TTL_MS + 1 };
+    expect(await sweepFlashes({ ...s.ctx, clock } as typeof s.ctx)).toBe(1);
+    expect((await c.get("/tokens")).text).not.toContain('id="flash-secret"');
+  });
+});
+
 describe("notification channels", () => {
   test("create a webhook, send a test to a local receiver, see the API's messages for bad input, delete", async () => {
     const bad = await c.post("/channels", { channel_type: "webhook", name: "hook", url: "not-a-url", is_enabled: "true" });
@@ -313,7 +345,12 @@ describe("notification channels", () => {
     expect(ch.attributes.url).toBe(`${target.url}/***`);
     const before = target.requests.filter((r) => r.path === "/hook").length;
     const tested = await c.post(`/channels/${ch.id}/test`, {});
-    expect(tested.text).toContain("Test sent to hook (answer 200).");
+    expect(tested.res.status).toBe(303);
+    expect(tested.res.headers.get("location")).toBe("/channels");
+    expect((await c.get("/channels")).text).toContain("Test sent to hook (answer 200).");
+    expect(target.requests.filter((r) => r.path === "/hook").length).toBe(before + 1);
+    // a reload of the page shown after the test sends nothing and no longer says so
+    expect((await c.get("/channels")).text).not.toContain("Test sent to hook");
     expect(target.requests.filter((r) => r.path === "/hook").length).toBe(before + 1);
     const edit = await c.get(`/channels/${ch.id}/edit`);
     expect(edit.text).toContain("stored; leave empty to keep it");
@@ -364,8 +401,8 @@ describe("notification channels", () => {
     expect((await c.post(`/channels/${ch.id}`, { name: "many renamed", url: "", apprise_urls: "", is_enabled: "true" })).res.headers.get("location")).toBe("/channels?msg=saved");
     if (Bun.which("apprise")) {
       const before = target.requests.filter((r) => r.path === "/hook").length;
-      const tested = await c.post(`/channels/${ch.id}/test`, {});
-      expect(tested.text).toContain("Test sent to many renamed.");
+      expect((await c.post(`/channels/${ch.id}/test`, {})).res.status).toBe(303);
+      expect((await c.get("/channels")).text).toContain("Test sent to many renamed.");
       expect(target.requests.filter((r) => r.path === "/hook").length).toBe(before + 2);
     }
 
@@ -377,9 +414,10 @@ describe("notification channels", () => {
     expect((await c.get(`/channels/${sig.id}/edit`)).text).toContain('value="+4917600000002, group.ZmFtaWx5"');
 
     // a failed test send reads as what failed, the private receiver's reply left out
-    const tested = await c.post(`/channels/${sig.id}/test`, {});
-    expect(unescape(tested.text)).toContain("Test to sig failed (answer 404): HTTP 404 (the receiver is on a private address; its reply is not shown)");
-    expect(tested.text).not.toContain("no route");
+    await c.post(`/channels/${sig.id}/test`, {});
+    const tested = unescape((await c.get("/channels")).text);
+    expect(tested).toContain("Test to sig failed (answer 404): HTTP 404 (the receiver is on a private address; its reply is not shown)");
+    expect(tested).not.toContain("no route");
   });
 });
 

@@ -86,6 +86,14 @@ export function errorPage(session: SessionRecord, section: Section, title: strin
   return dashboardPage({ title, session, section, body: html`<h1>${title}</h1><p>${message}</p><p><a href="/">Back to monitors</a></p>` });
 }
 
+/**
+ * Under a link built from the address the browser used (no --base-url): it works from where the
+ * user is, but maybe not for someone they share it with (README "Dashboard").
+ */
+export function addressNotice(base: string, flag: "--base-url" | "--heartbeat-url" = "--base-url"): SafeHtml {
+  return html`<p class="hint notice">This address follows the one your browser used (<span class="mono">${base}</span>). To give Vigil one fixed public address, start it with <code>${flag} https://vigil.example.com</code>.</p>`;
+}
+
 export function csrfField(session: { csrf_token: string }): SafeHtml {
   return html`<input type="hidden" name="_csrf" value="${session.csrf_token}">`;
 }

@@ -5,7 +5,7 @@ import type { EventItem } from "../../services/events.ts";
 import type { IncidentItem } from "../../services/incidents.ts";
 import type { MonitorItem } from "../../services/monitors.ts";
 import { html, type SafeHtml } from "../html.ts";
-import { csrfField, flash } from "./layout.ts";
+import { addressNotice, csrfField, flash } from "./layout.ts";
 import { displayState } from "../../domain/display-state.ts";
 import { monitorFacts } from "./monitor-facts.ts";
 import { formatDuration, formatPct, latencyChart, stateBadge, when } from "./widgets.ts";
@@ -51,6 +51,8 @@ export interface DetailData {
   events: EventItem[] | null;
   uptime: { label: string; ratio: number | null }[];
   pingUrl: string | null;
+  /** no --heartbeat-url or --base-url: the ping URL is built from the browser's address */
+  pingBaseFollowsBrowser: boolean;
   /** the clock's now, for the days left before an expiry */
   now: number;
 }
@@ -110,6 +112,7 @@ export function monitorDetail(d: DetailData, session: { csrf_token: string }, ms
 ${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h"><h2 id="ping-h">Ping URL</h2>
 <p>Call this URL (GET or POST) when your job succeeds. Add <code>/start</code> before a run and <code>/fail</code> on failure.</p>
 <div class="copy"><label class="sr-only" for="ping-url">Ping URL</label><input type="text" id="ping-url" class="mono" readonly value="${d.pingUrl}"><button type="button" data-copy="ping-url" hidden>Copy</button></div>
+${d.pingBaseFollowsBrowser ? addressNotice(new URL(d.pingUrl).origin, "--heartbeat-url") : ""}
 <form method="post" action="/monitors/${m.id}/rotate-token" data-confirm="Rotate the ping URL? The current URL stops working at once.">${csrfField(session)}<p><button type="submit">Rotate ping URL</button> <span class="muted">The old URL stops working at once; history is kept.</span></p></form>
 <dl class="kv"><dt>Last ping</dt><dd>${when(a.heartbeat_last_ping_at)}</dd><dt>Expected every</dt><dd>${a.heartbeat_period_sec ?? a.interval_sec} s (grace ${a.heartbeat_grace_sec ?? 0} s)</dd></dl></section>` : ""}
 <section class="panel" aria-labelledby="sum-h"><h2 id="sum-h">Summary</h2><dl class="kv">
