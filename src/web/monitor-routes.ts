@@ -18,7 +18,8 @@ import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type RouteCtx, type Signed } from "./routing.ts";
 import { dashboardPage } from "./views/layout.ts";
 import { dependencyPanel } from "./views/dependency-panel.ts";
-import { confirmDelete, monitorDetail, monitorList, monitorRows, typePicker } from "./views/monitor-views.ts";
+import { monitorDetail, monitorDetailParts, type DetailData } from "./views/monitor-detail.ts";
+import { confirmDelete, monitorList, monitorRows, typePicker } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
 
 /** The monitor screens: list (live), create/edit per type, detail, pause/resume, delete, token rotation. */
@@ -67,6 +68,34 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
     return page(s, title, html`<h1>${title}</h1>${form}`, o.status);
   }
 
+  async function detailData(s: Signed): Promise<DetailData> {
+    const monitor = await getMonitor(app, s.actor, monitorId(s));
+    const id = monitor.id;
+    const heartbeat = monitor.attributes.monitor_type === "heartbeat";
+    const first = (limit: number) => ({ limit, offset: 0 });
+    const [checks, incidents, events, uptime, neighbours, channels] = await Promise.all([
+      listChecks(app, s.actor, id, {}, first(100)),
+      listIncidents(app, s.actor, { monitorId: id }, first(10)),
+      heartbeat ? listMonitorEvents(app, s.actor, id, {}, first(50)) : null,
+      monitorUptime(app, s.actor, id, UPTIME_SPANS.map((u) => u.days * DAY_MS)),
+      monitorNeighbours(app, s.actor, id),
+      channelChoices(web, s.actor),
+    ]);
+    const channelNames = new Map(channels.choices.map((c) => [c.value, c.label]));
+    const token = monitor.attributes.heartbeat_token;
+    return {
+      monitor,
+      checks: checks.items,
+      incidents: incidents.items,
+      events: events?.items ?? null,
+      uptime: UPTIME_SPANS.map((u, i) => ({ label: u.label, ratio: uptime[i]! })),
+      pingUrl: heartbeat && typeof token === "string" ? `${web.heartbeatBase(s.request, s.socketIp)}/h/${token}` : null,
+      pingBaseFollowsBrowser: !app.config.heartbeatUrlFixed,
+      now: app.clock.now(),
+      panels: dependencyPanel({ ...neighbours, attributes: monitor.attributes, channelNames }),
+    };
+  }
+
   async function list(s: Signed) {
     return page(s, "Monitors", monitorList(await allMonitors(s.actor), s.url.searchParams.get("msg")));
   }
@@ -106,39 +135,12 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
     .get(
       "/monitors/:id",
       route(async (s) => {
-        const monitor = await getMonitor(app, s.actor, monitorId(s));
-        const id = monitor.id;
-        const heartbeat = monitor.attributes.monitor_type === "heartbeat";
-        const first = (limit: number) => ({ limit, offset: 0 });
-        const [checks, incidents, events, uptime, neighbours, channels] = await Promise.all([
-          listChecks(app, s.actor, id, {}, first(100)),
-          listIncidents(app, s.actor, { monitorId: id }, first(10)),
-          heartbeat ? listMonitorEvents(app, s.actor, id, {}, first(50)) : null,
-          monitorUptime(app, s.actor, id, UPTIME_SPANS.map((u) => u.days * DAY_MS)),
-          monitorNeighbours(app, s.actor, id),
-          channelChoices(web, s.actor),
-        ]);
-        const channelNames = new Map(channels.choices.map((c) => [c.value, c.label]));
-        const token = monitor.attributes.heartbeat_token;
-        const pingBase = web.heartbeatBase(s.request, s.socketIp);
-        const body = monitorDetail(
-          {
-            monitor,
-            checks: checks.items,
-            incidents: incidents.items,
-            events: events?.items ?? null,
-            uptime: UPTIME_SPANS.map((u, i) => ({ label: u.label, ratio: uptime[i]! })),
-            pingUrl: heartbeat && typeof token === "string" ? `${pingBase}/h/${token}` : null,
-            pingBaseFollowsBrowser: !app.config.heartbeatUrlFixed,
-            now: app.clock.now(),
-            panels: dependencyPanel({ ...neighbours, attributes: monitor.attributes, channelNames }),
-          },
-          s.session,
-          s.url.searchParams.get("msg"),
-        );
-        return page(s, monitor.attributes.name, body);
+        const d = await detailData(s);
+        return page(s, d.monitor.attributes.name, monitorDetail(d, s.session, s.url.searchParams.get("msg")));
       }),
     )
+    // the parts of the monitor page, for its live refresh (views/monitor-detail.ts)
+    .get("/monitors/:id/live", route(async (s) => send(s.request, monitorDetailParts(await detailData(s), s.session).value)))
     .get(
       "/monitors/:id/edit",
       route(async (s) => {

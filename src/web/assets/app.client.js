@@ -1,47 +1,132 @@
 // Progressive enhancement only: every page works without this file.
 (function () {
   "use strict";
-  // Live monitor states over Server-Sent Events (/events), driven by the server's monitor.state events.
+
+  // Times: the server writes UTC ("2026-03-01 12:34:56 UTC") in <time datetime>; shown here as
+  // "2 min ago" when recent, else as local date and time. The title keeps the UTC text for hover.
+  var pad = function (n) { return (n < 10 ? "0" : "") + n; };
+  var relative = function (ms) {
+    var s = Math.round((ms - Date.now()) / 1000), a = Math.abs(s), past = s <= 0, text;
+    if (a < 5) return past ? "just now" : "now";
+    if (a < 90) text = a + " s";
+    else if (a < 90 * 60) text = Math.round(a / 60) + " min";
+    else if (a < 36 * 3600) text = Math.round(a / 3600) + " h";
+    else return null;
+    return past ? text + " ago" : "in " + text;
+  };
+  var local = function (d) {
+    try {
+      return d.toLocaleString(undefined, { year: "numeric", month: "short", day: "numeric", hour: "2-digit", minute: "2-digit" });
+    } catch (e) {
+      return d.getFullYear() + "-" + pad(d.getMonth() + 1) + "-" + pad(d.getDate()) + " " + pad(d.getHours()) + ":" + pad(d.getMinutes());
+    }
+  };
+  var upgradeTimes = function (root) {
+    root.querySelectorAll("time[datetime]").forEach(function (t) {
+      var d = new Date(t.getAttribute("datetime"));
+      if (isNaN(d.getTime())) return;
+      t.textContent = relative(d.getTime()) || local(d);
+    });
+    // the latency chart's time axis: local hours and minutes
+    root.querySelectorAll("svg text[data-time]").forEach(function (t) {
+      var d = new Date(t.getAttribute("data-time"));
+      if (!isNaN(d.getTime())) t.textContent = pad(d.getHours()) + ":" + pad(d.getMinutes());
+    });
+    root.querySelectorAll("[data-tz-label]").forEach(function (t) { t.textContent = t.getAttribute("data-tz-label"); });
+  };
+
+  // Copy buttons next to read-only fields (the heartbeat ping URL, a new token).
+  var bindCopy = function (root) {
+    root.querySelectorAll("[data-copy]").forEach(function (b) {
+      b.hidden = false;
+      b.addEventListener("click", function () {
+        var input = document.getElementById(b.getAttribute("data-copy"));
+        input.select();
+        var done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 1500); };
+        if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
+        else { document.execCommand("copy"); done(); }
+      });
+    });
+  };
+  // Forms that destroy something ask once more (the no-script path has its own confirm page).
+  var bindConfirm = function (root) {
+    root.querySelectorAll("form[data-confirm]").forEach(function (f) {
+      f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });
+    });
+  };
+  var enhance = function (root) { upgradeTimes(root); bindCopy(root); bindConfirm(root); };
+
+  // Live updates over Server-Sent Events (/events), driven by the server's monitor.state and
+  // monitor.changed events: the monitor list swaps rows, the monitor page swaps its parts.
   var live = document.querySelector("[data-live]");
   var summary = document.querySelector("[data-live-summary]");
-  if (live) {
-    var recount = function () {
-      if (!summary) return;
-      var n = function (s) { return live.querySelectorAll("[data-monitor] .st-" + s).length; };
-      var all = live.querySelectorAll("[data-monitor]").length, up = n("up"), deg = n("degraded"), down = n("down");
-      summary.textContent = all + (all === 1 ? " monitor: " : " monitors: ") + up + " up, " + deg + " degraded, " + down + " down, " + (all - up - deg - down) + " other.";
-    };
-    var reloadRows = function () {
-      fetch(live.getAttribute("data-live"), { credentials: "same-origin" })
-        .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (t) { if (t !== null) { live.innerHTML = t; recount(); } });
-    };
+  var detail = document.querySelector("[data-live-monitor]");
+  var announce = document.querySelector("[data-live-announce]");
+  var recount = function () {
+    if (!summary) return;
+    var n = function (s) { return live.querySelectorAll("[data-monitor] .st-" + s).length; };
+    var all = live.querySelectorAll("[data-monitor]").length, up = n("up"), deg = n("degraded"), down = n("down");
+    summary.textContent = all + (all === 1 ? " monitor: " : " monitors: ") + up + " up, " + deg + " degraded, " + down + " down, " + (all - up - deg - down) + " other.";
+  };
+  var reloadRows = function () {
+    if (!live) return;
+    fetch(live.getAttribute("data-live"), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (t) { if (t !== null) { live.innerHTML = t; upgradeTimes(live); recount(); } });
+  };
+  // what the server last sent for each part, so an unchanged part (and the focus in it) stays put
+  var served = {};
+  var reloadDetail = function () {
+    if (!detail) return;
+    fetch(detail.getAttribute("data-live-src"), { credentials: "same-origin" })
+      .then(function (r) { return r.ok ? r.text() : null; })
+      .then(function (t) {
+        if (t === null) return;
+        var tpl = document.createElement("template");
+        tpl.innerHTML = t;
+        var fresh = tpl.content.querySelectorAll("[data-live-part]");
+        var names = {};
+        fresh.forEach(function (part) {
+          var name = part.getAttribute("data-live-part"), markup = part.outerHTML;
+          names[name] = true;
+          var old = detail.querySelector('[data-live-part="' + name + '"]');
+          if (old && served[name] === markup) return;
+          served[name] = markup;
+          if (old) old.replaceWith(part);
+          else detail.appendChild(part);
+          enhance(part);
+        });
+        detail.querySelectorAll("[data-live-part]").forEach(function (p) { if (!names[p.getAttribute("data-live-part")]) p.remove(); });
+      });
+  };
+  if (detail) detail.querySelectorAll("[data-live-part]").forEach(function (p) { served[p.getAttribute("data-live-part")] = p.outerHTML; });
+  var reloadAll = function () { reloadRows(); reloadDetail(); };
+  var detailId = detail ? Number(detail.getAttribute("data-live-monitor")) : null;
+  if (live || detail) {
     if (window.EventSource) {
       var es = new EventSource("/events");
       var opened = 0;
       // the server ends a stream now and then; on reconnect, catch up on what happened meanwhile
-      es.addEventListener("open", function () { if (opened++) reloadRows(); });
+      es.addEventListener("open", function () { if (opened++) reloadAll(); });
       es.addEventListener("state", function (e) {
         var d = JSON.parse(e.data);
-        var row = live.querySelector('[data-monitor="' + d.monitorId + '"]');
-        if (row) { row.outerHTML = d.html; recount(); } else reloadRows();
+        if (live) {
+          var row = live.querySelector('[data-monitor="' + d.monitorId + '"]');
+          if (row) { row.outerHTML = d.html; upgradeTimes(live); recount(); } else reloadRows();
+        }
+        if (detailId === d.monitorId) {
+          reloadDetail();
+          if (announce) announce.textContent = "State changed to " + d.to + ".";
+        }
       });
-      es.addEventListener("changed", reloadRows);
+      es.addEventListener("changed", function (e) {
+        reloadRows();
+        if (detailId !== null && JSON.parse(e.data).monitorId === detailId) reloadDetail();
+      });
     } else {
-      setInterval(reloadRows, 5000); // no EventSource: poll
+      setInterval(reloadAll, 5000); // no EventSource: poll
     }
   }
-  // Copy buttons next to read-only fields (the heartbeat ping URL).
-  document.querySelectorAll("[data-copy]").forEach(function (b) {
-    b.hidden = false;
-    b.addEventListener("click", function () {
-      var input = document.getElementById(b.getAttribute("data-copy"));
-      input.select();
-      var done = function () { b.textContent = "Copied"; setTimeout(function () { b.textContent = "Copy"; }, 1500); };
-      if (navigator.clipboard) navigator.clipboard.writeText(input.value).then(done, function () { document.execCommand("copy"); done(); });
-      else { document.execCommand("copy"); done(); }
-    });
-  });
   // A search field over a list of checkboxes (the maintenance window's monitors): rows that do not
   // match are hidden, checked or not, and stay in the form.
   document.querySelectorAll("[data-filter]").forEach(function (input) {
@@ -86,4 +171,13 @@
   document.querySelectorAll("form[data-confirm]").forEach(function (f) {
     f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });
   });
+
+  enhance(document);
+  // relative times age: refresh them now and then
+  setInterval(function () { upgradeTimes(document); }, 30000);
+
+  // After a failed submit the server puts an error summary at the top: move there, so keyboard and
+  // screen reader users start from the list of problems (each links to its field).
+  var errors = document.getElementById("form-errors");
+  if (errors) errors.focus();
 })();
