@@ -4,8 +4,9 @@ import { spanHolds } from "../domain/maintenance-schedule.ts";
 import { isValidSlug } from "../domain/slug.ts";
 import { isInstanceHost } from "../domain/status-page-schema.ts";
 import { bucketStart, DAY_MS, HOUR_MS, uptimeOf } from "../domain/uptime.ts";
+import { expiryWarnDays } from "../domain/expiry-stage.ts";
 import { windowsAround } from "../store/maintenance-windows.ts";
-import { dailyCounts, findStatusPageByDomain, findStatusPageBySlug, hourlyLatency, pageIncidents, pageMonitors } from "../store/status-history.ts";
+import { dailyCounts, findStatusPageByDomain, findStatusPageBySlug, hourlyLatency, pageIncidents, pageMonitor, pageMonitors } from "../store/status-history.ts";
 import type { IncidentRow, StatusPageRow } from "../store/tables.ts";
 
 /**
@@ -43,6 +44,8 @@ export interface DaySegment {
 export interface StatusMonitor {
   id: number;
   name: string;
+  /** false for heartbeat monitors: a ping has no response time to show */
+  measuresLatency: boolean;
   /** "maintenance" while a maintenance window holds it, whatever its state (README "Status pages") */
   state: DisplayState;
   /** the end of the maintenance window holding it now, or null */
@@ -171,7 +174,7 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
     // planned and announced on this page: visitors see maintenance, not an alarm (the dashboard keeps the state)
     const until = heldUntil.get(m.id) ?? null;
     const state = until !== null ? "maintenance" : displayState(m);
-    return { id: m.id, name: m.name, state, maintenanceUntil: until, days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null };
+    return { id: m.id, name: m.name, measuresLatency: m.monitor_type !== "heartbeat", state, maintenanceUntil: until, days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null };
   });
   const incident = (r: IncidentRow): StatusIncident => ({
     monitorName: names.get(r.monitor_id) ?? "",
@@ -188,5 +191,42 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
     open: incidents.filter((i) => i.status === "open").map(incident),
     recent: incidents.filter((i) => i.status !== "open").slice(0, 20).map(incident),
     maintenance,
+  };
+}
+
+/** What one monitor's badges show (README "Badges"). */
+export interface BadgeData {
+  state: DisplayState;
+  measuresLatency: boolean;
+  /** uptime over the last `days` UTC days, today included; null: no checks */
+  uptime: number | null;
+  /** mean response time over the last 24 hours; null: none measured */
+  avgLatency: number | null;
+  /** the certificate's (or a domain monitor's registration's) expiry, as last seen; null: none */
+  expiresAt: number | null;
+  warnDays: number;
+  now: number;
+}
+
+/** The figures of one monitor on the page; undefined when the page does not show it. */
+export async function loadBadgeData(ctx: AppContext, page: PublicStatusPage, monitorId: number, days: number): Promise<BadgeData | undefined> {
+  const m = await pageMonitor(ctx.db, page.id, monitorId);
+  if (!m) return undefined;
+  const now = ctx.clock.now();
+  const firstDay = bucketStart(now, "d") - (days - 1) * DAY_MS;
+  const measuresLatency = m.monitor_type !== "heartbeat";
+  const [counts, latency] = await Promise.all([dailyCounts(ctx.pings, [m.id], firstDay, now + 1), measuresLatency ? hourlyLatency(ctx.pings, [m.id], now - 24 * HOUR_MS, now + 1) : null]);
+  const total = { up: 0, degraded: 0, down: 0 };
+  for (const c of counts.get(m.id)?.values() ?? []) (total.up += c.up), (total.degraded += c.degraded), (total.down += c.down);
+  let sum = 0, n = 0;
+  for (const p of latency?.get(m.id)?.values() ?? []) (sum += p.sum), (n += p.count);
+  return {
+    state: displayState(m),
+    measuresLatency,
+    uptime: uptimeOf(total).uptime,
+    avgLatency: n ? Math.round(sum / n) : null,
+    expiresAt: m.ssl_expiry_last_not_after,
+    warnDays: expiryWarnDays(m),
+    now,
   };
 }

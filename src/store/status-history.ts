@@ -137,3 +137,20 @@ export async function pageIncidents(db: Db, monitorIds: number[], since: number,
     .limit(limit)
     .execute();
 }
+
+export interface BadgeMonitor extends PageMonitor {
+  ssl_expiry_last_not_after: number | null;
+  ssl_expiry_warn_days: number | null;
+  domain_expiry_warn_days: number | null;
+}
+
+/** One monitor of the page, with what its badges show beyond the state; undefined when it is not on the page. */
+export async function pageMonitor(db: Db, pageId: number, monitorId: number): Promise<BadgeMonitor | undefined> {
+  return db
+    .selectFrom("status_page_monitors as spm")
+    .innerJoin("monitors as m", "m.id", "spm.monitor_id")
+    .select(["m.id", "m.name", "m.monitor_type", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec", "m.ssl_expiry_last_not_after", "m.ssl_expiry_warn_days", "m.domain_expiry_warn_days"])
+    .where("spm.status_page_id", "=", pageId)
+    .where("spm.monitor_id", "=", monitorId)
+    .executeTakeFirst();
+}

@@ -224,7 +224,8 @@ describe("a heartbeat ping just acknowledged", () => {
 
     const json = await (await get(`/s/${p.slug}.json`)).json();
     // two up checks of three, and the journaled one's latency: not one of two, and no latency
-    expect(json.monitors).toEqual([{ name: "job", status: "up", uptime_90d: 66.6666, avg_latency_ms_24h: expect.any(Number), maintenance_until: null }]);
+    // a heartbeat has no response time: the page shows none (its checks' latency is a run's length)
+    expect(json.monitors).toEqual([{ name: "job", status: "up", uptime_90d: 66.6666, avg_latency_ms_24h: null, maintenance_until: null }]);
     expect(s.ctx.pings.lastPingAt(m.id)).toBeUndefined(); // reading it folded it
 
     const m2 = await createHeartbeat(s, { name: "job 2", periodSec: 600, graceSec: 60 });
@@ -238,9 +239,9 @@ describe("a heartbeat ping just acknowledged", () => {
 
 describe("badge and JSON", () => {
   test.each([
-    ["up", "#2da44e"],
-    ["degraded", "#d29922"],
-    ["down", "#d93025"],
+    ["up", "#1a7f37"],
+    ["degraded", "#8a5a00"],
+    ["down", "#c62828"],
   ])("badge.svg says 'status | %s' in its colour", async (state, colour) => {
     const m = await createMonitor(s, httpAttrs({ name: `badge-${state}` }));
     await seedState(m, state);

@@ -26,7 +26,7 @@ export function statusJson(d: StatusData, toIso: (ms: number | null) => string |
       name: m.name,
       status: m.state,
       uptime_90d: m.uptime === null ? null : Math.floor(m.uptime * 1_000_000) / 10_000,
-      avg_latency_ms_24h: m.avgLatency,
+      avg_latency_ms_24h: m.measuresLatency ? m.avgLatency : null,
       maintenance_until: toIso(m.maintenanceUntil),
     })),
     maintenance: d.maintenance.map(maintenance),

@@ -2,18 +2,19 @@ import { Elysia } from "elysia";
 import { toIso } from "../../lib/dates.ts";
 import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../../lib/fixed-window.ts";
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
-import { loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
+import { BAR_DAYS, loadBadgeData, loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
 import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
 import { html } from "../html.ts";
 import { send, redirect, type FramePolicy } from "../respond.ts";
 import type { WebContext } from "../web-context.ts";
-import { badgeSvg } from "./badge.ts";
+import { badgeSvg, monitorBadgeSvg, type BadgeKind } from "./badge.ts";
 import { statusJson } from "./status-json.ts";
 import { renderStatusPage, statusMessagePage } from "./status-view.ts";
 
 /**
  * Public status pages at /s/<slug> (and at / on a page's custom domain), with /badge.svg and .json
- * beside them. Access rules, in order:
+ * beside them, and each shown monitor's badges at /badge/<monitor id>/{status,uptime,response,cert}.svg
+ * (README "Badges"). Access rules, in order:
  *   unknown or is_enabled false → 404;
  *   is_public false → only signed-in dashboard users of the page's account (others: 401, or 404 when
  *     signed in to another account);
@@ -28,6 +29,23 @@ type Kind = "html" | "json" | "badge";
 interface Where {
   /** path prefix of the page: /s/<slug>, or "" on a custom domain */
   prefix: string;
+  /** a badge of one of the page's monitors rather than of the page */
+  monitorBadge?: { monitorId: number; kind: BadgeKind };
+}
+
+/** The uptime badge's period: ?days=1..90, 30 by default (the page's bar holds 90 days). */
+const BADGE_DAYS_DEFAULT = 30;
+
+function badgeDays(url: URL): number {
+  const n = Number(url.searchParams.get("days") ?? BADGE_DAYS_DEFAULT);
+  return Number.isInteger(n) ? Math.min(BAR_DAYS, Math.max(1, n)) : BADGE_DAYS_DEFAULT;
+}
+
+/** "/badge/<monitor id>/<kind>.svg" → where, or null when it is not one. */
+function monitorBadgePath(monitor: string, file: string): Where["monitorBadge"] | null {
+  const m = /^(status|uptime|response|cert)\.svg$/.exec(file);
+  if (!m || !/^[1-9]\d{0,14}$/.test(monitor)) return null;
+  return { monitorId: Number(monitor), kind: m[1] as BadgeKind };
 }
 
 const ACCESS_COOKIE_DAYS = 30;
@@ -124,6 +142,15 @@ export class StatusPages {
     const open = page.isPublic && !page.isTokenProtected;
     const policy: FramePolicy = open ? "embeddable" : "dashboard";
     const cache = open ? "public" : "no-store";
+    if (where.monitorBadge) {
+      const { monitorId, kind: badge } = where.monitorBadge;
+      const days = badgeDays(url);
+      // only the monitors this page shows: a badge is no way to read any other
+      const figures = await loadBadgeData(this.web.app, page, monitorId, days);
+      if (!figures) return this.notFound(request, "badge");
+      const label = url.searchParams.get("label")?.slice(0, 40) || undefined;
+      return send(request, monitorBadgeSvg(badge, figures, days, label), { contentType: "image/svg+xml", policy, cache });
+    }
     const data = await loadStatusData(this.web.app, page);
     if (kind === "json") {
       return send(request, JSON.stringify(statusJson(data, toIso)), { contentType: "application/json; charset=utf-8", policy, cache, headers: open ? { "access-control-allow-origin": "*" } : {} });
@@ -158,6 +185,15 @@ export function statusPageRoutes(pages: StatusPages) {
       return pages.serve(c.request, ip(c), await pages.bySlug(slug), json ? "json" : "html", { prefix: `/s/${slug}` });
     })
     .get("/s/:slug/badge.svg", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.bySlug(c.params.slug!), "badge", { prefix: `/s/${c.params.slug}` }))
+    .get("/s/:slug/badge/:monitor/:file", async (c: RouteCtx) => {
+      const badge = monitorBadgePath(c.params.monitor!, c.params.file!);
+      const page = badge ? await pages.bySlug(c.params.slug!) : undefined;
+      return pages.serve(c.request, ip(c), page, "badge", { prefix: `/s/${c.params.slug}`, monitorBadge: badge ?? undefined });
+    })
+    .get("/badge/:monitor/:file", async (c: RouteCtx) => {
+      const badge = monitorBadgePath(c.params.monitor!, c.params.file!);
+      return pages.serve(c.request, ip(c), badge ? await pages.byHost(c.request) : undefined, "badge", { prefix: "", monitorBadge: badge ?? undefined });
+    })
     .get("/badge.svg", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "badge", { prefix: "" }))
     .get("/status.json", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "json", { prefix: "" }));
 }

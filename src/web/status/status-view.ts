@@ -1,8 +1,8 @@
 import { publicErrorWording } from "../../domain/error-wording.ts";
 import { ASSETS } from "../assets.ts";
 import { html, type SafeHtml } from "../html.ts";
-import { formatDuration, formatPct, isoMinute, sparkline, stateBadge, uptimeBar } from "../views/widgets.ts";
-import { BAR_DAYS, SPARK_HOURS, UPCOMING_MAINTENANCE_DAYS, type StatusData, type StatusIncident, type StatusMaintenance } from "../../services/public-status.ts";
+import { dailyFigures, formatDuration, formatPct, isoMinute, sparkline, stateBadge, uptimeBar } from "../views/widgets.ts";
+import { BAR_DAYS, SPARK_HOURS, UPCOMING_MAINTENANCE_DAYS, type StatusData, type StatusIncident, type StatusMaintenance, type StatusMonitor } from "../../services/public-status.ts";
 
 const OVERALL_TEXT: Record<StatusData["overall"], { icon: string; text: string }> = {
   up: { icon: "✔", text: "All systems operational" },
@@ -16,8 +16,14 @@ export function statusShell(title: string, theme: string, body: SafeHtml): strin
   return html`<!doctype html>
 <html lang="en" data-theme="${theme === "dark" ? "dark" : "light"}"><head><meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1"><title>${title}</title>
-<link rel="stylesheet" href="${ASSETS.statusCss.url}"></head>
+<link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${ASSETS.statusCss.url}"><script src="${ASSETS.appJs.url}" defer></script></head>
 <body>${body}</body></html>`.value;
+}
+
+/** A heartbeat monitor has no response time: no figure and no sparkline. */
+function responseTimes(m: StatusMonitor): SafeHtml | "" {
+  if (!m.measuresLatency) return "";
+  return html`<div class="rt">${sparkline(m.latency, `${m.name}: response time over ${SPARK_HOURS} hours`)}<span>${m.avgLatency === null ? "no response times yet" : `avg ${m.avgLatency} ms, ${SPARK_HOURS} h`}</span></div>`;
 }
 
 /** An incident as visitors see it: the plain wording of its error code, never the check's message. */
@@ -45,14 +51,14 @@ ${d.maintenance.length ? html`<section aria-labelledby="maint-h"><h2 id="maint-h
 ${d.monitors.length === 0 ? html`<p class="muted">No services are listed on this page yet.</p>` : html`<ul class="mons">${d.monitors.map(
     (m) => html`<li class="mon"><div class="mh"><h3>${m.name}</h3>${stateBadge(m.state)}<span class="pct">${formatPct(m.uptime)} uptime</span></div>${m.maintenanceUntil !== null ? html`<p class="maint">Under maintenance until ${isoMinute(m.maintenanceUntil)}</p>` : ""}
 ${uptimeBar(m.days, `${m.name}: ${formatPct(m.uptime)} uptime over ${BAR_DAYS} days`)}<div class="legend" aria-hidden="true"><span>${BAR_DAYS} days ago</span><span>today</span></div>
-<div class="rt">${sparkline(m.latency, `${m.name}: response time over ${SPARK_HOURS} hours`)}<span>${m.avgLatency === null ? "no response times yet" : `avg ${m.avgLatency} ms, ${SPARK_HOURS} h`}</span></div></li>`,
+${dailyFigures(m.days, m.name)}${responseTimes(m)}</li>`,
   )}</ul>`}
 </section>
 <section aria-labelledby="past-h"><h2 id="past-h">Recent incidents</h2>
 ${d.recent.length ? html`<ul class="incidents">${d.recent.map(incidentItem)}</ul>` : html`<p class="muted">No incidents in the last 14 days.</p>`}
 </section>
 </main>
-<footer>Times in UTC · <a href="${links.json}">JSON</a> · <a href="${links.badge}">Badge</a> · Powered by Vigil</footer>
+<footer><span data-tz-label="Times in your time zone (UTC on hover)">Times in UTC</span> · <a href="${links.json}">JSON</a> · <a href="${links.badge}">Badge</a> · Powered by Vigil</footer>
 </div>`;
   return statusShell(p.name, p.theme, body);
 }
