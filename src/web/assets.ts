@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import appJs from "./assets/app.client.js" with { type: "text" };
 import baseCss from "./assets/base.css" with { type: "text" };
 import dashboardCss from "./assets/dashboard.css" with { type: "text" };
+import faviconSvg from "./assets/favicon.svg" with { type: "text" };
 import statusCss from "./assets/status.css" with { type: "text" };
 import { securityHeaders } from "./respond.ts";
 
@@ -40,5 +41,15 @@ export function assetResponse(hash: string, name: string): Response | null {
       "cache-control": current ? "public, max-age=31536000, immutable" : "no-cache",
       ...securityHeaders("embeddable"),
     },
+  });
+}
+
+/**
+ * The icon at the addresses browsers ask for (/favicon.svg from the pages' <link rel="icon">,
+ * /favicon.ico when they guess): an SVG at both, so no page logs a 404.
+ */
+export function faviconResponse(): Response {
+  return new Response(faviconSvg, {
+    headers: { "content-type": "image/svg+xml", "cache-control": "public, max-age=86400", ...securityHeaders("embeddable") },
   });
 }

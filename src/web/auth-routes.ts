@@ -48,7 +48,7 @@ function setupForm(o: { token: string; username?: string; errors?: Record<string
   const err = (k: string) => (e[k] ? html`<span class="err" id="${k}-err">${e[k]}</span>` : "");
   const inv = (k: string) => (e[k] ? html` aria-invalid="true" aria-describedby="${k}-err"` : "");
   return html`<h1>Welcome to Vigil</h1><p>No user exists yet. Create the first one; it signs in to account <strong>default</strong>. More users: <code>vigil user create</code>.</p>
-${e.form ? html`<div class="alert error" role="alert">${e.form}</div>` : ""}
+${Object.keys(e).length ? html`<div class="alert error" role="alert" tabindex="-1" id="form-errors"><strong>Please correct ${Object.keys(e).length === 1 ? "this problem" : "these problems"}:</strong><ul>${Object.entries(e).map(([k, v]) => html`<li>${k === "form" ? v : html`<a href="#${k}">${v}</a>`}</li>`)}</ul></div>` : ""}
 <form method="post" action="/setup"><input type="hidden" name="_csrf" value="${o.token}">
 <div class="field"><label for="username">Username</label><span class="hint">${USERNAME_RULE}</span><input type="text" id="username" name="username" autocomplete="username" required value="${o.username ?? ""}"${inv("username")}>${err("username")}</div>
 <div class="field"><label for="password">Password</label><span class="hint">at least ${PASSWORD_MIN} characters</span><input type="password" id="password" name="password" autocomplete="new-password" required${inv("password")}>${err("password")}</div>
@@ -84,13 +84,13 @@ export function authRoutes(web: WebContext) {
       if (!byIp.allowed || !byUser.allowed) {
         const wait = Math.max(byIp.allowed ? 0 : retryAfterSeconds(byIp, now), byUser.allowed ? 0 : retryAfterSeconds(byUser, now));
         web.log.warn("sign-in rate limited", { ip, by: byIp.allowed ? "username" : "ip" });
-        const error = html`<div class="alert error" role="alert">Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""} and try again.</div>`;
+        const error = html`<div class="alert error" role="alert" tabindex="-1" id="form-errors">Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""} and try again.</div>`;
         return send(c.request, authPage("Sign in", loginForm({ token, next, username, error })), { status: 429, headers: { "retry-after": String(wait) } });
       }
       const user = await authenticate(web.app.db, username, form.get("password") ?? "");
       if (!user) {
         web.log.info("sign-in failed", { ip });
-        const error = html`<div class="alert error" role="alert">Wrong username or password.</div>`;
+        const error = html`<div class="alert error" role="alert" tabindex="-1" id="form-errors">Wrong username or password.</div>`;
         return send(c.request, authPage("Sign in", loginForm({ token, next, username, error })), { status: 401 });
       }
       const session = await startSession(web.app.db, user.id, now);

@@ -3,7 +3,7 @@ import { sweepExpiredSessions } from "../auth/sessions.ts";
 import { sweepFlashes } from "../services/session-flash.ts";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
-import { assetResponse } from "./assets.ts";
+import { assetResponse, faviconResponse } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { channelRoutes } from "./channel-routes.ts";
 import { LiveStreams } from "./live-events.ts";
@@ -25,6 +25,8 @@ export function webPlugin(web: WebContext, live: LiveStreams) {
     return page ? pages.serve(c.request, socketIpOf(c), page, "html", { prefix: "" }) : null;
   };
   return new Elysia({ name: "web" })
+    .get("/favicon.svg", faviconResponse)
+    .get("/favicon.ico", faviconResponse)
     .get("/assets/:hash/:name", ({ params }: RouteCtx) => assetResponse(params.hash!, params.name!) ?? new Response("not found\n", { status: 404 }))
     .use(statusPageRoutes(pages))
     .use(authRoutes(web))

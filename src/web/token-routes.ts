@@ -15,6 +15,10 @@ export function tokenRoutes(web: WebContext) {
   const route = (h: (s: Signed) => Promise<Response>) => signedIn(web, "tokens", h);
   const page = (s: Signed, body: SafeHtml, status = 200) => send(s.request, dashboardPage({ title: "API tokens", session: s.session, section: "tokens", body, saturation: web.saturation() }), { status });
 
+  /** The form's error summary (focused by the script), linking to the field at fault. */
+  const problem = (field: string, name: string, text: string) =>
+    html`<div class="alert error" role="alert" tabindex="-1" id="form-errors"><strong>Please correct this problem:</strong><ul><li><a href="#${field}">${name}</a>: ${text}</li></ul></div>`;
+
   async function list(s: Signed, top: SafeHtml = html``, status = 200) {
     const tokens = await listAccountTokens(web.app, s.actor);
     const result = s.request.method === "GET" ? await takeFlash(web.app, s.session.id_hash, "tokens") : null;
@@ -40,8 +44,8 @@ ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><cap
       route(async (s) => {
         const scopes = [...new Set(s.form.getAll("scopes"))].filter((x): x is Scope => (SCOPES as readonly string[]).includes(x));
         const label = (s.form.get("label") ?? "").trim().slice(0, 200) || null;
-        if (!scopes.length) return list(s, html`<div class="alert error" role="alert">Choose at least one scope.</div>`, 422);
-        if (label !== null && holdsNul(label)) return list(s, html`<div class="alert error" role="alert">The label ${NUL_MESSAGE}.</div>`, 422);
+        if (!scopes.length) return list(s, problem("scope-monitors:read", "Scopes", "Choose at least one scope."), 422);
+        if (label !== null && holdsNul(label)) return list(s, problem("label", "Label", `The label ${NUL_MESSAGE}.`), 422);
         const { token, id } = await issueAccountToken(web.app, s.actor, { scopes, label });
         web.log.info("API token created in the dashboard", { user_id: s.session.user_id, token_id: id });
         // shown once, on the page the browser is sent to: a reload of it creates nothing

@@ -64,6 +64,16 @@ describe("every dashboard page", () => {
     expect((await fetch(s.url + "/assets/x/nothing.css")).status).toBe(404);
   });
 
+  test("a favicon at /favicon.svg and /favicon.ico (an SVG at both), linked from every page", async () => {
+    for (const path of ["/favicon.svg", "/favicon.ico"]) {
+      const res = await fetch(s.url + path);
+      expect({ path, status: res.status, type: res.headers.get("content-type") }).toEqual({ path, status: 200, type: "image/svg+xml" });
+      expect(await res.text()).toStartWith("<svg");
+    }
+    expect((await c.get("/")).text).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+    expect(await (await fetch(s.url + "/login")).text()).toContain('<link rel="icon" href="/favicon.svg"');
+  });
+
   test("another account's monitor is a 404 page", async () => {
     const other = await makeAccount(s.ctx, "elsewhere");
     const theirs = await createMonitor(s, httpAttrs({ name: "theirs" }), other.token);
@@ -169,7 +179,7 @@ describe("monitor forms", () => {
     await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.last_status === "up");
     const after = await c.get(`/monitors/${id}`);
     expect(after.text).toContain('<svg class="chart"');
-    expect(after.text).toMatch(/<td class="num">\d+ ms<\/td><td class="num">200<\/td>/);
+    expect(after.text).toMatch(/<td class="num" data-label="Latency">\d+ ms<\/td><td class="num" data-label="HTTP">200<\/td>/);
   });
 
   test("edit keeps a stored secret when its field is left empty, and pause, resume and delete (with a confirm page) work", async () => {
@@ -295,6 +305,7 @@ describe("API tokens", () => {
     const none = await c.post("/tokens", { label: "empty" });
     expect(none.res.status).toBe(422);
     expect(none.text).toContain("Choose at least one scope.");
+    expect(none.text).toContain('id="form-errors"'); // the summary the script moves the focus to
     // a NUL in the label: refused, as every stored text (docs/api-rules.md "Text")
     const nul = await c.post("/tokens", { label: "ci\u0000bot", scopes: ["monitors:read"] });
     expect(nul.res.status).toBe(422);
@@ -453,6 +464,22 @@ describe("live states", () => {
     expect(await readUntil(new RegExp(`"monitorId":${marker},"deleted":false`))).toBe(true);
     expect(text).not.toContain(`"monitorId":${theirs},`);
     ac.abort();
+  });
+
+  test("the monitor page's parts come again from /monitors/:id/live, as the page's script swaps them in", async () => {
+    const id = await createMonitor(s, httpAttrs({ name: "live detail", target: `${target.url}/health`, is_paused: false }));
+    await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.last_status === "up");
+    const pageHtml = (await c.get(`/monitors/${id}`)).text;
+    expect(pageHtml).toContain(`data-live-monitor="${id}" data-live-src="/monitors/${id}/live"`);
+    const live = await c.get(`/monitors/${id}/live`);
+    expect(live.res.status).toBe(200);
+    expect(live.res.headers.get("cache-control")).toBe("private, no-store");
+    const parts = (h: string) => [...h.matchAll(/data-live-part="([a-z]+)"/g)].map((m) => m[1]);
+    expect(parts(live.text)).toEqual(["head", "summary", "facts", "latency", "checks", "incidents"]);
+    expect(parts(live.text)).toEqual(parts(pageHtml));
+    expect(live.text).not.toContain("<html");
+    expect(live.text).toMatch(/<time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" title="[\d-]+ [\d:]+ UTC">/);
+    expect((await fetch(`${s.url}/monitors/${id}/live`, { redirect: "manual" })).status).toBe(303); // signed out: to the sign-in page
   });
 
   test("the rows fragment is what the live list swaps in", async () => {

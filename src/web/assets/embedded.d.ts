@@ -7,3 +7,7 @@ declare module "*.client.js" {
   const text: string;
   export default text;
 }
+declare module "*.svg" {
+  const text: string;
+  export default text;
+}

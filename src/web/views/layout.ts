@@ -41,7 +41,7 @@ export function storedFlash(f: Flash | null): SafeHtml {
 
 function head(title: string): SafeHtml {
   return html`<meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title} · Vigil</title><link rel="stylesheet" href="${ASSETS.dashboardCss.url}"><script src="${ASSETS.appJs.url}" defer></script>`;
+<title>${title} · Vigil</title><link rel="icon" href="/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="${ASSETS.dashboardCss.url}"><script src="${ASSETS.appJs.url}" defer></script>`;
 }
 
 const count = (n: number) => Math.round(n).toLocaleString("en-US");

@@ -164,7 +164,7 @@ export function latencyChart(points: ChartPoint[], label: string): SafeHtml {
   const downs = points.filter((p) => p.status === "down").length;
   return html`<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-label="${label}${downs ? `, ${downs} down` : ""}">
 ${raw(bands.join(""))}<line class="grid" x1="0" y1="${top}" x2="${W}" y2="${top}"/><line class="grid" x1="0" y1="${H - bottom}" x2="${W}" y2="${H - bottom}"/>
-<text x="2" y="13">${max} ms</text><text x="${W - 2}" y="13" text-anchor="end">${points.length} ${points.length === 1 ? "check" : "checks"}${points.length > 1 ? " · times UTC" : ""}</text>${d ? html`<path class="line" d="${d}"/>` : ""}${raw(ticks.join(""))}</svg>`;
+<text x="2" y="13">${max} ms</text><text x="${W - 2}" y="13" text-anchor="end">${points.length} ${points.length === 1 ? "check" : "checks"}${points.length > 1 ? html`<tspan data-tz-label=" · local times"> · times UTC</tspan>` : ""}</text>${d ? html`<path class="line" d="${d}"/>` : ""}${raw(ticks.join(""))}</svg>`;
 }
 
 /** Epoch ms → "2026-03-01 12:34 UTC" in a `<time>` (see `when`); null → "—". */
