@@ -110,7 +110,7 @@ export function channelRoutes(web: WebContext) {
 <p>Add a channel: ${CHANNEL_TYPES.map((t, i) => html`${i ? " · " : ""}<a href="/channels/new?type=${t}">${TYPE_NAMES[t]}</a>`)}</p>
 ${channels.length === 0 ? html`<p class="empty">No channels yet: alerts go nowhere.</p>` : html`<table><caption class="sr-only">Notification channels</caption><thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Enabled</th><th scope="col">Default</th><th scope="col">Actions</th></tr></thead><tbody>${channels.map((c) => {
       const a = c.attributes;
-      return html`<tr><td>${a.name}</td><td>${TYPE_NAMES[a.channel_type]}</td><td>${a.is_enabled ? "yes" : "no"}</td><td>${a.default_for_new_monitors ? "yes" : "no"}</td><td class="row"><a href="/channels/${c.id}/edit">Edit</a>
+      return html`<tr><td data-label="Name">${a.name}</td><td data-label="Type">${TYPE_NAMES[a.channel_type]}</td><td data-label="Enabled">${a.is_enabled ? "yes" : "no"}</td><td data-label="Default">${a.default_for_new_monitors ? "yes" : "no"}</td><td class="row"><a href="/channels/${c.id}/edit">Edit</a>
 <form class="inline" method="post" action="/channels/${c.id}/test">${csrfField(s.session)}<button type="submit">Send test</button></form><a href="/channels/${c.id}/delete">Delete</a></td></tr>`;
     })}</tbody></table>`}`;
     return page(s, "Notification channels", body);

@@ -93,7 +93,7 @@ export function statusPageEditorRoutes(web: WebContext) {
 ${pages.length === 0 ? html`<p class="empty">No status pages yet.</p>` : html`<table><caption class="sr-only">Status pages</caption><thead><tr><th scope="col">Name</th><th scope="col">Address</th><th scope="col">Access</th><th scope="col">Monitors</th><th scope="col">Actions</th></tr></thead><tbody>${pages.map((p) => {
           const a = p.attributes;
           const access = [a.is_enabled ? "" : "disabled", a.is_public ? "public" : "private", a.is_token_protected ? "token" : "", `${a.public_theme} theme`].filter(Boolean).join(", ");
-          return html`<tr><td>${a.name}</td><td><a href="/s/${a.slug}">/s/${a.slug}</a></td><td>${access}</td><td class="num">${a.monitor_ids.length}</td><td><a href="/status-pages/${p.id}/edit">Edit</a> · <a href="/status-pages/${p.id}/delete">Delete</a></td></tr>`;
+          return html`<tr><td data-label="Name">${a.name}</td><td data-label="Address"><a href="/s/${a.slug}">/s/${a.slug}</a></td><td data-label="Access">${access}</td><td class="num" data-label="Monitors">${a.monitor_ids.length}</td><td><a href="/status-pages/${p.id}/edit">Edit</a> · <a href="/status-pages/${p.id}/delete">Delete</a></td></tr>`;
         })}</tbody></table>`}`;
         return page(s, "Status pages", body);
       }),

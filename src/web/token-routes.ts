@@ -25,7 +25,7 @@ export function tokenRoutes(web: WebContext) {
     const body = html`${flash(s.url.searchParams.get("msg"))}${storedFlash(result)}${top}<h1>API tokens</h1>
 <p>Tokens authorize <a href="/docs">API v1</a> calls (<code>Authorization: Bearer …</code>). Only a hash is stored: a token is shown once, when it is created.</p>
 ${tokens.length === 0 ? html`<p class="empty">No tokens.</p>` : html`<table><caption class="sr-only">API tokens</caption><thead><tr><th scope="col">Id</th><th scope="col">Label</th><th scope="col">Scopes</th><th scope="col">Created</th><th scope="col">Last used</th><th scope="col">Status</th></tr></thead><tbody>${tokens.map(
-      (t) => html`<tr><td class="num">${t.id}</td><td>${t.label ?? "—"}</td><td>${t.scopes.join(", ")}</td><td class="num">${isoMinute(t.createdAt)}</td><td class="num">${isoMinute(t.lastUsedAt)}</td><td>${
+      (t) => html`<tr><td class="num" data-label="Id">${t.id}</td><td data-label="Label">${t.label ?? "—"}</td><td data-label="Scopes">${t.scopes.join(", ")}</td><td class="num" data-label="Created">${isoMinute(t.createdAt)}</td><td class="num" data-label="Last used">${isoMinute(t.lastUsedAt)}</td><td data-label="Status">${
         t.revokedAt ? html`revoked ${isoMinute(t.revokedAt)}` : html`<form class="inline" method="post" action="/tokens/${t.id}/revoke" data-confirm="Revoke this token? Clients using it stop working at once.">${csrfField(s.session)}<button class="danger" type="submit">Revoke</button></form>`
       }</td></tr>`,
     )}</tbody></table>`}

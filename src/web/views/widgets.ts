@@ -54,7 +54,7 @@ export function barClass(ratio: number | null): string {
 
 /**
  * One segment per UTC day, oldest first; colour by uptime, the date and figure in a title tooltip
- * for a mouse. The list is one image to assistive technology, labelled with the period's figure;
+ * for a mouse. Assistive technology reads the label (the period's figure) instead of the segments;
  * the figures of each day are in `dailyFigures` beside it, for keyboard, touch and screen readers.
  */
 export function uptimeBar(days: DaySegment[], label: string): SafeHtml {
@@ -63,7 +63,8 @@ export function uptimeBar(days: DaySegment[], label: string): SafeHtml {
     const title = `${new Date(d.day).toISOString().slice(0, 10)}: ${formatPct(d.uptime)}`;
     return cls ? `<li class=${cls} title="${title}">` : `<li title="${title}">`;
   });
-  return html`<ol class="bar" role="img" aria-label="${label}">${raw(items.join(""))}</ol>`;
+  // hidden from assistive technology (90 unlabelled items); the label says the period's figure
+  return html`<span class="sr-only">${label}</span><ol class="bar" aria-hidden="true">${raw(items.join(""))}</ol>`;
 }
 
 /**
