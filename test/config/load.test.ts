@@ -24,6 +24,15 @@ describe("loadConfig", () => {
     const c = loadConfig(["--base-url", "https://vigil.example.com/"], {});
     expect(c.heartbeatUrl).toBe("https://vigil.example.com");
   });
+  test("whether the base and heartbeat URLs were given: without them the dashboard's links follow the browser", () => {
+    expect(loadConfig([], {})).toMatchObject({ baseUrlFixed: false, heartbeatUrlFixed: false });
+    expect(loadConfig([], { VIGIL_BASE_URL: "https://v.example" })).toMatchObject({ baseUrlFixed: true, heartbeatUrlFixed: true });
+    expect(loadConfig(["--heartbeat-url", "https://ping.example"], {})).toMatchObject({ baseUrlFixed: false, heartbeatUrlFixed: true });
+  });
+  test("--trusted-proxy takes addresses and CIDR ranges, and refuses anything else", () => {
+    expect(loadConfig(["--trusted-proxy", "10.0.0.0/8, 192.168.1.1,fd00::/8,::1"], {}).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.1", "fd00::/8", "::1"]);
+    for (const bad of ["10.0.0.0/33", "proxy.lan", "10.0.0.1/"]) expect(() => loadConfig(["--trusted-proxy", bad], {})).toThrow(ConfigError);
+  });
   test("--rate-limit and VIGIL_RATE_LIMIT", () => {
     expect(loadConfig(["--rate-limit", "pro=10"], {}).rateLimits).toEqual({ free: 0, pro: 10, enterprise: 300 });
     expect(loadConfig([], { VIGIL_RATE_LIMIT: "enterprise=5" }).rateLimits.enterprise).toBe(5);

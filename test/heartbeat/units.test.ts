@@ -6,6 +6,24 @@ import { clientAddress, normalizeIp, trustedSet } from "../../src/heartbeat/sour
 import { systemClock } from "../../src/lib/clock.ts";
 import { waitFor } from "../helpers/server.ts";
 
+describe("trusted proxies as CIDR ranges", () => {
+  const proxies = trustedSet(["10.0.0.0/8", "fd00::/8", "192.168.1.5"]);
+  test.each([
+    ["10.1.2.3", true],
+    ["::ffff:10.1.2.3", true], // IPv4-mapped: its IPv4 range
+    ["11.0.0.1", false],
+    ["fd12::1", true],
+    ["fe80::1", false],
+    ["192.168.1.5", true],
+    ["192.168.1.6", false],
+  ] as const)("%s trusted: %p", (ip, trusted) => {
+    expect(proxies.has(normalizeIp(ip)!)).toBe(trusted);
+  });
+  test("X-Forwarded-For skips every hop inside a range", () => {
+    expect(clientAddress("10.0.0.9", "203.0.113.7, 10.2.2.2", proxies)).toBe("203.0.113.7");
+  });
+});
+
 describe("clientAddress", () => {
   const proxies = trustedSet(["127.0.0.1", "10.0.0.2", "::1"]);
   test.each([
