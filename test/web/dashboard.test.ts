@@ -78,6 +78,7 @@ describe("every dashboard page", () => {
     const other = await makeAccount(s.ctx, "elsewhere");
     const theirs = await createMonitor(s, httpAttrs({ name: "theirs" }), other.token);
     expect((await c.get(`/monitors/${theirs}`)).res.status).toBe(404);
+    expect((await c.get(`/monitors/${theirs}/live`)).res.status).toBe(404); // the live parts too
     expect((await c.post(`/monitors/${theirs}/pause`, {})).res.status).toBe(404);
     expect((await c.get("/monitors/abc")).res.status).toBe(404);
   });
