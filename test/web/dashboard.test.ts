@@ -476,7 +476,7 @@ describe("live states", () => {
     expect(live.res.status).toBe(200);
     expect(live.res.headers.get("cache-control")).toBe("private, no-store");
     const parts = (h: string) => [...h.matchAll(/data-live-part="([a-z]+)"/g)].map((m) => m[1]);
-    expect(parts(live.text)).toEqual(["head", "summary", "facts", "latency", "checks", "incidents"]);
+    expect(parts(live.text)).toEqual(["head", "summary", "facts", "latency", "checks", "incidents", "dependencies"]);
     expect(parts(live.text)).toEqual(parts(pageHtml));
     expect(live.text).not.toContain("<html");
     expect(live.text).toMatch(/<time datetime="\d{4}-\d\d-\d\dT[\d:.]+Z" title="[\d-]+ [\d:]+ UTC">/);

@@ -101,6 +101,6 @@ test("a heartbeat monitor's timeline shows its reminders and escalations in word
   await insertMonitorEvent(s.ctx.db, { monitorId: id, kind: "still_down", at: Date.now() - 1000, reason: "down for 30 min; reminder sent to 1 channel" });
   await insertMonitorEvent(s.ctx.db, { monitorId: id, kind: "escalated", at: Date.now(), reason: "down for 45 min; escalated to 2 channels" });
   const page = (await c.get(`/monitors/${id}`)).text;
-  expect(page).toContain("<td><strong>reminder sent</strong></td><td>down for 30 min; reminder sent to 1 channel</td>");
-  expect(page).toContain("<td><strong>escalated</strong></td><td>down for 45 min; escalated to 2 channels</td>");
+  expect(page).toContain('<td data-label="Event"><strong>reminder sent</strong></td><td class="wrap" data-label="Detail">down for 30 min; reminder sent to 1 channel</td>');
+  expect(page).toContain('<td data-label="Event"><strong>escalated</strong></td><td class="wrap" data-label="Detail">down for 45 min; escalated to 2 channels</td>');
 });
