@@ -16,6 +16,7 @@ import { MIGRATION_LOCK } from "./postgres.ts";
 /** Every table both engines have, each after the tables its rows refer to. */
 export const COPIED_TABLES = [
   "accounts",
+  "monitor_groups",
   "api_tokens",
   "peers",
   "peer_accounts",
@@ -42,6 +43,9 @@ export const COPIED_TABLES = [
   "kv",
   "maintenance_windows",
   "maintenance_window_monitors",
+  "monitor_tags",
+  "status_page_updates",
+  "status_page_update_monitors",
 ] as const;
 
 /**

@@ -394,6 +394,42 @@ export interface IncidentFollowupsTable {
   due_at: number;
 }
 
+/** Groups of monitors (README "Groups, tags and status page updates"); written by store/groups.ts. */
+export interface MonitorGroupsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  description: string | null;
+  sort_order: ColumnType<number, number | undefined, number>;
+  created_at: number;
+  updated_at: number;
+}
+
+/** A monitor's tags, one row each; written by store/monitors.ts with the monitor. */
+export interface MonitorTagsTable {
+  monitor_id: number;
+  account_id: number;
+  tag: string;
+}
+
+/** Status page updates written by people; written by store/status-page-updates.ts. */
+export interface StatusPageUpdatesTable {
+  id: Generated<number>;
+  status_page_id: number;
+  title: string;
+  body: ColumnType<string, string | undefined, string>;
+  kind: string;
+  status: string | null;
+  published_at: number;
+  created_at: number;
+  updated_at: number;
+}
+
+export interface StatusPageUpdateMonitorsTable {
+  update_id: number;
+  monitor_id: number;
+}
+
 export interface DB {
   accounts: AccountsTable;
   api_tokens: ApiTokensTable;
@@ -425,6 +461,10 @@ export interface DB {
   monitor_dependencies: MonitorDependenciesTable;
   monitor_escalation_channels: MonitorEscalationChannelsTable;
   incident_followups: IncidentFollowupsTable;
+  monitor_groups: MonitorGroupsTable;
+  monitor_tags: MonitorTagsTable;
+  status_page_updates: StatusPageUpdatesTable;
+  status_page_update_monitors: StatusPageUpdateMonitorsTable;
 }
 
 export type Account = Selectable<AccountsTable>;
@@ -441,3 +481,5 @@ export type NotificationChannelRow = Selectable<NotificationChannelsTable>;
 export type AlertRow = Selectable<AlertsTable>;
 export type UserRow = Selectable<UsersTable>;
 export type MaintenanceWindowRow = Selectable<MaintenanceWindowsTable>;
+export type MonitorGroupRow = Selectable<MonitorGroupsTable>;
+export type StatusPageUpdateRow = Selectable<StatusPageUpdatesTable>;

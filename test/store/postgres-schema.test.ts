@@ -165,11 +165,14 @@ describe.skipIf(!postgresAvailable("PostgreSQL schema test"))("schema.postgres.s
     // what 024 and every later migration add: their columns and tables, taken off again
     const later = POSTGRES_MIGRATIONS.filter((m) => m.version >= 24).map((m) => m.sql).join("\n");
     const added = [...later.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)].map((m) => [m[1]!, m[2]!] as const);
-    const tables = [...later.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].map((m) => m[1]!);
     expect(added).toContainEqual(["monitors", "db_password_enc"]);
     await old.db.insertInto("accounts").values({ name: "old", plan: "pro", created_at: 1 }).execute();
     for (const [table, column] of added) await sql.raw(`ALTER TABLE ${table} DROP COLUMN ${column}`).execute(old.db);
-    for (const table of tables.reverse()) await sql.raw(`DROP TABLE ${table} CASCADE`).execute(old.db);
+    // and without the indexes and tables those migrations create
+    for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version >= 24).reverse()) {
+      for (const [, name] of m.sql.matchAll(/CREATE (?:UNIQUE )?INDEX (\w+)/g)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(old.db);
+      for (const [, name] of [...m.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].reverse()) await sql.raw(`DROP TABLE IF EXISTS ${name} CASCADE`).execute(old.db);
+    }
     await sql.raw("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) SELECT id, 'web', 'http', 'https://example.com/', 60, 5000, 1, 1 FROM accounts").execute(old.db);
     await sql`UPDATE vigil_schema SET version = 23`.execute(old.db);
     await old.close();
