@@ -2,7 +2,7 @@
  * Response envelopes (docs/api-rules.md "Resources and envelopes").
  * `meta` is added by the pipeline, so handlers never forget request_id or rate_limit.
  */
-export type ResourceType = "monitor" | "check" | "incident" | "status_page" | "event" | "notification_channel" | "alert" | "peer" | "maintenance_window";
+export type ResourceType = "monitor" | "check" | "incident" | "status_page" | "event" | "notification_channel" | "alert" | "peer" | "maintenance_window" | "group" | "status_page_update";
 
 export interface Resource<A = Record<string, unknown>> {
   id: string;

@@ -2,6 +2,7 @@ import { Type } from "@sinclair/typebox";
 import { MONITOR_STATES, MONITOR_TYPES } from "../domain/monitor.ts";
 import { MonitorAttributesSchema, MonitorWriteBodySchema } from "../domain/monitor-schema.ts";
 import { enumOf } from "../domain/schema-parts.ts";
+import { isTag, MAX_TAGS, TAG_MAX_LENGTH, TAG_PATTERN, TAG_RULE } from "../domain/tags.ts";
 import { pathId } from "../http/path-id.ts";
 import { createMonitor, deleteMonitor, getMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorItem } from "../services/monitors.ts";
 import { list, resource, single } from "./envelope.ts";
@@ -17,7 +18,14 @@ export const MonitorListQuery = Type.Object({
   status: enumOf(MONITOR_STATES, { description: "only monitors in this aggregate state" }),
   type: enumOf(MONITOR_TYPES, { description: "only monitors of this type" }),
   q: Type.String({ maxLength: 200, description: "case-insensitive substring of the name or the target" }),
+  group_id: Type.Integer({ minimum: 1, description: "extension: only monitors of this group" }),
+  tag: Type.Array(Type.String({ minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: TAG_PATTERN }), {
+    maxItems: MAX_TAGS,
+    description: "extension, repeatable (`?tag=a&tag=b`): only monitors holding every tag given",
+  }),
 });
+
+const tagProblem = (v: string) => (isTag(v) ? null : `must be a tag: ${TAG_RULE}`);
 
 const one = (m: MonitorItem, status?: number) => single("monitor", m.id, m.attributes, status);
 
@@ -33,7 +41,7 @@ export const monitorRoutes: RouteDef[] = [
     async handler(req, ctx) {
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
-      const filter = { status: q.oneOf("status", MONITOR_STATES), type: q.oneOf("type", MONITOR_TYPES), q: q.string("q") };
+      const filter = { status: q.oneOf("status", MONITOR_STATES), type: q.oneOf("type", MONITOR_TYPES), q: q.string("q"), groupId: q.positiveInt("group_id"), tags: q.repeated("tag", MAX_TAGS, tagProblem) };
       q.done();
       const { items, total } = await listMonitors(ctx, actorOf(req), filter, { limit: perPage, offset });
       return list(items.map((m) => resource("monitor", m.id, m.attributes)), page, perPage, total);

@@ -13,9 +13,10 @@ const TAGS: Record<string, string> = {
   Monitors: "What Vigil watches: http, tcp, dns, ssl, ping and heartbeat monitors",
   Checks: "A monitor's history: its checks and its timeline of pings and state changes",
   Incidents: "Opened and resolved by Vigil when a monitor goes down and comes back; read-only",
-  "Status pages": "Public or token-protected pages showing chosen monitors",
+  "Status pages": "Public or token-protected pages showing chosen monitors, and the updates people write on them",
   "Notification channels": "Where alerts go: webhook, Slack, Discord, Teams, Telegram, ntfy, Gotify, Pushover, email",
   "Maintenance windows": "Planned maintenance, one-off or recurring: checks go on, incidents and alerts wait for the end",
+  Groups: "Groups of monitors: the sections of the dashboard and of status pages",
   Heartbeat: "The ping URL a heartbeat monitor's job calls; the token in the path is its only credential",
   Operations: "Health, readiness and Prometheus metrics of the instance",
 };

@@ -26,6 +26,20 @@ export class QueryReader {
     return v.slice(0, maxLength);
   }
 
+  /** Every non-empty value of a repeatable parameter (`?tag=a&tag=b`), at most `max`, each checked by `problem`. */
+  repeated(name: string, max: number, problem: (v: string) => string | null): string[] {
+    const out: string[] = [];
+    const given = this.params.getAll(name);
+    if (given.length > max) this.errors.add(name, `may be given at most ${max} times`);
+    for (const v of given.slice(0, max)) {
+      if (v === "") continue;
+      const p = problem(v);
+      if (p) this.errors.add(name, p);
+      else out.push(v);
+    }
+    return out;
+  }
+
   positiveInt(name: string): number | undefined {
     const v = this.raw(name);
     if (v === undefined) return undefined;

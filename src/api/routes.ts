@@ -1,11 +1,13 @@
 import { checkRoutes } from "./checks.ts";
 import { eventRoutes } from "./events.ts";
+import { groupRoutes } from "./groups.ts";
 import { incidentRoutes } from "./incidents.ts";
 import { maintenanceWindowRoutes } from "./maintenance-windows.ts";
 import { monitorRoutes } from "./monitors.ts";
 import { notificationChannelRoutes } from "./notification-channels.ts";
 import type { RouteDef } from "./route.ts";
+import { statusPageUpdateRoutes } from "./status-page-updates.ts";
 import { statusPageRoutes } from "./status-pages.ts";
 
 /** Every /api/v1 endpoint, in the order the OpenAPI document lists them. */
-export const apiRoutes: RouteDef[] = [...monitorRoutes, ...checkRoutes, ...eventRoutes, ...incidentRoutes, ...statusPageRoutes, ...notificationChannelRoutes, ...maintenanceWindowRoutes];
+export const apiRoutes: RouteDef[] = [...monitorRoutes, ...checkRoutes, ...eventRoutes, ...incidentRoutes, ...statusPageRoutes, ...statusPageUpdateRoutes, ...notificationChannelRoutes, ...maintenanceWindowRoutes, ...groupRoutes];

@@ -9,6 +9,7 @@ import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { enumOf, nullable } from "./schema-parts.ts";
 import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, SMTP_SECURITY, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
 import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
+import { MAX_TAGS, TAG_MAX_LENGTH, TAG_PATTERN, TAG_RULE } from "./tags.ts";
 
 export const EDITOR_UI_PROFILES = ["http_endpoint", "api_full", "api"] as const;
 export const PAYLOAD_POLICIES = ["none", "status_ok"] as const;
@@ -56,7 +57,7 @@ export const MONITOR_FIELDS = {
   method: f(enumOf(HTTP_METHODS, { default: "GET", description: "HTTP method; used by http monitors" }), "all", oneOf(HTTP_METHODS)),
   interval_sec: f(Type.Integer({ minimum: 10, maximum: 86400, description: "seconds between checks" }), "all", "must be an integer from 10 to 86400"),
   timeout_ms: f(Type.Integer({ minimum: 100, maximum: 60000, description: "timeout in ms; below interval_sec × 1000" }), "all", "must be an integer from 100 to 60000"),
-  group_id: f(nullable(Type.Integer({ minimum: 1 }), "group id; null when ungrouped"), "all", "must be a positive integer, or null when ungrouped"),
+  group_id: f(nullable(Type.Integer({ minimum: 1 }), "one of this account's groups (/api/v1/groups); null when ungrouped"), "all", "must be a positive integer, or null when ungrouped"),
   is_paused: f(Type.Boolean({ default: false }), "all", BOOL),
   is_in_maintenance: f(Type.Boolean({ default: false, description: "the maintenance switch; reads true also while a maintenance window is in effect for the monitor, but only the switch is saved" }), "all", BOOL),
   last_status: ro(enumOf(MONITOR_STATES, { description: "aggregate state" })),
@@ -88,6 +89,11 @@ export const MONITOR_FIELDS = {
     "must be a list of distinct notification channel ids (positive integers)",
   ),
   escalate_after_minutes: f(nullable(Type.Integer({ minimum: 1, maximum: 1440 }), "minutes an incident stays open before it escalates to escalation_channel_ids; null: never"), "all", "must be an integer from 1 to 1440, or null for no escalation"),
+  tags: f(
+    Type.Array(Type.String({ minLength: 1, maxLength: TAG_MAX_LENGTH, pattern: TAG_PATTERN }), { maxItems: MAX_TAGS, uniqueItems: true, description: `extension: up to ${MAX_TAGS} distinct tags, each ${TAG_RULE}; returned sorted` }),
+    "all",
+    `must be a list of up to ${MAX_TAGS} distinct tags, each ${TAG_RULE}`,
+  ),
   // http (docs/monitors.md "HTTP attributes")
   editor_ui_profile: f(nullable(enumOf(EDITOR_UI_PROFILES)), HTTP, `${oneOf(EDITOR_UI_PROFILES)}, or null`),
   port: f(nullable(Type.Integer({ minimum: 1, maximum: 65535 }), "http: overrides the URL's port; tcp: the port when target has none"), ["http", "tcp"], "must be an integer from 1 to 65535, or null"),
@@ -180,7 +186,7 @@ function documented(field: MonitorField, extra: Record<string, unknown> = {}): T
 const ALWAYS_PRESENT = [
   "name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at",
   "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids",
-  "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes",
+  "tags", "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes",
 ] as const satisfies readonly MonitorAttributeName[];
 const ALWAYS = new Set<string>(ALWAYS_PRESENT);
 

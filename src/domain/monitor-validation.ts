@@ -20,6 +20,7 @@ import {
 import { escalationRules } from "./alerting-rules.ts";
 import { dockerHostProblem, resolverProblem, targetProblem } from "./monitor-targets.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
+import { normalTags, tagsProblems } from "./tags.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
 import { newDetails } from "./details.ts";
 import { databaseOrigin, newOrigins, secretOrigins } from "./secret-origins.ts";
@@ -52,6 +53,7 @@ export const MONITOR_DEFAULTS: MonitorChanges = {
   is_in_maintenance: false,
   synthetic_trace_body_detail: "truncated",
   regions: null,
+  tags: [],
   editor_ui_profile: null,
   port: null,
   expected_http_codes: null,
@@ -113,6 +115,7 @@ const STRUCTURED: Partial<Record<MonitorAttributeName, (v: unknown) => string[]>
   api_json_assertions_json: (v) => assertionProblems(v),
   api_headers_json: (v) => headerProblems(v),
   synthetic_steps_json: (v) => scenarioProblems(v),
+  tags: (v) => tagsProblems(v),
 };
 
 /** Per-attribute checks beyond the schema, on a value that already matches it. */
@@ -140,6 +143,7 @@ function valueProblems(name: MonitorAttributeName, value: unknown): string[] {
 
 function normalise(name: MonitorAttributeName, value: unknown): unknown {
   if (name === "heartbeat_timezone" && value === null) return "UTC";
+  if (name === "tags") return normalTags(value as string[]);
   if (typeof value !== "string") return value;
   if (name === "name" || name === "target" || name === "dns_resolver" || name === "heartbeat_schedule" || name === "expected_http_codes" || name === "docker_host") return value.trim();
   return value;

@@ -24,8 +24,9 @@ export interface MonitorLinks {
 }
 export const NO_LINKS: MonitorLinks = Object.freeze({ depends_on_ids: [], escalation_channel_ids: [] });
 
-function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[], links: MonitorLinks): unknown {
+function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[], links: MonitorLinks, tags: string[]): unknown {
   if (name === "notification_channel_ids") return channelIds;
+  if (name === "tags") return tags;
   if (name === "depends_on_ids" || name === "escalation_channel_ids") return links[name];
   const raw = (row as unknown as Record<string, unknown>)[name];
   if (BOOLEANS.has(name)) return raw === 1;
@@ -45,17 +46,17 @@ function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[]
  * others only for the types they belong to (docs/api.md "Monitors"). Write-only secrets are not in
  * the list at all, so they cannot leak through here.
  */
-export function monitorAttributes(row: MonitorRow, channelIds: number[], links: MonitorLinks = NO_LINKS): MonitorAttributes {
+export function monitorAttributes(row: MonitorRow, channelIds: number[], links: MonitorLinks = NO_LINKS, tags: string[] = []): MonitorAttributes {
   const out: Record<string, unknown> = {};
-  for (const name of responseAttributes(row.monitor_type as MonitorType)) out[name] = value(row, name, channelIds, links);
+  for (const name of responseAttributes(row.monitor_type as MonitorType)) out[name] = value(row, name, channelIds, links, tags);
   return out as MonitorAttributes;
 }
 
 /** The stored monitor in the validator's terms: its API values and which secrets it holds. */
-export function existingMonitor(row: MonitorRow, channelIds: number[], links: MonitorLinks = NO_LINKS): ExistingMonitor {
+export function existingMonitor(row: MonitorRow, channelIds: number[], links: MonitorLinks = NO_LINKS, tags: string[] = []): ExistingMonitor {
   return {
     type: row.monitor_type as MonitorType,
-    values: monitorAttributes(row, channelIds, links) as Record<string, unknown>,
+    values: monitorAttributes(row, channelIds, links, tags) as Record<string, unknown>,
     secrets: {
       api_auth_bearer_token: row.api_auth_bearer_token_enc !== null,
       api_auth_basic_pass: row.api_auth_basic_pass_enc !== null,

@@ -5,6 +5,7 @@ import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor
 import { notFound, validationError } from "../http/errors.ts";
 import { randomToken } from "../lib/tokens.ts";
 import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
+import { GroupMissing, ownedGroupIds } from "../store/groups.ts";
 import * as store from "../store/monitors.ts";
 import { uptimeFromRollups } from "../store/rollups.ts";
 import type { MonitorRow } from "../store/tables.ts";
@@ -28,8 +29,8 @@ const newHeartbeatToken = () => randomToken(24);
 const logOf = (ctx: AppContext) => ctx.log.child("api.monitors");
 
 async function present(ctx: AppContext, row: MonitorRow): Promise<MonitorItem> {
-  const [channels, links] = await Promise.all([store.channelIdsByMonitor(ctx.db, [row.id]), monitorLinks(ctx.db, [row.id])]);
-  return (await withWindows(ctx, [{ id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? [], links.get(row.id)) }]))[0]!;
+  const [channels, links, tags] = await Promise.all([store.channelIdsByMonitor(ctx.db, [row.id]), monitorLinks(ctx.db, [row.id]), store.tagsByMonitor(ctx.db, [row.id])]);
+  return (await withWindows(ctx, [{ id: row.id, attributes: monitorAttributes(withJournaled(ctx, row), channels.get(row.id) ?? [], links.get(row.id), tags.get(row.id)) }]))[0]!;
 }
 
 /**
@@ -64,6 +65,21 @@ async function checkChannels(ctx: AppContext, accountId: number, v: MonitorWrite
   if (missing.length) (v.details.notification_channel_ids ??= []).push(`channel ${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not exist in this account`);
 }
 
+/** group_id must name one of this account's groups (README "Groups, tags and status page updates"). */
+async function checkGroup(ctx: AppContext, accountId: number, v: MonitorWriteResult): Promise<void> {
+  const id = v.changes.group_id;
+  if (typeof id !== "number" || (await ownedGroupIds(ctx.db, accountId, [id])).has(id)) return;
+  (v.details.group_id ??= []).push(groupMissing(id));
+}
+
+const groupMissing = (id: number) => `group ${id} does not exist in this account`;
+
+/** The group was deleted between the check above and the write: the same 422. */
+function groupGone(err: unknown): never {
+  if (err instanceof GroupMissing) throw validationError({ group_id: [groupMissing(err.groupId)] });
+  throw err;
+}
+
 /** The account's private-target rule: hosts that resolve to private addresses are refused on write (private-targets.ts). */
 async function checkPrivateTargets(ctx: AppContext, accountId: number, v: MonitorWriteResult, type: MonitorType | null, before: Record<string, unknown> = {}): Promise<void> {
   // an invalid write is refused anyway; no name is resolved for it
@@ -81,8 +97,8 @@ function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?
 export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
   const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window);
   const ids = rows.map((r) => r.id);
-  const [channels, links] = await Promise.all([store.channelIdsByMonitor(ctx.db, ids), monitorLinks(ctx.db, ids)]);
-  const items = rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? [], links.get(r.id)) }));
+  const [channels, links, tags] = await Promise.all([store.channelIdsByMonitor(ctx.db, ids), monitorLinks(ctx.db, ids), store.tagsByMonitor(ctx.db, ids)]);
+  const items = rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? [], links.get(r.id), tags.get(r.id)) }));
   return { items: await withWindows(ctx, items), total };
 }
 
@@ -95,12 +111,13 @@ export async function createMonitor(ctx: AppContext, actor: Actor, input: WriteI
   const v = validateMonitorWrite(attributesOf(input, "monitor"));
   await checkChannels(ctx, accountId, v);
   await checkAlertingReferences(ctx, accountId, v, null);
+  await checkGroup(ctx, accountId, v);
   await checkPrivateTargets(ctx, accountId, v, v.type);
   if (Object.keys(v.details).length) throw validationError(v.details);
   // monitor writes are write-queue jobs: concurrent writes share a commit (and the search index's
   // per-transaction cost); BENCHMARKS.md has the figures
   const heartbeatToken = v.type === "heartbeat" ? newHeartbeatToken() : null;
-  const row = await ctx.writes.run((trx) => store.insertMonitor(trx, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now(), heartbeatToken }));
+  const row = await ctx.writes.run((trx) => store.insertMonitor(trx, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now(), heartbeatToken })).catch(groupGone);
   logOf(ctx).info("monitor created", { request_id: actor.requestId, account_id: accountId, monitor_id: row.id, monitor_type: row.monitor_type });
   changed(ctx, row.id, accountId);
   return present(ctx, row);
@@ -111,18 +128,21 @@ export async function updateMonitor(ctx: AppContext, actor: Actor, id: number, i
   const { accountId } = actor;
   const row = await owned(ctx, actor, id);
   const attrs = attributesOf(input, "monitor", id);
-  const [channels, links] = await Promise.all([store.channelIdsByMonitor(ctx.db, [id]), monitorLinks(ctx.db, [id])]);
-  const existing = existingMonitor(row, channels.get(id) ?? [], links.get(id));
+  const [channels, links, tags] = await Promise.all([store.channelIdsByMonitor(ctx.db, [id]), monitorLinks(ctx.db, [id]), store.tagsByMonitor(ctx.db, [id])]);
+  const existing = existingMonitor(row, channels.get(id) ?? [], links.get(id), tags.get(id));
   const v = validateMonitorWrite(attrs, existing);
   await checkChannels(ctx, accountId, v);
   await checkAlertingReferences(ctx, accountId, v, id);
+  await checkGroup(ctx, accountId, v);
   await checkPrivateTargets(ctx, accountId, v, v.type ?? existing.type, existing.values);
   if (Object.keys(v.details).length) throw validationError(v.details);
-  const written = await ctx.writes.run(async (trx) => {
-    // judged in the write's transaction: nothing is written when the new parents close a cycle
-    const cycle = await dependencyCycleProblem(trx, accountId, id, v.changes.depends_on_ids as number[] | undefined);
-    return cycle ? { cycle } : { row: await store.updateMonitor(trx, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() }) };
-  });
+  const written = await ctx.writes
+    .run(async (trx) => {
+      // judged in the write's transaction: nothing is written when the new parents close a cycle
+      const cycle = await dependencyCycleProblem(trx, accountId, id, v.changes.depends_on_ids as number[] | undefined);
+      return cycle ? { cycle } : { row: await store.updateMonitor(trx, ctx.secrets, { accountId, id, changes: v.changes, now: ctx.clock.now() }) };
+    })
+    .catch(groupGone);
   if (written.cycle) throw validationError({ depends_on_ids: [written.cycle] });
   const after = written.row;
   if (!after) throw notFound("monitor"); // deleted between the read and the write

@@ -8,7 +8,7 @@ import { validationError } from "../http/errors.ts";
  */
 export type WriteInput = Record<string, unknown>;
 
-type WrittenType = "monitor" | "status_page" | "notification_channel" | "maintenance_window";
+type WrittenType = "monitor" | "status_page" | "notification_channel" | "maintenance_window" | "group" | "status_page_update";
 
 /**
  * The attributes of a write, flat or unwrapped from a JSON:API document. A document of another

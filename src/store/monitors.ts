@@ -7,6 +7,7 @@ import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
 import { setEscalationChannels } from "./escalation-channels.ts";
 import { setParents } from "./monitor-dependencies.ts";
+import { holdGroup } from "./groups.ts";
 import { containsText } from "./text-match.ts";
 import { insertMonitorEvent } from "./monitor-events.ts";
 import { linkDefaultChannels } from "./notification-channels.ts";
@@ -21,6 +22,10 @@ export interface MonitorFilter {
   type?: string;
   /** substring of the name or target, case-insensitive */
   q?: string;
+  /** monitors of this group (monitors_account_group) */
+  groupId?: number;
+  /** monitors holding every one of these tags (monitor_tags_account_tag, once per tag) */
+  tags?: string[];
 }
 
 export interface PageWindow {
@@ -28,14 +33,19 @@ export interface PageWindow {
   offset: number;
 }
 
-export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow): Promise<{ rows: MonitorRow[]; total: number }> {
+/** The account's monitors that pass `f`, as one query (null: a filter no monitor can pass). */
+export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   let query = db.selectFrom("monitors").where("account_id", "=", accountId);
   if (f.status) query = query.where("last_status", "=", f.status);
   if (f.type) query = query.where("monitor_type", "=", f.type);
+  if (f.groupId !== undefined) query = query.where("group_id", "=", f.groupId);
+  for (const tag of new Set(f.tags ?? [])) {
+    query = query.where("id", "in", db.selectFrom("monitor_tags").select("monitor_id").where("account_id", "=", accountId).where("tag", "=", tag));
+  }
   if (f.q) {
     const q = f.q;
     // no stored text holds a NUL (docs/api-rules.md "Text"), so a search holding one finds nothing
-    if (q.includes("\0")) return { rows: [], total: 0 };
+    if (q.includes("\0")) return null;
     if (engineOf(db) === "sqlite") {
       // 3+ characters: the trigram index (monitors_search, migration 010; SQLite FTS5) answers a
       // case-insensitive substring phrase. The search is always one quoted phrase, so nothing in it
@@ -50,6 +60,12 @@ export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, 
       query = query.where((eb) => eb.or([containsText(db, sql.ref("name"), q), containsText(db, sql.ref("target"), q)]));
     }
   }
+  return query;
+}
+
+export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow): Promise<{ rows: MonitorRow[]; total: number }> {
+  const query = monitorListQuery(db, accountId, f);
+  if (!query) return { rows: [], total: 0 };
   // side by side: on PostgreSQL they run on two pooled connections, so a list costs the slower of
   // the two (the count, for a big account) rather than their sum
   const [{ n }, rows] = await Promise.all([
@@ -72,6 +88,16 @@ export async function channelIdsByMonitor(db: Db, monitorIds: number[]): Promise
   return out;
 }
 
+/** Tags of each monitor, sorted. */
+export async function tagsByMonitor(db: Db, monitorIds: number[]): Promise<Map<number, string[]>> {
+  const out = new Map<number, string[]>(monitorIds.map((id) => [id, []]));
+  if (monitorIds.length === 0) return out;
+  const rows = await db.selectFrom("monitor_tags").select(["monitor_id", "tag"]).where("monitor_id", "in", monitorIds).execute();
+  for (const r of rows) out.get(r.monitor_id)?.push(r.tag);
+  for (const tags of out.values()) tags.sort();
+  return out;
+}
+
 /** Which of `ids` are notification channels of this account. */
 export async function ownedChannelIds(db: Db, accountId: number, ids: number[]): Promise<Set<number>> {
   if (ids.length === 0) return new Set();
@@ -80,7 +106,7 @@ export async function ownedChannelIds(db: Db, accountId: number, ids: number[]):
 }
 
 /** attributes kept in link tables, not in columns of `monitors` */
-const LINK_ATTRIBUTES = new Set(["notification_channel_ids", "depends_on_ids", "escalation_channel_ids"]);
+const LINK_ATTRIBUTES = new Set(["notification_channel_ids", "depends_on_ids", "escalation_channel_ids", "tags"]);
 const BOOLEAN_COLUMNS = new Set(["is_paused", "is_in_maintenance", "synthetic_enabled", "tls_verify", "heartbeat_notify_on_late", "follow_redirects", "grpc_tls", "db_tls"]);
 const JSON_COLUMNS = new Set(["regions", "api_json_assertions_json", "api_headers_json", "synthetic_steps_json"]);
 const SECRET_COLUMNS: Record<SecretAttribute, keyof MonitorRow & `${string}_enc`> = {
@@ -126,6 +152,7 @@ function inTransaction<T>(db: Db, fn: (trx: Db) => Promise<T>): Promise<T> {
 export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): Promise<MonitorRow> {
   const cols = changesToColumns(m.changes, secrets);
   return inTransaction(db, async (trx) => {
+    if (typeof m.changes.group_id === "number") await holdGroup(trx, m.accountId, m.changes.group_id);
     const row = await trx
       .insertInto("monitors")
       .values({
@@ -148,8 +175,14 @@ export async function insertMonitor(db: Db, secrets: SecretBox, m: NewMonitor): 
     if (channelIds === undefined) await linkDefaultChannels(trx, m.accountId, row.id);
     else await linkChannels(trx, row.id, channelIds);
     await linkAlerting(trx, row.id, m.changes);
+    if (m.changes.tags !== undefined) await setTags(trx, m.accountId, row.id, m.changes.tags as string[]);
     return row;
   });
+}
+
+async function setTags(db: Db, accountId: number, monitorId: number, tags: string[]): Promise<void> {
+  await db.deleteFrom("monitor_tags").where("monitor_id", "=", monitorId).execute();
+  if (tags.length) await db.insertInto("monitor_tags").values(tags.map((tag) => ({ monitor_id: monitorId, account_id: accountId, tag }))).execute();
 }
 
 async function linkChannels(db: Db, monitorId: number, channelIds: number[]): Promise<void> {
@@ -173,6 +206,7 @@ export async function updateMonitor(db: Db, secrets: SecretBox, u: { accountId: 
     const before = await findMonitor(trx, u.accountId, u.id);
     if (!before) return undefined;
     if (Object.keys(u.changes).length === 0) return before;
+    if (typeof u.changes.group_id === "number") await holdGroup(trx, u.accountId, u.changes.group_id);
     const cols: Record<string, unknown> = { ...changesToColumns(u.changes, secrets), updated_at: u.now };
     const pausedNow = u.changes.is_paused;
     if (pausedNow === true && before.is_paused === 0) Object.assign(cols, { next_run_at: null, heartbeat_deadline_at: null });
@@ -182,6 +216,7 @@ export async function updateMonitor(db: Db, secrets: SecretBox, u: { accountId: 
     const after = await trx.updateTable("monitors").set(cols as MonitorRowUpdate).where("id", "=", u.id).where("account_id", "=", u.accountId).returningAll().executeTakeFirstOrThrow();
     if (u.changes.notification_channel_ids !== undefined) await linkChannels(trx, u.id, u.changes.notification_channel_ids as number[]);
     await linkAlerting(trx, u.id, u.changes);
+    if (u.changes.tags !== undefined) await setTags(trx, u.accountId, u.id, u.changes.tags as string[]);
     return after;
   });
 }

@@ -110,8 +110,9 @@ describe("create", () => {
   });
 
   test("every accepted attribute is stored and returned", async () => {
+    const group = await s.api("POST", "/api/v1/groups", { name: "full's group" });
     const attrs = httpAttrs({
-      name: "full", method: "POST", group_id: 7, is_in_maintenance: true, synthetic_trace_body_detail: "full", regions: ["eu-west", "us_east"],
+      name: "full", method: "POST", group_id: Number(group.json.data.id), tags: ["env:prod", "team/web"], is_in_maintenance: true, synthetic_trace_body_detail: "full", regions: ["eu-west", "us_east"],
       editor_ui_profile: "api_full", port: 8080, expected_http_codes: "200,3xx", follow_redirects: false, keyword: "ok", api_expected_content_type: "application/json",
       api_expected_body_contains: "healthy", api_max_latency_ms: 800, api_json_assertions_json: [{ path: "status", op: "equals", value: "ok" }, { path: "error", op: "is_null" }],
       api_headers_json: { "X-Trace": "1" }, api_body: '{"ping":true}', api_auth_type: "basic", api_auth_basic_user: "bob", api_auth_basic_pass: "pw-123456",

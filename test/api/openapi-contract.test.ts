@@ -34,7 +34,7 @@ let doc: any;
 const ajv = new Ajv2020({ allErrors: true });
 addFormats(ajv);
 const tokens = { noScope: "", free: "", limited: "", noMetrics: "" };
-const ids = { http: 0, hb: 0, hbPaused: 0, hbStatusOk: 0, hbLimited: 0, hbRotate: 0, page: 0, channel: 0, incident: 0, window: 0 };
+const ids = { http: 0, hb: 0, hbPaused: 0, hbStatusOk: 0, hbLimited: 0, hbRotate: 0, page: 0, channel: 0, incident: 0, window: 0, group: 0, update: 0 };
 const hbTokens = { hb: "", hbPaused: "", hbStatusOk: "", hbLimited: "" };
 /** problems found, reported together at the end of each test */
 const problems: string[] = [];
@@ -76,7 +76,16 @@ beforeAll(async () => {
   ids.incident = incident.id;
   ids.page = await createStatusPage(s, { name: "Contract page", monitor_ids: [ids.http] });
   ids.window = Number((await s.api("POST", "/api/v1/maintenance-windows", { name: "Patching", monitor_ids: [ids.http], schedule: "0 3 * * 0", duration_sec: 3600 })).json.data.id);
+  ids.group = Number((await s.api("POST", "/api/v1/groups", { name: "Contract group" })).json.data.id);
+  await s.api("PATCH", `/api/v1/monitors/${ids.http}`, { group_id: ids.group, tags: ["contract"] });
+  ids.update = await createUpdate("Contract update");
 });
+
+async function createUpdate(title: string): Promise<number> {
+  const res = await s.api("POST", `/api/v1/status-pages/${ids.page}/updates`, { title, kind: "incident", body: "line one\nline two", affected_monitor_ids: [ids.http] });
+  if (res.status !== 201) throw new Error(`update: ${res.status} ${res.text}`);
+  return Number(res.json.data.id);
+}
 afterAll(async () => {
   await s?.stop();
   await hook?.close();
@@ -167,9 +176,10 @@ function idFor(path: string): number {
   if (path.startsWith("/api/v1/status-pages/:id")) return ids.page;
   if (path.startsWith("/api/v1/notification-channels/:id")) return ids.channel;
   if (path.startsWith("/api/v1/maintenance-windows/:id")) return ids.window;
+  if (path.startsWith("/api/v1/groups/:id")) return ids.group;
   throw new Error(`contract test: no record mapped for ${path}; add one`);
 }
-const fill = (path: string, id = idFor(path)) => path.replace(":id", String(id));
+const fill = (path: string, id = idFor(path), updateId = ids.update) => path.replace(":id", String(id)).replace(":updateId", String(updateId));
 
 /** A successful call per route; routes that delete get a record of their own. */
 const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
@@ -205,6 +215,16 @@ const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
     const res = await s.api("POST", "/api/v1/maintenance-windows", { name: "doomed", monitor_ids: [ids.http], schedule: "0 4 * * *", duration_sec: 600 });
     return { path: fill("/api/v1/maintenance-windows/:id", Number(res.json.data.id)) };
   },
+  "GET /api/v1/groups": async () => ({}),
+  "POST /api/v1/groups": async () => ({ body: { name: "Created group", description: "made by the contract test", sort_order: 5 } }),
+  "GET /api/v1/groups/:id": async () => ({}),
+  "PATCH /api/v1/groups/:id": async () => ({ body: { sort_order: 3 } }),
+  "DELETE /api/v1/groups/:id": async () => ({ path: fill("/api/v1/groups/:id", Number((await s.api("POST", "/api/v1/groups", { name: "Doomed group" })).json.data.id)) }),
+  "GET /api/v1/status-pages/:id/updates": async () => ({}),
+  "POST /api/v1/status-pages/:id/updates": async () => ({ body: { title: "Planned work", kind: "maintenance", published_at: "2026-11-24T09:30:00Z" } }),
+  "GET /api/v1/status-pages/:id/updates/:updateId": async () => ({}),
+  "PATCH /api/v1/status-pages/:id/updates/:updateId": async () => ({ body: { status: "monitoring" } }),
+  "DELETE /api/v1/status-pages/:id/updates/:updateId": async () => ({ path: fill("/api/v1/status-pages/:id/updates/:updateId", ids.page, await createUpdate("Doomed update")) }),
 };
 
 /** A body each write route refuses with 422. */

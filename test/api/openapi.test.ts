@@ -28,6 +28,9 @@ const DOCUMENTED = [
   "get /api/v1/monitors/{id}/checks", "get /api/v1/incidents", "get /api/v1/incidents/{id}",
   "get /api/v1/status-pages", "post /api/v1/status-pages", "get /api/v1/status-pages/{id}", "patch /api/v1/status-pages/{id}", "delete /api/v1/status-pages/{id}",
   "post /api/v1/monitors/{id}/heartbeat-token/rotate", "get /api/v1/monitors/{id}/events",
+  "get /api/v1/groups", "post /api/v1/groups", "get /api/v1/groups/{id}", "patch /api/v1/groups/{id}", "delete /api/v1/groups/{id}",
+  "get /api/v1/status-pages/{id}/updates", "post /api/v1/status-pages/{id}/updates", "get /api/v1/status-pages/{id}/updates/{updateId}",
+  "patch /api/v1/status-pages/{id}/updates/{updateId}", "delete /api/v1/status-pages/{id}/updates/{updateId}",
 ];
 
 test("swagger-parser accepts the live document as OpenAPI 3.1", async () => {
@@ -99,10 +102,12 @@ test("operations carry their scope, path and query parameters, body and response
 
 test("list endpoints document paging and their filters", () => {
   const names = (path: string) => doc.paths[path].get.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name);
-  expect(names("/api/v1/monitors")).toEqual(["page", "per_page", "status", "type", "q"]);
+  expect(names("/api/v1/monitors")).toEqual(["page", "per_page", "status", "type", "q", "group_id", "tag"]);
   expect(names("/api/v1/monitors/{id}/checks")).toEqual(["page", "per_page", "status", "from", "to", "region"]);
   expect(names("/api/v1/incidents")).toEqual(["page", "per_page", "monitor_id", "resolved", "from", "to"]);
   expect(names("/api/v1/status-pages")).toEqual(["page", "per_page", "q"]);
+  expect(names("/api/v1/groups")).toEqual(["page", "per_page"]);
+  expect(names("/api/v1/status-pages/{id}/updates")).toEqual(["page", "per_page"]);
   const list = doc.paths["/api/v1/monitors"].get.responses["200"].content["application/json"].schema;
   expect(Object.keys(list.properties.pagination.properties)).toEqual(["page", "per_page", "total", "total_pages"]);
 });

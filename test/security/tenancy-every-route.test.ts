@@ -17,7 +17,7 @@ import { makeAccount, startTestServer, type TestServer } from "../helpers/server
 let s: TestServer;
 let a: { accountId: number; token: string };
 let b: { accountId: number; token: string };
-const A = { monitor: "", heartbeat: "", page: "", channel: "", incident: "", window: "" };
+const A = { monitor: "", heartbeat: "", page: "", channel: "", incident: "", window: "", group: "", update: "" };
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -29,10 +29,12 @@ beforeAll(async () => {
     return String(r.json.data.id);
   };
   A.channel = await create("/api/v1/notification-channels", { name: "a-hook", channel_type: "webhook", url: "http://127.0.0.1:9/hook" });
-  A.monitor = await create("/api/v1/monitors", httpAttrs({ name: "a-web", notification_channel_ids: [Number(A.channel)] }));
+  A.group = await create("/api/v1/groups", { name: "a-group" });
+  A.monitor = await create("/api/v1/monitors", httpAttrs({ name: "a-web", notification_channel_ids: [Number(A.channel)], group_id: Number(A.group), tags: ["a-tag"] }));
   A.heartbeat = await create("/api/v1/monitors", { name: "a-job", monitor_type: "heartbeat", interval_sec: 60, timeout_ms: 1000, is_paused: true });
   A.page = await create("/api/v1/status-pages", { name: "A page", monitor_ids: [Number(A.monitor)] });
   A.window = await create("/api/v1/maintenance-windows", { name: "A window", monitor_ids: [Number(A.monitor)], schedule: "0 3 * * *", duration_sec: 600 });
+  A.update = await create(`/api/v1/status-pages/${A.page}/updates`, { title: "a-update", kind: "info", affected_monitor_ids: [Number(A.monitor)] });
   await insertCheck(s.ctx.db, Number(A.monitor), "local", { ...emptyResult(Date.now()), status: "up" });
   A.incident = String((await insertIncident(s.ctx.db, { accountId: a.accountId, monitorId: Number(A.monitor), startedAt: Date.now(), rootCheckId: null, errorCode: "http_error", errorMessage: "HTTP 500", httpCode: 500, failureCount: 1 })).id);
 });
@@ -48,15 +50,18 @@ function targetOf(def: RouteDef): string {
   if (p.startsWith("/api/v1/status-pages/:id")) return A.page;
   if (p.startsWith("/api/v1/notification-channels/:id")) return A.channel;
   if (p.startsWith("/api/v1/maintenance-windows/:id")) return A.window;
+  if (p.startsWith("/api/v1/groups/:id")) return A.group;
   throw new Error(`tenancy test: no record of account A mapped for ${def.method} ${p}; add one`);
 }
 
 /** What a create by B may reference of A's: each must be refused. */
 const CROSS_CREATES: Record<string, Record<string, unknown>> = {
-  "/api/v1/monitors": httpAttrs({ name: "b-steals", notification_channel_ids: () => [Number(A.channel)] }),
+  "/api/v1/monitors": httpAttrs({ name: "b-steals", notification_channel_ids: () => [Number(A.channel)], group_id: () => Number(A.group) }),
   "/api/v1/status-pages": { name: "B steals", monitor_ids: () => [Number(A.monitor)] },
   "/api/v1/notification-channels": { name: "b-hook", channel_type: "webhook", url: "http://127.0.0.1:9/b" },
   "/api/v1/maintenance-windows": { name: "B steals", monitor_ids: () => [Number(A.monitor)], schedule: "0 3 * * *", duration_sec: 600 },
+  // the same name as A's group: names are unique within an account only
+  "/api/v1/groups": { name: "a-group" },
 };
 const resolve = (body: Record<string, unknown>) => Object.fromEntries(Object.entries(body).map(([k, v]) => [k, typeof v === "function" ? v() : v]));
 
@@ -78,6 +83,10 @@ async function snapshotA() {
     alerts: await db.selectFrom("alerts").select("id").where("account_id", "=", a.accountId).execute(),
     windows: await db.selectFrom("maintenance_windows").selectAll().where("account_id", "=", a.accountId).orderBy("id").execute(),
     windowLinks: await db.selectFrom("maintenance_window_monitors").selectAll().where("monitor_id", "in", ids).orderBy("window_id").execute(),
+    groups: await db.selectFrom("monitor_groups").selectAll().where("account_id", "=", a.accountId).orderBy("id").execute(),
+    tags: await db.selectFrom("monitor_tags").selectAll().where("monitor_id", "in", ids).orderBy("tag").execute(),
+    updates: await db.selectFrom("status_page_updates").selectAll().where("id", "=", Number(A.update)).execute(),
+    updateLinks: await db.selectFrom("status_page_update_monitors").selectAll().where("monitor_id", "in", ids).execute(),
   };
 }
 
@@ -89,6 +98,7 @@ function listedOfA(path: string): string[] {
     "/api/v1/status-pages": [A.page],
     "/api/v1/notification-channels": [A.channel],
     "/api/v1/maintenance-windows": [A.window],
+    "/api/v1/groups": [A.group],
   };
   const ids = lists[path];
   if (!ids) throw new Error(`tenancy test: no records of account A mapped for the list ${path}; add them`);
@@ -98,12 +108,12 @@ function listedOfA(path: string): string[] {
 test.each(apiRoutes.map((r) => [r.method, r.path, r] as const))("%s %s: account B cannot see or change account A's records", async (method, path, def) => {
   const before = await snapshotA();
   if (path.includes(":id")) {
-    const res = await s.api(method, path.replace(":id", targetOf(def)), def.body ? { name: "hijacked" } : undefined, { token: b.token });
+    const res = await s.api(method, path.replace(":id", targetOf(def)).replace(":updateId", A.update), def.body ? { name: "hijacked" } : undefined, { token: b.token });
     expect(res.status).toBe(404);
     expect(res.json.error.code).toBe("not_found");
   } else if (method === "GET") {
     // lists, also filtered by A's ids
-    for (const q of ["", `?monitor_id=${A.monitor}`, `?q=a-`]) {
+    for (const q of ["", `?monitor_id=${A.monitor}`, `?q=a-`, `?group_id=${A.group}`, "?tag=a-tag"]) {
       const res = await s.api("GET", path + q, undefined, { token: b.token });
       if (res.status === 422) continue; // a filter this list does not take
       expect(res.status).toBe(200);
@@ -113,6 +123,7 @@ test.each(apiRoutes.map((r) => [r.method, r.path, r] as const))("%s %s: account 
       expect(res.text).not.toContain("A page");
       expect(res.text).not.toContain("a-hook");
       expect(res.text).not.toContain("A window");
+      expect(res.text).not.toContain("a-tag");
     }
   } else {
     const body = CROSS_CREATES[path];
