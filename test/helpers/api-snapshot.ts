@@ -22,7 +22,11 @@ export async function apiSnapshot(base: string, token: string, slug: string): Pr
     await get(`/api/v1/monitors/${m.id}/events?per_page=100`);
   }
   for (const i of (await get("/api/v1/incidents?per_page=100")).data) await get(`/api/v1/incidents/${i.id}`);
-  for (const p of (await get("/api/v1/status-pages?per_page=100")).data) await get(`/api/v1/status-pages/${p.id}`);
+  for (const p of (await get("/api/v1/status-pages?per_page=100")).data) {
+    await get(`/api/v1/status-pages/${p.id}`);
+    for (const u of (await get(`/api/v1/status-pages/${p.id}/updates?per_page=100`)).data) await get(`/api/v1/status-pages/${p.id}/updates/${u.id}`);
+  }
+  for (const g of (await get("/api/v1/groups?per_page=100")).data) await get(`/api/v1/groups/${g.id}`);
   for (const c of (await get("/api/v1/notification-channels?per_page=100")).data) await get(`/api/v1/notification-channels/${c.id}`);
   for (const w of (await get("/api/v1/maintenance-windows?per_page=100")).data) await get(`/api/v1/maintenance-windows/${w.id}`);
   const page = await fetch(`${base}/s/${slug}.json`);

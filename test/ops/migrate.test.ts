@@ -104,6 +104,10 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("migrate tests"
       expect(page.status).toBe(201);
       const window = await s.api("POST", "/api/v1/maintenance-windows", { name: "Move", monitor_ids: [ids[0], hb.id].map(Number), starts_at: "2030-01-01T02:00:00Z", ends_at: "2030-01-01T04:00:00Z" });
       expect(window.status).toBe(201);
+      // a group, tags, and an update written on the page
+      const group = await s.api("POST", "/api/v1/groups", { name: "Web", sort_order: 2 });
+      expect((await s.api("PATCH", `/api/v1/monitors/${ids[0]}`, { group_id: Number(group.json.data.id), tags: ["env:prod", "team/web"] })).status).toBe(200);
+      expect((await s.api("POST", `/api/v1/status-pages/${page.json.data.id}/updates`, { title: "Moving", kind: "maintenance", body: "To PostgreSQL", affected_monitor_ids: [Number(ids[0])] })).status).toBe(201);
       // the newest monitor deleted: SQLite never hands its id out again, nor must PostgreSQL
       const gone = await s.api("POST", "/api/v1/monitors", { name: "gone", monitor_type: "tcp", target: "127.0.0.1:1", ...paused });
       deletedId = Number(gone.json.data.id);
