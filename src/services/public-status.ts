@@ -1,13 +1,16 @@
 import type { AppContext } from "../context.ts";
-import { displayState, type DisplayState } from "../domain/display-state.ts";
 import { spanHolds } from "../domain/maintenance-schedule.ts";
+import { displayState, type DisplayState } from "../domain/display-state.ts";
 import { isValidSlug } from "../domain/slug.ts";
 import { isInstanceHost } from "../domain/status-page-schema.ts";
+import { isOpenUpdate, type IncidentStatus, type UpdateKind } from "../domain/status-page-update-schema.ts";
 import { bucketStart, DAY_MS, HOUR_MS, uptimeOf } from "../domain/uptime.ts";
 import { expiryWarnDays } from "../domain/expiry-stage.ts";
 import { windowsAround } from "../store/maintenance-windows.ts";
 import { dailyCounts, findStatusPageByDomain, findStatusPageBySlug, hourlyLatency, pageIncidents, pageMonitor, pageMonitors } from "../store/status-history.ts";
-import type { IncidentRow, StatusPageRow } from "../store/tables.ts";
+import { groupsAmong } from "../store/groups.ts";
+import { monitorIdsByUpdate, shownUpdates } from "../store/status-page-updates.ts";
+import type { IncidentRow, StatusPageRow, StatusPageUpdateRow } from "../store/tables.ts";
 
 /**
  * What visitors of a status page see (README "Status pages"): the page found by slug or custom
@@ -16,8 +19,10 @@ import type { IncidentRow, StatusPageRow } from "../store/tables.ts";
  */
 export const BAR_DAYS = 90;
 export const SPARK_HOURS = 24;
-/** Resolved incidents shown: those that started in the last two weeks. */
-const RECENT_INCIDENT_DAYS = 14;
+/** Resolved incidents shown: those that started in the last two weeks; and updates published since. */
+export const RECENT_DAYS = 14;
+/** Updates read for the page at most: the open ones and the recent ones, newest first. */
+const SHOWN_UPDATES = 50;
 /** Maintenance windows shown: those in effect, and those that start within a week. */
 export const UPCOMING_MAINTENANCE_DAYS = 7;
 
@@ -33,6 +38,7 @@ export interface PublicStatusPage {
   isTokenProtected: boolean;
   accessToken: string | null;
   theme: string;
+  createdAt: number;
 }
 
 /** One segment of an uptime bar: a UTC day and its uptime (null: no checks that day). */
@@ -44,6 +50,7 @@ export interface DaySegment {
 export interface StatusMonitor {
   id: number;
   name: string;
+  groupId: number | null;
   /** false for heartbeat monitors: a ping has no response time to show */
   measuresLatency: boolean;
   /** "maintenance" while a maintenance window holds it, whatever its state (README "Status pages") */
@@ -58,6 +65,7 @@ export interface StatusMonitor {
 
 /** An incident as visitors see it: the error code is shown in plain words, never the check's message. */
 export interface StatusIncident {
+  id: number;
   monitorName: string;
   status: string;
   startedAt: number;
@@ -76,12 +84,39 @@ export interface StatusMaintenance {
   monitorNames: string[];
 }
 
+/** An update written by people, as visitors see it: its text is shown as text, never as HTML. */
+export interface StatusUpdate {
+  id: number;
+  title: string;
+  body: string;
+  kind: UpdateKind;
+  status: IncidentStatus | null;
+  publishedAt: number;
+  updatedAt: number;
+  /** names of the affected monitors still on the page, in page order */
+  affected: string[];
+}
+
+/**
+ * The page's monitors in sections (README "Groups, tags and status page updates"): one per group, in
+ * the groups' order, then the ungrouped ones (name null); each in page order. A page whose monitors
+ * are in no group has one section, named null.
+ */
+export interface StatusSection {
+  name: string | null;
+  monitors: StatusMonitor[];
+}
+
 export interface StatusData {
   page: PublicStatusPage;
   overall: "up" | "degraded" | "down" | "unknown";
   monitors: StatusMonitor[];
+  sections: StatusSection[];
   open: StatusIncident[];
   recent: StatusIncident[];
+  /** open incident updates (shown at the top), then those published in the last RECENT_DAYS */
+  openUpdates: StatusUpdate[];
+  recentUpdates: StatusUpdate[];
   maintenance: StatusMaintenance[];
 }
 
@@ -98,6 +133,7 @@ function publicPage(r: StatusPageRow): PublicStatusPage {
     isTokenProtected: r.is_token_protected === 1,
     accessToken: r.access_token,
     theme: r.public_theme,
+    createdAt: r.created_at,
   };
 }
 
@@ -138,7 +174,7 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
   const [counts, latency, incidents, windows] = await Promise.all([
     dailyCounts(ctx.pings, ids, firstDay, now + 1),
     hourlyLatency(ctx.pings, ids, firstHour, now + 1),
-    pageIncidents(ctx.db, ids, now - RECENT_INCIDENT_DAYS * DAY_MS, 50),
+    pageIncidents(ctx.db, ids, now - RECENT_DAYS * DAY_MS, 50),
     windowsAround(ctx.db, ids, now, now + UPCOMING_MAINTENANCE_DAYS * DAY_MS),
   ]);
   // the page's monitors an active window holds, until when (the latest end when several hold one)
@@ -174,24 +210,68 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
     // planned and announced on this page: visitors see maintenance, not an alarm (the dashboard keeps the state)
     const until = heldUntil.get(m.id) ?? null;
     const state = until !== null ? "maintenance" : displayState(m);
-    return { id: m.id, name: m.name, measuresLatency: m.monitor_type !== "heartbeat", state, maintenanceUntil: until, days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null };
+    return {
+      id: m.id, name: m.name, groupId: m.group_id, measuresLatency: m.monitor_type !== "heartbeat", state, maintenanceUntil: until,
+      days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null,
+    };
   });
-  const incident = (r: IncidentRow): StatusIncident => ({
+  const incident = (r: IncidentRow) => statusIncident(r, names);
+  const [sections, updates] = await Promise.all([sectionsOf(ctx, page.accountId, out), pageUpdates(ctx, page.id, names, now)]);
+  return {
+    page,
+    overall: overallState(out.map((m) => m.state)),
+    monitors: out,
+    sections,
+    open: incidents.filter((i) => i.status === "open").map(incident),
+    recent: incidents.filter((i) => i.status !== "open").slice(0, 20).map(incident),
+    openUpdates: updates.filter(isOpenUpdate),
+    recentUpdates: updates.filter((u) => !isOpenUpdate(u) && u.publishedAt >= now - RECENT_DAYS * DAY_MS),
+    maintenance,
+  };
+}
+
+/** `r` as visitors see it; `names` are the page's monitors (id → name). */
+export function statusIncident(r: IncidentRow, names: Map<number, string>): StatusIncident {
+  return {
+    id: r.id,
     monitorName: names.get(r.monitor_id) ?? "",
     status: r.status,
     startedAt: r.started_at,
     resolvedAt: r.resolved_at,
     durationMs: r.duration_ms,
     errorCode: r.last_error_code,
-  });
-  return {
-    page,
-    overall: overallState(out.map((m) => m.state)),
-    monitors: out,
-    open: incidents.filter((i) => i.status === "open").map(incident),
-    recent: incidents.filter((i) => i.status !== "open").slice(0, 20).map(incident),
-    maintenance,
   };
+}
+
+async function sectionsOf(ctx: AppContext, accountId: number, monitors: StatusMonitor[]): Promise<StatusSection[]> {
+  const groupIds = [...new Set(monitors.map((m) => m.groupId).filter((id): id is number => id !== null))];
+  const groups = await groupsAmong(ctx.db, accountId, groupIds);
+  const sections: StatusSection[] = groups.map((g) => ({ name: g.name, monitors: monitors.filter((m) => m.groupId === g.id) }));
+  const known = new Set(groups.map((g) => g.id));
+  const rest = monitors.filter((m) => m.groupId === null || !known.has(m.groupId));
+  if (rest.length || sections.length === 0) sections.push({ name: null, monitors: rest });
+  return sections;
+}
+
+/** `row` as visitors see it; `names` are the page's monitors (id → name, in page order). */
+export function statusUpdate(row: StatusPageUpdateRow, affectedIds: number[], names: Map<number, string>): StatusUpdate {
+  const affected = new Set(affectedIds);
+  return {
+    id: row.id,
+    title: row.title,
+    body: row.body,
+    kind: row.kind as UpdateKind,
+    status: row.status as IncidentStatus | null,
+    publishedAt: row.published_at,
+    updatedAt: row.updated_at,
+    affected: [...names].filter(([id]) => affected.has(id)).map(([, name]) => name),
+  };
+}
+
+async function pageUpdates(ctx: AppContext, pageId: number, names: Map<number, string>, now: number): Promise<StatusUpdate[]> {
+  const rows = await shownUpdates(ctx.db, pageId, now - RECENT_DAYS * DAY_MS, now, SHOWN_UPDATES);
+  const affected = await monitorIdsByUpdate(ctx.db, rows.map((r) => r.id));
+  return rows.map((r) => statusUpdate(r, affected.get(r.id) ?? [], names));
 }
 
 /** What one monitor's badges show (README "Badges"). */

@@ -76,6 +76,12 @@ export async function ownedGroupIds(db: Db, accountId: number, ids: number[]): P
   return new Set(rows.map((r) => r.id));
 }
 
+/** The account's groups among `ids`, in display order (sort_order, then name, then id). */
+export async function groupsAmong(db: Db, accountId: number, ids: number[]): Promise<MonitorGroupRow[]> {
+  if (ids.length === 0) return [];
+  return ordered(db, accountId).selectAll().where("id", "in", ids).orderBy("sort_order").orderBy(inCodePointOrder(db, "name")).orderBy("id").execute();
+}
+
 /** How many monitors each group holds. */
 export async function monitorCounts(db: Db, accountId: number, groupIds: number[]): Promise<Map<number, number>> {
   const out = new Map<number, number>(groupIds.map((id) => [id, 0]));

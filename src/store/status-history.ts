@@ -28,13 +28,14 @@ export interface PageMonitor {
   is_paused: number;
   is_in_maintenance: number;
   interval_sec: number;
+  group_id: number | null;
 }
 
 export async function pageMonitors(db: Db, pageId: number): Promise<PageMonitor[]> {
   return db
     .selectFrom("status_page_monitors as spm")
     .innerJoin("monitors as m", "m.id", "spm.monitor_id")
-    .select(["m.id", "m.name", "m.monitor_type", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec"])
+    .select(["m.id", "m.name", "m.monitor_type", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec", "m.group_id"])
     .where("spm.status_page_id", "=", pageId)
     .orderBy("spm.position")
     .execute();
@@ -149,7 +150,7 @@ export async function pageMonitor(db: Db, pageId: number, monitorId: number): Pr
   return db
     .selectFrom("status_page_monitors as spm")
     .innerJoin("monitors as m", "m.id", "spm.monitor_id")
-    .select(["m.id", "m.name", "m.monitor_type", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec", "m.ssl_expiry_last_not_after", "m.ssl_expiry_warn_days", "m.domain_expiry_warn_days"])
+    .select(["m.id", "m.name", "m.monitor_type", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec", "m.group_id", "m.ssl_expiry_last_not_after", "m.ssl_expiry_warn_days", "m.domain_expiry_warn_days"])
     .where("spm.status_page_id", "=", pageId)
     .where("spm.monitor_id", "=", monitorId)
     .executeTakeFirst();

@@ -1,5 +1,5 @@
 import { publicErrorWording } from "../../domain/error-wording.ts";
-import type { StatusData, StatusIncident, StatusMaintenance } from "../../services/public-status.ts";
+import type { StatusData, StatusIncident, StatusMaintenance, StatusUpdate } from "../../services/public-status.ts";
 
 /** The machine-readable summary served at /s/<slug>.json: what the page shows, no check messages. */
 export function statusJson(d: StatusData, toIso: (ms: number | null) => string | null) {
@@ -19,6 +19,7 @@ export function statusJson(d: StatusData, toIso: (ms: number | null) => string |
     active: w.active,
     monitors: w.monitorNames,
   });
+  const update = (u: StatusUpdate) => ({ title: u.title, body: u.body, kind: u.kind, status: u.status, published_at: toIso(u.publishedAt), affected: u.affected });
   return {
     page: { name: d.page.name, slug: d.page.slug, headline: d.page.headline, description: d.page.description },
     status: d.overall,
@@ -31,5 +32,6 @@ export function statusJson(d: StatusData, toIso: (ms: number | null) => string |
     })),
     maintenance: d.maintenance.map(maintenance),
     incidents: { open: d.open.map(incident), recent: d.recent.map(incident) },
+    updates: { open: d.openUpdates.map(update), recent: d.recentUpdates.map(update) },
   };
 }

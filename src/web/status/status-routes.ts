@@ -3,10 +3,12 @@ import { toIso } from "../../lib/dates.ts";
 import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../../lib/fixed-window.ts";
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
 import { BAR_DAYS, loadBadgeData, loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
+import { loadFeed } from "../../services/status-feed.ts";
 import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
 import { html } from "../html.ts";
 import { send, redirect, type FramePolicy } from "../respond.ts";
 import type { WebContext } from "../web-context.ts";
+import { atomFeed } from "./atom-feed.ts";
 import { badgeSvg, monitorBadgeSvg, type BadgeKind } from "./badge.ts";
 import { statusJson } from "./status-json.ts";
 import { renderStatusPage, statusMessagePage } from "./status-view.ts";
@@ -22,9 +24,11 @@ import { renderStatusPage, statusMessagePage } from "./status-view.ts";
  *     page's path), else 401. The page's own account's users need no token. Wrong ?token= guesses
  *     are limited per client IP and per page (429 with Retry-After, whatever the next guess is).
  * Public, unprotected answers are cacheable (public, max-age=30, ETag) and may be framed; the others
- * are private, no-store and never framed.
+ * are private, no-store and never framed. The Atom feed exists for public, unprotected pages only: a
+ * private or token-protected page answers 404 there, to its owners too (a feed reader holds no
+ * session, and a token in a feed URL would leak wherever the URL goes).
  */
-type Kind = "html" | "json" | "badge";
+type Kind = "html" | "json" | "badge" | "feed";
 
 interface Where {
   /** path prefix of the page: /s/<slug>, or "" on a custom domain */
@@ -86,6 +90,7 @@ export class StatusPages {
   private notFound(request: Request, kind: Kind): Response {
     if (kind === "json") return send(request, JSON.stringify({ error: { code: "not_found", message: "status page not found" } }), { status: 404, contentType: "application/json", policy: "embeddable" });
     if (kind === "badge") return send(request, badgeSvg("status", "unknown"), { status: 404, contentType: "image/svg+xml", policy: "embeddable" });
+    if (kind === "feed") return send(request, statusMessagePage("light", "Feed not found", html`<p>There is no public feed here.</p>`), { status: 404, policy: "embeddable" });
     return send(request, statusMessagePage("light", "Page not found", html`<p>There is no status page here.</p>`), { status: 404, policy: "embeddable" });
   }
 
@@ -106,6 +111,7 @@ export class StatusPages {
   /** Resolves the page, applies the access rules, then answers with `kind`. */
   async serve(request: Request, socketIp: string | null, page: PublicStatusPage | undefined, kind: Kind, where: Where): Promise<Response> {
     if (!page || !page.isEnabled) return this.notFound(request, kind);
+    if (kind === "feed" && !offersFeed(page)) return this.notFound(request, kind);
     const url = new URL(request.url);
     const session = !page.isPublic || page.isTokenProtected ? await this.web.session(request) : undefined;
     const owner = session !== undefined && session.account_id === page.accountId;
@@ -151,6 +157,13 @@ export class StatusPages {
       const label = url.searchParams.get("label")?.slice(0, 40) || undefined;
       return send(request, monitorBadgeSvg(badge, figures, days, label), { contentType: "image/svg+xml", policy, cache });
     }
+    // --base-url when given, else the address the reader used (README "Links without --base-url")
+    const origin = this.web.publicBase(request, socketIp);
+    const pageUrl = `${origin}/s/${page.slug}`;
+    if (kind === "feed") {
+      const links = { page: pageUrl, self: `${pageUrl}/feed.atom`, host: new URL(origin).hostname };
+      return send(request, atomFeed(page, await loadFeed(this.web.app, page), links), { contentType: "application/atom+xml; charset=utf-8", policy, cache });
+    }
     const data = await loadStatusData(this.web.app, page);
     if (kind === "json") {
       return send(request, JSON.stringify(statusJson(data, toIso)), { contentType: "application/json; charset=utf-8", policy, cache, headers: open ? { "access-control-allow-origin": "*" } : {} });
@@ -160,7 +173,8 @@ export class StatusPages {
       return send(request, badgeSvg(label, data.overall), { contentType: "image/svg+xml", policy, cache });
     }
     const base = where.prefix;
-    return send(request, renderStatusPage(data, { badge: `${base}/badge.svg`, json: base ? `${base}.json` : "/status.json" }), { policy, cache });
+    const feed = offersFeed(page) ? `${base}/feed.atom` : null;
+    return send(request, renderStatusPage(data, { badge: `${base}/badge.svg`, json: base ? `${base}.json` : "/status.json", feed }), { policy, cache });
   }
 
   bySlug(slug: string): Promise<PublicStatusPage | undefined> {
@@ -172,6 +186,9 @@ export class StatusPages {
     return publicPageByHost(this.web.app, (request.headers.get("host") ?? "").toLowerCase().replace(/:\d+$/, "").replace(/\.$/, ""));
   }
 }
+
+/** Only public pages without an access token have a feed (README "Groups, tags and status page updates"). */
+const offersFeed = (page: PublicStatusPage) => page.isPublic && !page.isTokenProtected;
 
 type RouteCtx = { request: Request; params: Record<string, string>; server: { requestIP(r: Request): { address: string } | null } | null };
 const ip = (c: RouteCtx) => c.server?.requestIP(c.request)?.address ?? null;
@@ -194,6 +211,8 @@ export function statusPageRoutes(pages: StatusPages) {
       const badge = monitorBadgePath(c.params.monitor!, c.params.file!);
       return pages.serve(c.request, ip(c), badge ? await pages.byHost(c.request) : undefined, "badge", { prefix: "", monitorBadge: badge ?? undefined });
     })
+    .get("/s/:slug/feed.atom", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.bySlug(c.params.slug!), "feed", { prefix: `/s/${c.params.slug}` }))
+    .get("/feed.atom", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "feed", { prefix: "" }))
     .get("/badge.svg", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "badge", { prefix: "" }))
     .get("/status.json", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.byHost(c.request), "json", { prefix: "" }));
 }
