@@ -6,12 +6,14 @@ import type { Service } from "../lib/service.ts";
 import { assetResponse, faviconResponse } from "./assets.ts";
 import { authRoutes } from "./auth-routes.ts";
 import { channelRoutes } from "./channel-routes.ts";
+import { groupRoutes } from "./group-routes.ts";
 import { LiveStreams } from "./live-events.ts";
 import { maintenanceRoutes } from "./maintenance-routes.ts";
 import { monitorRoutes } from "./monitor-routes.ts";
 import { socketIpOf, type RouteCtx } from "./routing.ts";
 import { StatusPages, statusPageRoutes } from "./status/status-routes.ts";
 import { statusPageEditorRoutes } from "./status-page-editor.ts";
+import { statusPageUpdateEditorRoutes } from "./status-page-update-editor.ts";
 import { tokenRoutes } from "./token-routes.ts";
 import { WebContext, type WebOptions } from "./web-context.ts";
 
@@ -32,7 +34,9 @@ export function webPlugin(web: WebContext, live: LiveStreams) {
     .use(authRoutes(web))
     .use(live.routes(web))
     .use(monitorRoutes(web, customDomain))
+    .use(groupRoutes(web))
     .use(statusPageEditorRoutes(web))
+    .use(statusPageUpdateEditorRoutes(web))
     .use(channelRoutes(web))
     .use(maintenanceRoutes(web))
     .use(tokenRoutes(web));

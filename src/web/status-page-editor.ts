@@ -8,6 +8,7 @@ import { errorSummary, fieldFromSchema, formToAttributes, renderField, validatio
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
+import { updatesPanel } from "./status-page-update-editor.ts";
 import { addressNotice, csrfField, dashboardPage, flash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";
@@ -65,7 +66,8 @@ export function statusPageEditorRoutes(web: WebContext) {
     const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
 <div class="panel">${fields.map((f) => renderField(f, values[f.name], errors))}</div>
-<div class="row"><button class="primary" type="submit">${mode === "create" ? "Create status page" : "Save changes"}</button><a class="btn" href="/status-pages">Cancel</a></div></form>`;
+<div class="row"><button class="primary" type="submit">${mode === "create" ? "Create status page" : "Save changes"}</button><a class="btn" href="/status-pages">Cancel</a></div></form>
+${target ? await updatesPanel(web, s, target) : ""}`;
     return page(s, title, body, status);
   }
 

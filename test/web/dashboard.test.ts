@@ -35,7 +35,7 @@ function expectLabelled(html: string): void {
 describe("every dashboard page", () => {
   test("carries the security headers and is never cached or framed", async () => {
     const m = await createMonitor(s, httpAttrs({ name: "headers" }));
-    for (const path of ["/", "/monitors/new", "/monitors/new?type=http", `/monitors/${m}`, `/monitors/${m}/edit`, `/monitors/${m}/delete`, "/status-pages", "/status-pages/new", "/tokens", "/channels", "/channels/new?type=webhook"]) {
+    for (const path of ["/", "/monitors/new", "/monitors/new?type=http", `/monitors/${m}`, `/monitors/${m}/edit`, `/monitors/${m}/delete`, "/status-pages", "/status-pages/new", "/tokens", "/channels", "/channels/new?type=webhook", "/groups", "/?tag=x&group_id=1"]) {
       const { res, text } = await c.get(path);
       expect(res.status).toBe(200);
       expect(res.headers.get("content-type")).toBe("text/html; charset=utf-8");
@@ -486,6 +486,9 @@ describe("live states", () => {
   test("the rows fragment is what the live list swaps in", async () => {
     const { res, text } = await c.get("/monitors/rows");
     expect(res.status).toBe(200);
-    expect(text).toStartWith("<tr data-monitor=");
+    // the inside of the list's [data-live] container: its table (or its group sections), rows and all
+    expect(text).toStartWith("<table>");
+    expect(text).toContain("<tr data-monitor=");
+    expect((await c.get("/")).text).toContain(`<div data-live="/monitors/rows" aria-live="polite"><table>`);
   });
 });

@@ -72,7 +72,16 @@
     if (!live) return;
     fetch(live.getAttribute("data-live"), { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
-      .then(function (t) { if (t !== null) { live.innerHTML = t; upgradeTimes(live); recount(); } });
+      .then(function (t) {
+        if (t === null) return;
+        // group sections the person closed stay closed
+        var closed = [];
+        live.querySelectorAll("details[data-section]:not([open])").forEach(function (d) { closed.push(d.getAttribute("data-section")); });
+        live.innerHTML = t;
+        closed.forEach(function (k) { var d = live.querySelector('details[data-section="' + k + '"]'); if (d) d.open = false; });
+        upgradeTimes(live);
+        recount();
+      });
   };
   // what the server last sent for each part, so an unchanged part (and the focus in it) stays put
   var served = {};

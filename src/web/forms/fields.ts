@@ -8,7 +8,7 @@ import { html, type SafeHtml } from "../html.ts";
  * the attributes the API takes. Values are passed on as typed as the form allows; anything that
  * does not parse goes to the validator as it is, so the message shown is the API's own.
  */
-export type Widget = "text" | "textarea" | "number" | "checkbox" | "select" | "password" | "secret-text" | "json" | "list" | "choices";
+export type Widget = "text" | "textarea" | "number" | "checkbox" | "select" | "password" | "secret-text" | "json" | "list" | "choices" | "choice";
 
 export interface FieldSpec {
   name: string;
@@ -17,7 +17,7 @@ export interface FieldSpec {
   widget: Widget;
   nullable: boolean;
   options?: string[];
-  /** for "choices": the ids and labels to tick */
+  /** for "choices" (tick any) and "choice" (pick one): the ids and their labels */
   choices?: { value: number; label: string }[];
 }
 
@@ -69,11 +69,16 @@ export function formToAttributes(fields: FieldSpec[], form: URLSearchParams, mod
     }
     const raw = form.get(f.name);
     if (raw === null) continue;
+    if (f.widget === "choice") {
+      out[f.name] = raw === "" ? null : /^\d{1,15}$/.test(raw) ? Number(raw) : raw;
+      continue;
+    }
     const secret = f.widget === "password" || f.widget === "secret-text";
     const v = f.widget === "textarea" || f.widget === "json" || secret ? raw : raw.trim();
     if (v.trim() === "") {
       if (secret) continue; // empty keeps the stored secret
-      if (f.nullable) out[f.name] = null;
+      if (f.widget === "list" && !f.nullable) out[f.name] = [];
+      else if (f.nullable) out[f.name] = null;
       else if (mode === "edit") out[f.name] = v;
       continue; // on create: left out, so a required attribute reads "is required"
     }
@@ -124,6 +129,8 @@ export function renderField(f: FieldSpec, value: unknown, errors: Errors, note?:
       return html`<div class="field"><label for="${id}">${f.label}</label>${hint}<textarea id="${id}" name="${f.name}" rows="${f.widget === "json" ? 5 : 4}"${aria}>${v}</textarea>${err}</div>`;
     case "secret-text":
       return html`<div class="field"><label for="${id}">${f.label}</label>${hint}<textarea id="${id}" name="${f.name}" rows="4" autocomplete="off" spellcheck="false"${aria}></textarea>${err}</div>`;
+    case "choice":
+      return html`<div class="field"><label for="${id}">${f.label}</label>${hint}<select id="${id}" name="${f.name}"${aria}>${f.nullable ? html`<option value="">(none)</option>` : ""}${(f.choices ?? []).map((c) => html`<option value="${c.value}"${c.value === value ? html` selected` : ""}>${c.label}</option>`)}</select>${err}</div>`;
     case "choices":
       return html`<fieldset class="field"${aria}><legend>${f.label}</legend>${hint}${
         (f.choices ?? []).length === 0

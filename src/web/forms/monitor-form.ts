@@ -13,7 +13,8 @@ const LABELS: Partial<Record<MonitorAttributeName, string>> = {
   method: "HTTP method",
   interval_sec: "Check interval (seconds)",
   timeout_ms: "Timeout (ms)",
-  group_id: "Group id",
+  group_id: "Group",
+  tags: "Tags",
   is_in_maintenance: "In maintenance (checks run, no incidents or alerts)",
   synthetic_trace_body_detail: "Synthetic trace body detail",
   regions: "Regions",
@@ -98,7 +99,7 @@ export const TYPE_INFO: Record<MonitorType, string> = {
 /** Shown first; the rest of a type's fields go under "Advanced". */
 const BASIC = new Set<string>([
   "name", "target", "port", "method", "interval_sec", "timeout_ms", "expected_http_codes", "keyword", "dns_record_type", "dns_expected_answer",
-  "heartbeat_period_sec", "heartbeat_grace_sec", "heartbeat_notify_on_late", "notification_channel_ids", "is_in_maintenance",
+  "heartbeat_period_sec", "heartbeat_grace_sec", "heartbeat_notify_on_late", "notification_channel_ids", "is_in_maintenance", "group_id", "tags",
   "ws_send", "ws_expect", "grpc_service", "grpc_tls", "smtp_security", "db_password", "db_query", "db_tls", "redis_username", "docker_host", "domain_expiry_warn_days",
 ] satisfies MonitorAttributeName[]);
 
@@ -106,11 +107,14 @@ export function isMonitorType(t: string | null): t is MonitorType {
   return (MONITOR_TYPES as readonly string[]).includes(t ?? "");
 }
 
+type Choice = { value: number; label: string };
+
 /**
  * The fields a monitor of `type` has on the form: every writable attribute of that type, but the
  * HTTP method on any other type than http (the API accepts it everywhere; only http uses it).
+ * `groups` are the account's groups, in display order.
  */
-export function monitorFields(type: MonitorType, channels: { value: number; label: string }[]): FieldSpec[] {
+export function monitorFields(type: MonitorType, channels: Choice[], groups: Choice[] = []): FieldSpec[] {
   return MONITOR_ATTRIBUTE_NAMES.filter((n) => {
     const f = MONITOR_FIELDS[n] as MonitorField;
     if (f.access === "ro" || n === "monitor_type" || n === "is_paused" || !fieldApplies(n, type)) return false;
@@ -119,6 +123,8 @@ export function monitorFields(type: MonitorType, channels: { value: number; labe
     return !(type === "heartbeat" && n === "target");
   }).map((n) => {
     if (n === "notification_channel_ids") return { name: n, label: LABELS[n]!, widget: "choices" as const, nullable: false, choices: channels, hint: "alerted when this monitor changes state" };
+    if (n === "group_id") return { name: n, label: LABELS[n]!, widget: "choice" as const, nullable: true, choices: groups, hint: "the section it is listed in, here and on status pages" };
+    if (n === "tags") return { name: n, label: LABELS[n]!, widget: "list" as const, nullable: false, hint: "comma-separated, e.g. env:prod, team/web; letters, digits, spaces and _ . : / -" };
     const hint = n === "target" ? TARGET_HINT[type] : n === "regions" ? "comma-separated region names; empty means every region" : undefined;
     return fieldFromSchema(n, (MONITOR_FIELDS[n] as MonitorField).schema, LABELS[n] ?? humanize(n), hint);
   });

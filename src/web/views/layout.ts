@@ -4,10 +4,11 @@ import { ASSETS } from "../assets.ts";
 import type { Flash } from "../../services/session-flash.ts";
 import { html, type SafeHtml } from "../html.ts";
 
-export type Section = "monitors" | "status-pages" | "tokens" | "channels" | "maintenance";
+export type Section = "monitors" | "groups" | "status-pages" | "tokens" | "channels" | "maintenance";
 
 const NAV: { id: Section; href: string; text: string }[] = [
   { id: "monitors", href: "/", text: "Monitors" },
+  { id: "groups", href: "/groups", text: "Groups" },
   { id: "status-pages", href: "/status-pages", text: "Status pages" },
   { id: "maintenance", href: "/maintenance", text: "Maintenance" },
   { id: "channels", href: "/channels", text: "Notifications" },
@@ -23,6 +24,7 @@ const FLASH: Record<string, string> = {
   resumed: "Resumed: a check runs now.",
   rotated: "New ping URL: the old one stopped working.",
   revoked: "Token revoked.",
+  reordered: "Order saved.",
 };
 
 export function flash(key: string | null): SafeHtml {
