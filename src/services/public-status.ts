@@ -93,6 +93,8 @@ export interface StatusUpdate {
   status: IncidentStatus | null;
   publishedAt: number;
   updatedAt: number;
+  /** whether it was changed after it was written (a later status, a corrected text) */
+  edited: boolean;
   /** names of the affected monitors still on the page, in page order */
   affected: string[];
 }
@@ -104,6 +106,8 @@ export interface StatusUpdate {
  */
 export interface StatusSection {
   name: string | null;
+  /** its monitors' state taken together, as the page's overall state is */
+  state: StatusData["overall"];
   monitors: StatusMonitor[];
 }
 
@@ -246,10 +250,11 @@ export function statusIncident(r: IncidentRow, names: Map<number, string>): Stat
 async function sectionsOf(ctx: AppContext, accountId: number, monitors: StatusMonitor[]): Promise<StatusSection[]> {
   const groupIds = [...new Set(monitors.map((m) => m.groupId).filter((id): id is number => id !== null))];
   const groups = await groupsAmong(ctx.db, accountId, groupIds);
-  const sections: StatusSection[] = groups.map((g) => ({ name: g.name, monitors: monitors.filter((m) => m.groupId === g.id) }));
+  const section = (name: string | null, of: StatusMonitor[]): StatusSection => ({ name, state: overallState(of.map((m) => m.state)), monitors: of });
+  const sections = groups.map((g) => section(g.name, monitors.filter((m) => m.groupId === g.id)));
   const known = new Set(groups.map((g) => g.id));
   const rest = monitors.filter((m) => m.groupId === null || !known.has(m.groupId));
-  if (rest.length || sections.length === 0) sections.push({ name: null, monitors: rest });
+  if (rest.length || sections.length === 0) sections.push(section(null, rest));
   return sections;
 }
 
@@ -264,6 +269,7 @@ export function statusUpdate(row: StatusPageUpdateRow, affectedIds: number[], na
     status: row.status as IncidentStatus | null,
     publishedAt: row.published_at,
     updatedAt: row.updated_at,
+    edited: row.updated_at > row.created_at + 60_000,
     affected: [...names].filter(([id]) => affected.has(id)).map(([, name]) => name),
   };
 }

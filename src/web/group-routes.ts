@@ -43,9 +43,9 @@ export function groupRoutes(web: WebContext) {
   async function list(s: Signed, o: { values?: Record<string, unknown>; errors?: Errors; orderErrors?: string[]; status?: number } = {}) {
     const groups = await all(s);
     const orderForm = html`<form method="post" action="/groups/order" novalidate>${csrfField(s.session)}
-<table><caption class="sr-only">Groups, in the order they are shown</caption><thead><tr><th scope="col">Order</th><th scope="col">Name</th><th scope="col">Description</th><th scope="col">Monitors</th><th scope="col">Actions</th></tr></thead><tbody>${groups.map((g) => {
+<table><caption class="sr-only">Groups, in the order they are shown</caption><thead><tr><th scope="col">Order</th><th scope="col">Name</th><th scope="col" class="wide-only">Description</th><th scope="col">Monitors</th><th scope="col">Actions</th></tr></thead><tbody>${groups.map((g) => {
       const a = g.attributes;
-      return html`<tr><td><label class="sr-only" for="order-${g.id}">Order of ${a.name}</label><input class="order" type="number" inputmode="numeric" id="order-${g.id}" name="order_${g.id}" value="${a.sort_order}"></td><td><a href="/?group_id=${g.id}">${a.name}</a></td><td>${a.description ?? ""}</td><td class="num">${a.monitor_count}</td><td><a href="/groups/${g.id}/edit">Rename</a> · <a href="/groups/${g.id}/delete">Delete</a></td></tr>`;
+      return html`<tr><td><label class="sr-only" for="order-${g.id}">Order of ${a.name}</label><input class="order" type="number" inputmode="numeric" id="order-${g.id}" name="order_${g.id}" value="${a.sort_order}"></td><td><a href="/?group_id=${g.id}">${a.name}</a></td><td class="wide-only">${a.description ?? ""}</td><td class="num">${a.monitor_count}</td><td><a href="/groups/${g.id}/edit">Rename</a> · <a href="/groups/${g.id}/delete">Delete</a></td></tr>`;
     })}</tbody></table>
 <div class="row"><button type="submit">Save order</button><span class="muted">Smallest first; groups with the same number are listed by name.</span></div></form>`;
     const body = html`${flash(s.url.searchParams.get("msg"))}<h1>Groups</h1>

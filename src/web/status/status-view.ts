@@ -43,7 +43,7 @@ function maintenanceItem(w: StatusMaintenance): SafeHtml {
 function updateItem(u: StatusUpdate): SafeHtml {
   const status = u.status ? html` <span class="ust ust-${u.status}">${STATUS_LABEL[u.status]}</span>` : "";
   return html`<li class="update kind-${u.kind}" id="update-${u.id}"><h3>${u.title}</h3>
-<p class="umeta"><span class="ukind">${KIND_LABEL[u.kind]}</span>${status} · ${isoMinute(u.publishedAt)}${u.updatedAt > u.publishedAt + 60_000 ? html` · updated ${isoMinute(u.updatedAt)}` : ""}</p>
+<p class="umeta"><span class="ukind">${KIND_LABEL[u.kind]}</span>${status} · ${isoMinute(u.publishedAt)}${u.edited ? html` · updated ${isoMinute(u.updatedAt)}` : ""}</p>
 ${u.body ? html`<div class="ubody">${u.body}</div>` : ""}${u.affected.length ? html`<p class="muted">Affects: ${u.affected.join(", ")}</p>` : ""}</li>`;
 }
 
@@ -53,18 +53,11 @@ ${uptimeBar(m.days, `${m.name}: ${formatPct(m.uptime)} uptime over ${BAR_DAYS} d
 ${dailyFigures(m.days, m.name)}${responseTimes(m)}</li>`;
 }
 
-/** The worst state of a section's monitors, for its summary line. */
-function sectionState(monitors: StatusMonitor[]): string {
-  const states = monitors.map((m) => m.state);
-  for (const s of ["down", "degraded", "unknown"]) if (states.includes(s as StatusMonitor["state"])) return s;
-  return states.some((s) => s === "up") ? "up" : "unknown";
-}
-
 /** Monitors by group (README "Groups, tags and status page updates"): collapsible sections, open at first. */
 function sectionsView(sections: StatusSection[]): SafeHtml {
   if (sections.length === 1 && sections[0]!.name === null) return html`<ul class="mons">${sections[0]!.monitors.map(monitorItem)}</ul>`;
   return html`${sections.map(
-    (sec) => html`<details class="group" open><summary><span class="gname">${sec.name ?? "Other services"}</span>${stateBadge(sectionState(sec.monitors))}<span class="muted">${sec.monitors.length} ${sec.monitors.length === 1 ? "service" : "services"}</span></summary>
+    (sec) => html`<details class="group" open><summary><span class="gname">${sec.name ?? "Other services"}</span>${stateBadge(sec.state)}<span class="muted">${sec.monitors.length} ${sec.monitors.length === 1 ? "service" : "services"}</span></summary>
 <ul class="mons">${sec.monitors.map(monitorItem)}</ul></details>`,
   )}`;
 }

@@ -78,7 +78,7 @@ ${monitorTable(sec.monitors, filtered)}</details>`,
 function filterForm(groups: ListedGroup[], f: ListFilter, problems: string[]): SafeHtml {
   return html`<form method="get" action="/" class="filters" role="search" aria-label="Filter monitors">
 <div class="field"><label for="flt-group">Group</label><select id="flt-group" name="group_id"><option value="">Every group</option>${groups.map((g) => html`<option value="${g.id}"${g.id === f.groupId ? html` selected` : ""}>${g.name}</option>`)}</select></div>
-<div class="field"><label for="flt-tag">Tags</label><input type="text" id="flt-tag" name="tag" value="${f.tags.join(", ")}" aria-describedby="flt-tag-hint"${problems.length ? html` aria-invalid="true"` : ""}><span class="hint" id="flt-tag-hint">comma-separated; a monitor must have every one</span></div>
+<div class="field"><label for="flt-tag">Tags</label><span class="hint" id="flt-tag-hint">comma-separated; a monitor must have every one</span><input type="text" id="flt-tag" name="tag" value="${f.tags.join(", ")}" aria-describedby="flt-tag-hint"${problems.length ? html` aria-invalid="true"` : ""}></div>
 <div class="row"><button type="submit">Filter</button>${f.groupId !== undefined || f.tags.length ? html`<a class="btn" href="/">Clear</a>` : ""}</div>
 </form>${problems.length ? html`<div class="alert error" role="alert">${problems.join(" ")}</div>` : ""}`;
 }

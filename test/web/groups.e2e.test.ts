@@ -1,0 +1,129 @@
+/**
+ * Groups, tags and status page updates in headless Chromium (Debian's `chromium`, driven by
+ * playwright-core, as browser.e2e.test.ts): the list's sections stay as the person left them while
+ * the list refreshes live, tag chips and the filter form drive the list, and the status page shows
+ * its updates and groups. Pictures at 1280 and 390 px wide go to a temp directory, or to
+ * VIGIL_SCREENSHOTS_DIR when set.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
+import { startTestServer, type TestServer } from "../helpers/server.ts";
+import { addUser, PASSWORD } from "./helpers.ts";
+
+const CHROMIUM = "/usr/bin/chromium";
+const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
+const T = 30_000;
+const WIDTHS = [1280, 390] as const;
+
+let s: TestServer;
+let browser: Browser;
+const contexts = new Map<number, BrowserContext>();
+const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-shots-"));
+let pageId = 0;
+const groups: Record<string, number> = {};
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium".`);
+  mkdirSync(shotsDir, { recursive: true });
+  s = await startTestServer(["--base-url", "http://vigil.home.arpa:8080"]);
+  await addUser(s, "admin");
+  for (const [name, sort_order] of [["Web front", 1], ["Databases", 2]] as const) groups[name] = Number((await s.api("POST", "/api/v1/groups", { name, sort_order, description: `${name} of the shop` })).json.data.id);
+  const ids: number[] = [];
+  for (const [name, group, tags] of [
+    ["Shop", "Web front", ["env:prod", "critical"]],
+    ["Payments API", "Web front", ["env:prod", "team/payments"]],
+    ["Postgres primary", "Databases", ["env:prod", "critical"]],
+    ["Postgres replica", "Databases", ["env:prod"]],
+    ["Mail relay", null, ["env:prod"]],
+  ] as const) {
+    ids.push(await createMonitor(s, httpAttrs({ name, group_id: group ? groups[group] : null, tags: [...tags] })));
+  }
+  pageId = await createStatusPage(s, { name: "Acme Status", slug: "acme", headline: "Live status of Acme's services", monitor_ids: ids });
+  const now = Date.now();
+  const iso = (ms: number) => new Date(ms).toISOString();
+  await s.api("POST", `/api/v1/status-pages/${pageId}/updates`, { title: "Card payments failing for some customers", kind: "incident", status: "identified", body: "Payments with some cards are refused.\nWe found the cause: an expired certificate at the payment provider.\n\nNext update within the hour.", affected_monitor_ids: [ids[1]], published_at: iso(now - 40 * 60_000) });
+  await s.api("POST", `/api/v1/status-pages/${pageId}/updates`, { title: "Database upgrade on Saturday", kind: "maintenance", body: "Saturday 02:00 to 03:00 UTC: the shop is read-only.", affected_monitor_ids: [ids[2], ids[3]], published_at: iso(now - 2 * 86_400_000) });
+  await s.api("POST", `/api/v1/status-pages/${pageId}/updates`, { title: "Slow logins", kind: "incident", status: "resolved", body: "Resolved: a full disk.", published_at: iso(now - 5 * 86_400_000) });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  for (const width of WIDTHS) {
+    const ctx = await browser.newContext({ viewport: { width, height: 860 } });
+    const p = await ctx.newPage();
+    await p.goto(`${s.url}/login`);
+    await p.getByLabel("Username").fill("admin");
+    await p.getByLabel("Password").fill(PASSWORD);
+    await p.getByRole("button", { name: "Sign in" }).click();
+    await p.waitForURL(`${s.url}/`);
+    await p.close();
+    contexts.set(width, ctx);
+  }
+}, T);
+
+afterAll(async () => {
+  await browser?.close();
+  await s?.stop();
+  if (!process.env.VIGIL_SCREENSHOTS_DIR) rmSync(shotsDir, { recursive: true, force: true });
+});
+
+const shot = (page: Page, name: string) => page.screenshot({ path: join(shotsDir, name), fullPage: true });
+const open = async (width: number, path: string) => {
+  const page = await contexts.get(width)!.newPage();
+  await page.goto(s.url + path);
+  return page;
+};
+
+test("a closed group section stays closed while the list refreshes live", async () => {
+  const page = await open(1280, "/");
+  const dbs = page.locator(`details[data-section="g${groups.Databases}"]`);
+  expect(await dbs.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+  await dbs.locator("summary").click();
+  expect(await dbs.evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+  // a monitor created elsewhere: the list fetches its rows again, the new one appears in its section
+  const id = await createMonitor(s, httpAttrs({ name: "Redis cache", group_id: groups.Databases, tags: ["env:prod"] }));
+  await page.locator(`tr[data-monitor="${id}"]`).waitFor({ state: "attached", timeout: 15_000 });
+  expect(await page.locator(`details[data-section="g${groups.Databases}"]`).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(false);
+  expect(await page.locator(`details[data-section="g${groups["Web front"]}"]`).evaluate((d) => (d as HTMLDetailsElement).open)).toBe(true);
+  await page.close();
+}, T);
+
+test("a tag chip filters the list; the filter form narrows it to a group", async () => {
+  const page = await open(1280, "/");
+  await page.locator(`tr:has-text("Shop")`).getByRole("link", { name: "critical" }).click();
+  await page.waitForURL(`${s.url}/?tag=critical`);
+  const names = async () => page.locator("tr[data-monitor] td:nth-child(2) > a").allTextContents();
+  expect(await names()).toEqual(["Shop", "Postgres primary"]);
+  await page.getByLabel("Group").selectOption({ label: "Databases" });
+  await page.getByRole("button", { name: "Filter" }).click();
+  await page.waitForURL(/group_id=/);
+  expect(await names()).toEqual(["Postgres primary"]);
+  await page.getByRole("link", { name: "Clear" }).click();
+  await page.waitForURL(`${s.url}/`);
+  expect((await names()).length).toBe(6);
+  await page.close();
+}, T);
+
+test("pictures at 1280 and 390 px: the list, the groups page, the editor's updates, the status page", async () => {
+  for (const width of WIDTHS) {
+    let page = await open(width, "/");
+    await shot(page, `list-${width}.png`);
+    await page.goto(`${s.url}/?tag=env:prod&group_id=${groups["Web front"]}`);
+    await shot(page, `list-filtered-${width}.png`);
+    await page.goto(`${s.url}/groups`);
+    expect(await page.getByRole("heading", { name: "Groups" }).isVisible()).toBe(true);
+    await shot(page, `groups-${width}.png`);
+    await page.goto(`${s.url}/status-pages/${pageId}/edit`);
+    expect(await page.getByRole("heading", { name: "Updates" }).isVisible()).toBe(true);
+    await page.locator("#updates").screenshot({ path: join(shotsDir, `editor-updates-${width}.png`) });
+    await page.close();
+    const visitor = await browser.newContext({ viewport: { width, height: 860 } });
+    page = await visitor.newPage();
+    await page.goto(`${s.url}/s/acme`);
+    expect(await page.getByRole("heading", { name: "Card payments failing for some customers" }).isVisible()).toBe(true);
+    expect(await page.locator("details.group .gname").allTextContents()).toEqual(["Web front", "Databases", "Other services"]);
+    await shot(page, `status-page-${width}.png`);
+    await visitor.close();
+  }
+}, 60_000);
