@@ -3,6 +3,7 @@ import { validateUpdateWrite, type IncidentStatus, type UpdateAttributes, type U
 import { notFound, validationError } from "../http/errors.ts";
 import { parseDateParam, toIso } from "../lib/dates.ts";
 import * as store from "../store/status-page-updates.ts";
+import { pageMonitors } from "../store/status-history.ts";
 import { findStatusPage, monitorIdsByPage } from "../store/status-pages.ts";
 import type { StatusPageUpdateRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -63,6 +64,12 @@ async function validated(ctx: AppContext, pageId: number, input: Record<string, 
   }
   if (Object.keys(v.details).length) throw validationError(v.details);
   return v.changes;
+}
+
+/** The monitors an update on the page may name: the page's, in page order, with their names. */
+export async function affectableMonitors(ctx: AppContext, actor: Actor, pageId: number): Promise<{ id: number; name: string }[]> {
+  await ownedPage(ctx, actor, pageId);
+  return (await pageMonitors(ctx.db, pageId)).map((m) => ({ id: m.id, name: m.name }));
 }
 
 /** A page of the status page's updates, newest first. */

@@ -3,8 +3,7 @@ import { UPDATE_FIELDS, type UpdateAttributeName, type UpdateAttributes } from "
 import { pathId } from "../http/path-id.ts";
 import type { Actor } from "../services/actor.ts";
 import { allItems } from "../services/items.ts";
-import { getMonitor } from "../services/monitors.ts";
-import { createUpdate, deleteUpdate, getUpdate, listUpdates, updateUpdate, type UpdateItem } from "../services/status-page-updates.ts";
+import { affectableMonitors, createUpdate, deleteUpdate, getUpdate, listUpdates, updateUpdate, type UpdateItem } from "../services/status-page-updates.ts";
 import { getStatusPage, type StatusPageItem } from "../services/status-pages.ts";
 import { errorSummary, fieldFromSchema, formToAttributes, renderField, validationDetails, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
 import { html, type SafeHtml } from "./html.ts";
@@ -40,8 +39,7 @@ function updateFields(pageMonitors: { value: number; label: string }[]): FieldSp
 
 /** The page's monitors as choices, in page order. */
 async function pageMonitorChoices(web: WebContext, actor: Actor, page: StatusPageItem) {
-  const found = await Promise.all(page.attributes.monitor_ids.map((id) => getMonitor(web.app, actor, id).catch(() => null)));
-  return found.filter((m) => m !== null).map((m) => ({ value: m.id, label: m.attributes.name }));
+  return (await affectableMonitors(web.app, actor, page.id)).map((m) => ({ value: m.id, label: m.name }));
 }
 
 const statusText = (a: UpdateAttributes) => (a.status ? STATUS_LABEL[a.status] : "—");

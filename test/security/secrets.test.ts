@@ -51,6 +51,8 @@ const channelIds: string[] = [];
 const pageIds: string[] = [];
 const incidentIds: string[] = [];
 const windowIds: string[] = [];
+const groupIds: string[] = [];
+const updateIds: string[] = [];
 
 async function record(method: string, path: string, body?: unknown): Promise<{ status: number; json: any }> {
   const res = await s.api(method, path, body);
@@ -97,6 +99,8 @@ beforeAll(async () => {
     channelIds.push(r.json.data.id);
   }
   pageIds.push((await record("POST", "/api/v1/status-pages", { name: "Status", monitor_ids: monitorIds.map(Number) })).json.data.id);
+  groupIds.push((await record("POST", "/api/v1/groups", { name: "Group" })).json.data.id);
+  updateIds.push((await record("POST", `/api/v1/status-pages/${pageIds[0]}/updates`, { title: "Update", kind: "info", affected_monitor_ids: [Number(monitorIds[0])] })).json.data.id);
   const incident = await insertIncident(s.ctx.db, { accountId: await defaultAccountId(s.ctx), monitorId: Number(monitorIds[0]), startedAt: Date.now(), rootCheckId: null, errorCode: "http_error", errorMessage: "HTTP 500", httpCode: 500, failureCount: 1 });
   incidentIds.push(String(incident.id));
   windowIds.push((await record("POST", "/api/v1/maintenance-windows", { name: "Patching", monitor_ids: monitorIds.map(Number), schedule: "0 3 * * 0", duration_sec: 3600 })).json.data.id);
@@ -127,8 +131,10 @@ test("no response of any GET endpoint, write, validation error or channel test c
           ? incidentIds
           : def.path.includes("/maintenance-windows")
             ? windowIds
-            : monitorIds;
-    const paths = def.path.includes(":id") ? ids.map((id) => def.path.replace(":id", id)) : [def.path + "?per_page=100"];
+            : def.path.includes("/groups")
+              ? groupIds
+              : monitorIds;
+    const paths = def.path.includes(":id") ? ids.map((id) => def.path.replace(":id", id).replace(":updateId", updateIds[0]!)) : [def.path + "?per_page=100"];
     params[def.path] = paths;
     for (const p of paths) expect((await record("GET", p)).status).toBe(200);
   }
