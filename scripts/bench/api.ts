@@ -4,8 +4,8 @@
  *                        [--writers C] [--fresh] [--generator wrk|autocannon] [--profile DIR]
  *                        [--engine sqlite|postgres]
  *
- * A fixture of 100,000 monitors (paused, so nothing is checked; statuses and types mixed) and 100
- * checks each (10 million checks), written with bun:sqlite in 1000-row transactions and then rolled
+ * A fixture of 100,000 monitors (paused, so nothing is checked; statuses and types mixed; in 20
+ * groups; two tags each, `env:<0-2>` and `team/<0-6>`) and 100 checks each (10 million checks), written with bun:sqlite in 1000-row transactions and then rolled
  * up and packed by the real maintenance job (as a running server keeps them: older than the last
  * hour in blocks), is built once and cached under the temp dir (copied for each run, as the run
  * writes). `vigil serve` runs on a copy;
@@ -72,7 +72,7 @@ const WORDS = ["billing", "checkout", "search", "auth", "cdn", "mail", "payments
 
 /** Builds (or reuses) the fixture; returns its directory and an all-scopes API token for it. */
 async function fixture(o: Options): Promise<{ dir: string; token: string; built: boolean; seconds: number }> {
-  const dir = join(tmpdir(), `vigil-bench-api-fixture-${o.monitors}x${o.checksPerMonitor}-v2`);
+  const dir = join(tmpdir(), `vigil-bench-api-fixture-${o.monitors}x${o.checksPerMonitor}-v3`);
   const tokenFile = join(dir, "bench-token");
   if (!o.fresh && existsSync(tokenFile)) return { dir, token: readFileSync(tokenFile, "utf8").trim(), built: false, seconds: 0 };
   rmSync(dir, { recursive: true, force: true });
@@ -81,10 +81,12 @@ async function fixture(o: Options): Promise<{ dir: string; token: string; built:
   const store = openStore(dir);
   const account = seedAccount(store);
   const now = Date.now();
+  const groups = Array.from({ length: GROUPS }, (_, g) => Number((store.sqlite.query("INSERT INTO monitor_groups (account_id, name, created_at, updated_at) VALUES (?, ?, ?, ?) RETURNING id").get(account, `group ${g}`, now, now) as { id: number }).id));
   const monitor = store.sqlite.prepare(
-    `INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at, is_paused, last_status, last_checked_at, state_changed_at)
-     VALUES (?, ?, ?, ?, 60, 5000, ?, ?, 1, ?, ?, ?)`,
+    `INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at, is_paused, last_status, last_checked_at, state_changed_at, group_id)
+     VALUES (?, ?, ?, ?, 60, 5000, ?, ?, 1, ?, ?, ?, ?) RETURNING id`,
   );
+  const tag = store.sqlite.prepare("INSERT INTO monitor_tags (monitor_id, account_id, tag) VALUES (?, ?, ?)");
   for (let i = 0; i < o.monitors; i += 1000) {
     store.sqlite.transaction(() => {
       for (let j = i; j < Math.min(o.monitors, i + 1000); j++) {
@@ -92,7 +94,9 @@ async function fixture(o: Options): Promise<{ dir: string; token: string; built:
         const word = WORDS[j % WORDS.length]!;
         // loopback targets: nothing here is ever meant to be reached (the monitors are paused)
         const target = type === "http" ? `http://127.0.0.1:9/${word}/${j}` : type === "tcp" ? `127.0.0.1:${10_000 + (j % 50_000)}` : `${word}-${j}.localhost`;
-        monitor.run(account, `${word} service ${j}`, type, target, now, now, STATUSES[j % STATUSES.length]!, now, now);
+        const { id } = monitor.get(account, `${word} service ${j}`, type, target, now, now, STATUSES[j % STATUSES.length]!, now, now, groups[j % GROUPS]!) as { id: number };
+        tag.run(id, account, `env:${j % 3}`);
+        tag.run(id, account, `team/${j % 7}`);
       }
     })();
   }
@@ -137,7 +141,10 @@ interface ReadCase {
   paths: string[];
 }
 
-function readCases(firstId: number, n: number): ReadCase[] {
+/** Groups of the fixture: every monitor is in one. */
+const GROUPS = 20;
+
+function readCases(firstId: number, n: number, firstGroupId: number): ReadCase[] {
   const ids = Array.from({ length: 1000 }, (_, i) => firstId + Math.floor((i * 7919) % n));
   return [
     { name: "GET /monitors?per_page=100", paths: Array.from({ length: 100 }, (_, i) => `/api/v1/monitors?per_page=100&page=${1 + i}`) },
@@ -145,6 +152,8 @@ function readCases(firstId: number, n: number): ReadCase[] {
     { name: "  &type=tcp", paths: Array.from({ length: 50 }, (_, i) => `/api/v1/monitors?per_page=100&type=tcp&page=${1 + i}`) },
     { name: "  &q=<word>", paths: WORDS.map((w) => `/api/v1/monitors?per_page=100&q=${w}`) },
     { name: "  &q=<rare: a few matches>", paths: Array.from({ length: 100 }, (_, i) => `/api/v1/monitors?per_page=100&q=service%20${(i * 997) % n}`) },
+    { name: "  &tag=env:<e>&tag=team/<t> (1 in 21)", paths: Array.from({ length: 21 }, (_, i) => `/api/v1/monitors?per_page=100&tag=env:${i % 3}&tag=team/${i % 7}`) },
+    { name: "  &group_id=<g>", paths: Array.from({ length: GROUPS }, (_, g) => `/api/v1/monitors?per_page=100&group_id=${firstGroupId + g}`) },
     { name: "  page 1000 (offset 99,900)", paths: [`/api/v1/monitors?per_page=100&page=${Math.max(1, Math.floor(n / 100))}`] },
     { name: "GET /monitors/:id/checks", paths: ids.map((id) => `/api/v1/monitors/${id}/checks?per_page=100`) },
   ];
@@ -234,6 +243,8 @@ export async function main(args: string[]): Promise<number> {
     console.log(`server settled ${fmt(settled / 1000, 1)} s after start (start-up maintenance)`);
     const first = (await (await fetch(`${vigil.url}/api/v1/monitors?per_page=1`, { headers: auth })).json()) as { data: { id: string }[] };
     const firstId = Number(first.data[0]!.id);
+    const groups = (await (await fetch(`${vigil.url}/api/v1/groups?per_page=1`, { headers: auth })).json()) as { data: { id: string }[] };
+    const firstGroupId = Math.min(...groups.data.map((g) => Number(g.id)));
     const sample = await (await fetch(`${vigil.url}/api/v1/monitors?per_page=100`, { headers: auth })).text();
 
     const bare = await spawnUntil([process.execPath, "-e", BARE], (l) => l.startsWith("bare "), { env: { BARE_BODY: sample } });
@@ -246,7 +257,7 @@ export async function main(args: string[]): Promise<number> {
       const bareRun = await runLoad(gen, { url: bareUrl, paths: ["/api/v1/monitors?per_page=100"], connections: o.connections, durationSec: o.duration, headers: auth });
       row("reference: bare, same body", bareRun);
       let worstP99 = 0;
-      for (const c of readCases(firstId, o.monitors).filter((c) => !o.only || (o.only !== "writes" && c.name.includes(o.only)))) {
+      for (const c of readCases(firstId, o.monitors, firstGroupId).filter((c) => !o.only || (o.only !== "writes" && c.name.includes(o.only)))) {
         const r = await runLoad(gen, { url: vigil.url, paths: c.paths, connections: o.connections, durationSec: o.duration, headers: auth });
         row(c.name, r);
         worstP99 = Math.max(worstP99, r.p99);
