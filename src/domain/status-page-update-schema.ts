@@ -10,11 +10,11 @@ import { newDetails, type Details } from "./details.ts";
 import { enumOf, nullable } from "./schema-parts.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 
-export const UPDATE_KINDS = ["incident", "maintenance", "info"] as const;
+const UPDATE_KINDS = ["incident", "maintenance", "info"] as const;
 export type UpdateKind = (typeof UPDATE_KINDS)[number];
-export const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "resolved"] as const;
+const INCIDENT_STATUSES = ["investigating", "identified", "monitoring", "resolved"] as const;
 export type IncidentStatus = (typeof INCIDENT_STATUSES)[number];
-export const BODY_MAX = 10_000;
+const BODY_MAX = 10_000;
 
 export const UPDATE_FIELDS = {
   title: { schema: Type.String({ minLength: 1, maxLength: 200 }), message: "must be a string of 1 to 200 characters" },
@@ -71,7 +71,7 @@ export interface UpdateChanges {
 }
 
 /** The stored update a PATCH applies to. */
-export interface ExistingUpdate {
+interface ExistingUpdate {
   kind: UpdateKind;
   status: IncidentStatus | null;
 }

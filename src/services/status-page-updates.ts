@@ -22,7 +22,7 @@ const logOf = (ctx: AppContext) => ctx.log.child("api.status-page-updates");
 /** An ISO 8601 date-time with Z or an offset; not a bare date or epoch seconds, which read as something else. */
 const parseTime = (text: string) => (/^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}/.test(text.trim()) ? parseDateParam(text) : null);
 
-export function updateAttributes(r: StatusPageUpdateRow, monitorIds: number[]): UpdateAttributes {
+function updateAttributes(r: StatusPageUpdateRow, monitorIds: number[]): UpdateAttributes {
   return {
     status_page_id: r.status_page_id,
     title: r.title,

@@ -18,13 +18,13 @@ import { KIND_LABEL, STATUS_LABEL } from "./update-labels.ts";
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 const XML_ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" };
 
-export function xmlText(text: string): string {
+function xmlText(text: string): string {
   return text.replace(NOT_XML, "\uFFFD").replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export interface FeedLinks {
+interface FeedLinks {
   /** the page's address (entries link to #update-<id> and #incident-<id> on it) */
   page: string;
   /** the feed's own address */

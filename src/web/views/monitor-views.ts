@@ -9,7 +9,7 @@ import { stateBadge, when } from "./widgets.ts";
 const stateOf = (a: MonitorAttributes) => displayState(a);
 
 /** A monitor's tags as chips, each a link to the list filtered by it. */
-export function tagChips(tags: readonly string[]): SafeHtml {
+function tagChips(tags: readonly string[]): SafeHtml {
   if (!tags.length) return html``;
   return html`<span class="tags">${tags.map((t) => html`<a class="tag" href="/?tag=${encodeURIComponent(t)}">${t}</a>`)}</span>`;
 }
@@ -20,7 +20,7 @@ export function monitorRow(m: MonitorItem): SafeHtml {
   return html`<tr data-monitor="${m.id}"><td>${stateBadge(stateOf(a))}</td><td><a href="/monitors/${m.id}">${a.name}</a>${tagChips(a.tags)}</td><td>${a.monitor_type}</td><td class="mono">${a.target ?? "—"}</td><td class="num">${when(a.last_checked_at)}</td></tr>`;
 }
 
-export function monitorRows(monitors: MonitorItem[], filtered = false): SafeHtml {
+function monitorRows(monitors: MonitorItem[], filtered = false): SafeHtml {
   if (monitors.length === 0) {
     return filtered
       ? html`<tr><td colspan="5" class="empty">No monitor matches these filters. <a href="/">Show every monitor</a>.</td></tr>`
@@ -41,7 +41,7 @@ export interface ListFilter {
   tags: string[];
 }
 
-export const filterQuery = (f: ListFilter) => {
+const filterQuery = (f: ListFilter) => {
   const q = new URLSearchParams();
   if (f.groupId !== undefined) q.set("group_id", String(f.groupId));
   for (const t of f.tags) q.append("tag", t);
