@@ -9,7 +9,7 @@ import { stateBadge, when } from "./widgets.ts";
 const stateOf = (a: MonitorAttributes) => displayState(a);
 
 /** A monitor's tags as chips, each a link to the list filtered by it. */
-function tagChips(tags: readonly string[]): SafeHtml {
+export function tagChips(tags: readonly string[]): SafeHtml {
   if (!tags.length) return html``;
   return html`<span class="tags">${tags.map((t) => html`<a class="tag" href="/?tag=${encodeURIComponent(t)}">${t}</a>`)}</span>`;
 }
