@@ -179,7 +179,7 @@ describe("the status page editor: updates", () => {
     const [update] = (await s.api("GET", `/api/v1/status-pages/${page}/updates`)).json.data;
     expect(update.attributes).toMatchObject({ title: "Checkout <slow>", body: "Line 1\nLine 2", kind: "incident", status: "investigating", affected_monitor_ids: [on] });
     const listed = await c.get(`/status-pages/${page}/edit?msg=created`);
-    expect(listed.text).toContain("<td>Checkout &lt;slow&gt;</td><td>Incident</td><td>Investigating</td>");
+    expect(listed.text).toContain('<td data-label="Title">Checkout &lt;slow&gt;</td><td data-label="Kind">Incident</td><td data-label="Status">Investigating</td>');
 
     const resolved = await c.post(`/status-pages/${page}/updates/${update.id}`, { title: "Checkout <slow>", body: "Fixed.", kind: "incident", status: "resolved", affected_monitor_ids: String(on), published_at: update.attributes.published_at });
     expect(resolved.res.status).toBe(303);
