@@ -7,7 +7,7 @@ import { peerCommand } from "./cli/peer.ts";
 import { serveCommand } from "./cli/serve.ts";
 import { tokenCommand } from "./cli/token.ts";
 import { userCommand } from "./cli/user.ts";
-import { VERSION } from "./version.ts";
+import { VERSION, versionLine } from "./version.ts";
 
 type Command = (args: string[], io: CliIo) => Promise<number>;
 
@@ -30,7 +30,8 @@ Usage: vigil <command> [options]
 Commands:
 ${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`).join("\n")}
 
-Run "vigil <command> --help" for a command's options. Every command takes --data DIR (env VIGIL_DATA, default ./data).`;
+Run "vigil <command> --help" for a command's options. Every command takes --data DIR (env VIGIL_DATA, default ./data).
+"vigil --version" (or -v) prints the version, the commit it was built from and the platform.`;
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
@@ -38,7 +39,7 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.out(HELP);
     return name ? 0 : 2;
   }
-  if (name === "--version" || name === "-v") return io.out(VERSION), 0;
+  if (name === "--version" || name === "-v") return io.out(versionLine()), 0;
   const command = COMMANDS[name];
   if (!command) {
     io.err(`error: unknown command "${name}"\n\n${HELP}`);

@@ -1,20 +1,87 @@
-import { afterAll, expect, test } from "bun:test";
-import { copyFileSync, readFileSync, readdirSync, rmSync } from "node:fs";
+/**
+ * README "Install": `npm run build` (scripts/build.ts) writes an executable for this machine and one
+ * per release platform, with SHA256SUMS. The build runs once, here, into a temp folder; every other
+ * check of the binaries belongs in this file so the suite compiles only once.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { copyFileSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, existsSync } from "node:fs";
 import { join } from "node:path";
+import { gitCommit } from "../../src/version.ts";
 import { ROOT, spawnServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
+const RELEASES = { "vigil-linux-x64": "x64", "vigil-linux-x64-baseline": "x64", "vigil-linux-arm64": "arm64" } as const;
+const QEMU = Bun.which("qemu-aarch64-static") ?? Bun.which("qemu-aarch64");
+const ARM64_LIBC = "/usr/aarch64-linux-gnu";
+const canRunArm64 = process.arch === "arm64" || (QEMU !== null && existsSync(join(ARM64_LIBC, "lib", "ld-linux-aarch64.so.1")));
+if (!canRunArm64) console.error("\n!!! running vigil-linux-arm64 SKIPPED: needs qemu-user-static and libc6-arm64-cross (apt-get install qemu-user-static libc6-arm64-cross, as .ci/run does) !!!\n");
+const hasAvx2 = process.arch === "x64" && /\bavx2\b/.test(readFileSync("/proc/cpuinfo", "utf8"));
+
 const dirs: string[] = [];
+let dist = "";
+let buildOutput = "";
+const version = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8")).version as string;
+const commit = gitCommit(ROOT) ?? "unknown";
+
+beforeAll(() => {
+  dist = tempDir("vigil-build-");
+  dirs.push(dist);
+  const built = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), dist], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
+  buildOutput = built.stdout.toString() + built.stderr.toString();
+  if (built.exitCode !== 0) throw new Error(`build failed: ${buildOutput}`);
+}, 180_000);
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
 
-// README "Single binary": `npm run build` writes dist/vigil, which needs no node_modules beside it.
+/** e_machine of an ELF executable: 62 is x86-64, 183 is AArch64 */
+function elfMachine(file: string): { magic: string; bits: number; machine: number } {
+  const head = Buffer.alloc(20);
+  const fd = openSync(file, "r");
+  try {
+    readSync(fd, head, 0, 20, 0);
+  } finally {
+    closeSync(fd);
+  }
+  return { magic: head.subarray(0, 4).toString("latin1"), bits: head[4] === 2 ? 64 : 32, machine: head.readUInt16LE(18) };
+}
+
+const run = (cmd: string[]) => {
+  const r = Bun.spawnSync(cmd, { stdout: "pipe", stderr: "pipe", env: { PATH: "/usr/bin:/bin" } });
+  return { code: r.exitCode, out: r.stdout.toString().trim(), err: r.stderr.toString() };
+};
+
+test("the build writes one executable per platform and SHA256SUMS that sha256sum -c accepts", () => {
+  expect(readdirSync(dist).sort()).toEqual(["SHA256SUMS", "vigil", ...Object.keys(RELEASES)].sort());
+  const sums = readFileSync(join(dist, "SHA256SUMS"), "utf8");
+  expect(sums.trim().split("\n").map((l) => l.split("  ")[1]).sort()).toEqual(["vigil", ...Object.keys(RELEASES)].sort());
+  const check = Bun.spawnSync(["sha256sum", "-c", "SHA256SUMS"], { cwd: dist, stdout: "pipe", stderr: "pipe" });
+  expect(check.stdout.toString().trim().split("\n").sort()).toEqual(["vigil: OK", ...Object.keys(RELEASES).map((n) => `${n}: OK`)].sort());
+  expect(check.exitCode).toBe(0);
+  for (const [name, arch] of Object.entries(RELEASES)) {
+    expect({ name, ...elfMachine(join(dist, name)) }).toEqual({ name, magic: "\x7fELF", bits: 64, machine: arch === "x64" ? 62 : 183 });
+  }
+  expect(buildOutput).toContain(`commit ${commit}`);
+});
+
+test("--version of the built binary names the version, the commit it was built from and its platform", () => {
+  const expected = (platform: string) => `vigil ${version} (commit ${commit}, bun ${Bun.version}, ${platform})`;
+  expect(run([join(dist, "vigil"), "--version"])).toEqual({ code: 0, out: expected(`${process.platform}-${process.arch}`), err: "" });
+  if (process.arch === "x64") {
+    expect(run([join(dist, "vigil-linux-x64-baseline"), "-v"]).out).toBe(expected("linux-x64"));
+    if (hasAvx2) expect(run([join(dist, "vigil-linux-x64"), "-v"]).out).toBe(expected("linux-x64"));
+  }
+});
+
+test.skipIf(!canRunArm64)("vigil-linux-arm64 runs on arm64 (under qemu-user here)", () => {
+  const exe = join(dist, "vigil-linux-arm64");
+  const r = run(process.arch === "arm64" ? [exe, "--version"] : [QEMU!, "-L", ARM64_LIBC, exe, "--version"]);
+  expect(r).toEqual({ code: 0, out: `vigil ${version} (commit ${commit}, bun ${Bun.version}, linux-arm64)`, err: "" });
+}, 60_000);
+
+// The binary needs no node_modules beside it.
 test("the compiled binary, alone in an empty folder, serves the API", async () => {
-  const buildDir = tempDir("vigil-build-");
   const runDir = tempDir("vigil-run-");
-  dirs.push(buildDir, runDir);
-  const built = Bun.spawnSync([process.execPath, join(ROOT, "scripts", "build.ts"), join(buildDir, "vigil")], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
-  expect(built.exitCode).toBe(0);
-  copyFileSync(join(buildDir, "vigil"), join(runDir, "vigil"));
+  dirs.push(runDir);
+  copyFileSync(join(dist, "vigil"), join(runDir, "vigil"));
   Bun.spawnSync(["chmod", "+x", join(runDir, "vigil")]);
   expect(readdirSync(runDir)).toEqual(["vigil"]);
 
@@ -23,7 +90,9 @@ test("the compiled binary, alone in an empty folder, serves the API", async () =
     const token = readFileSync(join(runDir, "data", "bootstrap-token"), "utf8").trim();
     const spec = await fetch(server.url + "/api/v1/openapi.json");
     expect(spec.status).toBe(200);
-    expect((await spec.json()).openapi).toStartWith("3.");
+    const doc = await spec.json();
+    expect(doc.openapi).toStartWith("3.");
+    expect(doc.info.version).toBe(version);
     const docsJs = await fetch(server.url + "/docs/assets/swagger-ui-bundle.js");
     expect(docsJs.status).toBe(200);
     expect((await docsJs.text()).length).toBeGreaterThan(100_000);
@@ -31,6 +100,7 @@ test("the compiled binary, alone in an empty folder, serves the API", async () =
     expect(anon.status).toBe(401);
     const authed = await fetch(server.url + "/api/v1/nothing", { headers: { authorization: `Bearer ${token}` } });
     expect(authed.headers.get("x-ratelimit-limit")).toBe("300");
+
   } finally {
     expect(await server.stop()).toBe(0);
   }

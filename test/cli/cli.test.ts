@@ -3,7 +3,7 @@ import { readFileSync, rmSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { hashToken } from "../../src/lib/tokens.ts";
 import { databaseAtRest, openTestStore } from "../helpers/engine.ts";
-import { lastLine, runVigil, spawnServer } from "../helpers/process.ts";
+import { lastLine, ROOT, runVigil, spawnServer } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
 const dirs: string[] = [];
@@ -20,6 +20,18 @@ describe("help and usage errors", () => {
     expect(r.code).toBe(0);
     for (const c of ["serve", "account", "token", "peer"]) expect(r.stdout).toContain(c);
     expect((await runVigil([])).code).toBe(2);
+  });
+
+  // README "Install": the version is package.json's, the commit the checkout's (`-dirty` when tracked files changed)
+  test.each([["--version"], ["-v"]])("vigil %s prints the version, the commit and the platform", async (flag) => {
+    const r = await runVigil([flag]);
+    expect(r.code).toBe(0);
+    const { version } = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+    const m = /^vigil (\S+) \(commit (\S+), bun (\S+), (\S+)\)$/.exec(r.stdout.trim());
+    expect(m?.slice(1)).toEqual([version, expect.any(String), Bun.version, `${process.platform}-${process.arch}`]);
+    const head = Bun.spawnSync(["git", "rev-parse", "--short=12", "HEAD"], { cwd: ROOT });
+    if (head.exitCode === 0) expect(m![2]!).toMatch(new RegExp(`^${head.stdout.toString().trim()}(-dirty)?$`));
+    else expect(m![2]).toBe("unknown");
   });
 
   test.each([["serve"], ["account"], ["token"], ["peer"]])("vigil %s --help", async (cmd) => {
