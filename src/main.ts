@@ -1,6 +1,7 @@
 #!/usr/bin/env bun
 import { accountCommand } from "./cli/account.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
+import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { processIo, UsageError, type CliIo } from "./cli/io.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { peerCommand } from "./cli/peer.ts";
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
   restore: { run: restoreCommand, summary: "restore a checked backup (SQLite: server stopped; PostgreSQL: into an empty database)" },
   migrate: { run: migrateCommand, summary: "copy an SQLite instance into an empty PostgreSQL database (server stopped)" },
+  healthcheck: { run: healthcheckCommand, summary: "exit 0 when the local server is ready, 1 when not (for Docker and supervisors)" },
 };
 
 const HELP = `Vigil ${VERSION}: self-hosted uptime monitoring in one executable.
@@ -28,7 +30,7 @@ const HELP = `Vigil ${VERSION}: self-hosted uptime monitoring in one executable.
 Usage: vigil <command> [options]
 
 Commands:
-${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(10)} ${c.summary}`).join("\n")}
+${Object.entries(COMMANDS).map(([n, c]) => `  ${n.padEnd(11)} ${c.summary}`).join("\n")}
 
 Run "vigil <command> --help" for a command's options. Every command takes --data DIR (env VIGIL_DATA, default ./data).
 "vigil --version" (or -v) prints the version, the commit it was built from and the platform.`;

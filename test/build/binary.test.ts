@@ -77,8 +77,8 @@ test.skipIf(!canRunArm64)("vigil-linux-arm64 runs on arm64 (under qemu-user here
   expect(r).toEqual({ code: 0, out: `vigil ${version} (commit ${commit}, bun ${Bun.version}, linux-arm64)`, err: "" });
 }, 60_000);
 
-// The binary needs no node_modules beside it.
-test("the compiled binary, alone in an empty folder, serves the API", async () => {
+// The binary needs no node_modules beside it; its own `healthcheck` answers for it (the Dockerfile's HEALTHCHECK).
+test("the compiled binary, alone in an empty folder, serves the API and checks its own health", async () => {
   const runDir = tempDir("vigil-run-");
   dirs.push(runDir);
   copyFileSync(join(dist, "vigil"), join(runDir, "vigil"));
@@ -101,6 +101,8 @@ test("the compiled binary, alone in an empty folder, serves the API", async () =
     const authed = await fetch(server.url + "/api/v1/nothing", { headers: { authorization: `Bearer ${token}` } });
     expect(authed.headers.get("x-ratelimit-limit")).toBe("300");
 
+    const health = Bun.spawnSync([join(runDir, "vigil"), "healthcheck"], { cwd: runDir, env: { PATH: "/usr/bin:/bin", VIGIL_PORT: String(server.port) }, stdout: "pipe", stderr: "pipe" });
+    expect({ code: health.exitCode, out: health.stdout.toString().trim() }).toEqual({ code: 0, out: `healthy: http://127.0.0.1:${server.port}/readyz answered 200 (ready)` });
   } finally {
     expect(await server.stop()).toBe(0);
   }

@@ -18,7 +18,7 @@ describe("help and usage errors", () => {
   test("top-level help lists every command; no command exits 2", async () => {
     const r = await runVigil(["--help"]);
     expect(r.code).toBe(0);
-    for (const c of ["serve", "account", "token", "peer"]) expect(r.stdout).toContain(c);
+    for (const c of ["serve", "account", "token", "peer", "healthcheck"]) expect(r.stdout).toContain(c);
     expect((await runVigil([])).code).toBe(2);
   });
 
@@ -34,7 +34,7 @@ describe("help and usage errors", () => {
     else expect(m![2]).toBe("unknown");
   });
 
-  test.each([["serve"], ["account"], ["token"], ["peer"]])("vigil %s --help", async (cmd) => {
+  test.each([["serve"], ["account"], ["token"], ["peer"], ["healthcheck"]])("vigil %s --help", async (cmd) => {
     const r = await runVigil([cmd, "--help"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain("Usage");
