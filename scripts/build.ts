@@ -11,7 +11,7 @@
  *
  * For a platform other than its own, Bun takes that platform's runtime from the npm package
  * @oven/bun-<platform> of the same Bun version, fetched once into Bun's install cache; the build
- * then works offline. `--host-only` builds `vigil` alone.
+ * then works offline. `--only NAME[,NAME]` builds just those files (and their SHA256SUMS).
  *
  * The version comes from package.json; the git commit is the checkout's (`-dirty` when tracked
  * files changed), or VIGIL_BUILD_COMMIT from the environment where there is no checkout (the
@@ -20,29 +20,33 @@
 import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { parseArgs } from "node:util";
 import { gitCommit } from "../src/version.ts";
 
 const root = join(import.meta.dir, "..");
-const args = process.argv.slice(2);
-const hostOnly = args.includes("--host-only");
-const outDir = args.find((a) => !a.startsWith("--")) ?? join(root, "dist");
+const { values, positionals } = parseArgs({ args: process.argv.slice(2), options: { only: { type: "string" } }, allowPositionals: true });
+const outDir = positionals[0] ?? join(root, "dist");
 
 /** file name → Bun compile target; null is this machine's own runtime */
-const TARGETS: [string, Bun.Build.CompileTarget | null][] = [
-  ["vigil", null],
-  ...(hostOnly
-    ? []
-    : ([
-        ["vigil-linux-x64", "bun-linux-x64-modern"],
-        ["vigil-linux-x64-baseline", "bun-linux-x64-baseline"],
-        ["vigil-linux-arm64", "bun-linux-arm64"],
-      ] as [string, Bun.Build.CompileTarget][])),
-];
+const ALL: Record<string, Bun.Build.CompileTarget | null> = {
+  vigil: null,
+  "vigil-linux-x64": "bun-linux-x64-modern",
+  "vigil-linux-x64-baseline": "bun-linux-x64-baseline",
+  "vigil-linux-arm64": "bun-linux-arm64",
+};
+const names = values.only ? values.only.split(",").map((n) => n.trim()) : Object.keys(ALL);
+for (const n of names) {
+  if (!(n in ALL)) {
+    console.error(`--only: no build named "${n}"; there are ${Object.keys(ALL).join(", ")}`);
+    process.exit(2);
+  }
+}
 
-const commit = process.env.VIGIL_BUILD_COMMIT ?? gitCommit(root) ?? "";
+const commit = process.env.VIGIL_BUILD_COMMIT || gitCommit(root) || "";
 mkdirSync(outDir, { recursive: true });
 const sums: string[] = [];
-for (const [name, target] of TARGETS) {
+for (const name of names) {
+  const target = ALL[name]!;
   const started = performance.now();
   // each build in a folder of its own: Bun writes the workers' source maps beside the executable
   // under fixed names, and the maps are embedded in it anyway

@@ -4,7 +4,7 @@
  * check of the binaries belongs in this file so the suite compiles only once.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { copyFileSync, openSync, readFileSync, readSync, closeSync, readdirSync, rmSync, existsSync } from "node:fs";
+import { closeSync, copyFileSync, cpSync, existsSync, openSync, readdirSync, readFileSync, readSync, rmSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import { gitCommit } from "../../src/version.ts";
 import { ROOT, spawnServer } from "../helpers/process.ts";
@@ -106,4 +106,24 @@ test("the compiled binary, alone in an empty folder, serves the API and checks i
   } finally {
     expect(await server.stop()).toBe(0);
   }
+}, 60_000);
+
+// The Dockerfile builds from what .dockerignore lets into the context, without .git: that must be
+// enough to compile, and the commit then comes from the VIGIL_COMMIT build argument.
+test("the Docker build context alone compiles, taking the commit from the environment", () => {
+  const lines = readFileSync(join(ROOT, ".dockerignore"), "utf8").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#"));
+  // this reads the one form the file uses: exclude everything, then let named paths back in
+  expect(lines[0]).toBe("*");
+  const context = tempDir("vigil-context-");
+  dirs.push(context);
+  for (const line of lines.slice(1)) {
+    expect(line).toStartWith("!");
+    cpSync(join(ROOT, line.slice(1)), join(context, line.slice(1)), { recursive: true });
+  }
+  symlinkSync(join(ROOT, "node_modules"), join(context, "node_modules"));
+  const out = join(context, "out");
+  const built = Bun.spawnSync([process.execPath, join(context, "scripts", "build.ts"), "--only", "vigil", out], { cwd: context, env: { ...process.env, VIGIL_BUILD_COMMIT: "0123456789ab" }, stdout: "pipe", stderr: "pipe" });
+  expect({ code: built.exitCode, err: built.stderr.toString() }).toEqual({ code: 0, err: "" });
+  expect(readdirSync(out).sort()).toEqual(["SHA256SUMS", "vigil"]);
+  expect(run([join(out, "vigil"), "--version"]).out).toBe(`vigil ${version} (commit 0123456789ab, bun ${Bun.version}, ${process.platform}-${process.arch})`);
 }, 60_000);
