@@ -15,14 +15,14 @@ import { join } from "node:path";
 import { ROOT } from "../helpers/process.ts";
 import { tempDir } from "../helpers/server.ts";
 
-const tool = (name: string, install: string) => {
+const tool = (name: string, install: string, missed = "SKIPPED") => {
   const path = Bun.which(name);
-  if (!path) console.error(`\n!!! ${name} SKIPPED: it is not installed (${install}, as .ci/run does) !!!\n`);
+  if (!path) console.error(`\n!!! ${name} ${missed}: it is not installed (${install}, as .ci/run does) !!!\n`);
   return path;
 };
 const DOCKERFILE_UTILS = tool("dockerfile-utils", "npm install -g dockerfile-utils");
 const DOCKERLINTER = tool("dockerlinter", "npm install -g --ignore-scripts dockerlinter");
-const SHELLCHECK = tool("shellcheck", "apt-get install shellcheck");
+const SHELLCHECK = tool("shellcheck", "apt-get install shellcheck", "NOT RUN on the Dockerfile's RUN lines");
 const COMPOSE = tool("docker-compose", "apt-get install docker-compose");
 const SYSTEMD_ANALYZE = tool("systemd-analyze", "apt-get install systemd");
 
