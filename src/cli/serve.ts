@@ -65,11 +65,20 @@ export async function startInstance(argv: string[], env: CliIo["env"], overrides
       : buildHttpApp(ctx, { services, plugins: services.flatMap((s) => (s.plugin ? [s.plugin] : [])) });
   const server = listen(ctx, app);
   log.info("listening", { url: server.url, base_url: config.baseUrl, data: config.dataDir, role: config.role, region: config.region, version: VERSION });
+  // SIGHUP: monitors and maintenance windows were written to the database by another process
+  // (`vigil import` on the same data directory, README "Coming from Uptime Kuma"): read them all
+  // again, as after a lost connection to the other instances
+  const onHangup = () => {
+    log.info("SIGHUP: reloading monitor definitions and maintenance windows from the database");
+    ctx.events.emit("monitors.resync", {});
+  };
+  process.on("SIGHUP", onHangup);
 
   let stopping: Promise<void> | null = null;
   const shutdown = () =>
     (stopping ??= (async () => {
       log.info("shutting down");
+      process.off("SIGHUP", onHangup);
       const deadline = Date.now() + SHUTDOWN_GRACE_MS;
       for (const s of services) s.drain?.();
       await Promise.race([server.stop(), Bun.sleep(SHUTDOWN_GRACE_MS)]);

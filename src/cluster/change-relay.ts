@@ -61,3 +61,17 @@ export async function startChangeRelay(ctx: AppContext, store: PostgresStore, in
     },
   };
 }
+
+/**
+ * Tells the instances on the database of changes a command made without a server of its own
+ * (`vigil import`): the same notices the relay sends, from an instance id no server has, sent
+ * before the command closes the database.
+ */
+export async function announceChanges(store: PostgresStore, from: string, changes: { event: Relayed; payload: AppEvents[Relayed] }[]): Promise<void> {
+  for (const c of changes) {
+    const notice: Notice = { from, event: c.event, payload: c.payload };
+    await store.sql.notify(CHANGES_CHANNEL, JSON.stringify(notice));
+  }
+}
+
+export type RelayedEvent = Relayed;
