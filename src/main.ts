@@ -3,6 +3,7 @@ import { accountCommand } from "./cli/account.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { processIo, UsageError, type CliIo } from "./cli/io.ts";
+import { importCommand } from "./cli/import.ts";
 import { migrateCommand } from "./cli/migrate.ts";
 import { peerCommand } from "./cli/peer.ts";
 import { serveCommand } from "./cli/serve.ts";
@@ -21,6 +22,7 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   user: { run: userCommand, summary: "create, list and delete dashboard users" },
   backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
   restore: { run: restoreCommand, summary: "restore a checked backup (SQLite: server stopped; PostgreSQL: into an empty database)" },
+  import: { run: importCommand, summary: "import monitors, channels, maintenance and status pages from Uptime Kuma or Gatus" },
   migrate: { run: migrateCommand, summary: "copy an SQLite instance into an empty PostgreSQL database (server stopped)" },
   healthcheck: { run: healthcheckCommand, summary: "exit 0 when the local server is ready, 1 when not (for Docker and supervisors)" },
 };
