@@ -1,0 +1,298 @@
+/**
+ * `vigil import gatus` end to end (README "Coming from Gatus"): a configuration with every kind of
+ * endpoint and condition, alerting providers, alerts with an override, external endpoints and
+ * maintenance, imported by the real command into a running server's account and read back
+ * through its API. Conditions Vigil cannot express are named on the endpoint's line.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { runVigil } from "../helpers/process.ts";
+import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
+
+const CONFIG = `
+alerting:
+  slack:
+    webhook-url: "\${SLACK_WEBHOOK}"
+  discord:
+    webhook-url: "https://discord.com/api/webhooks/1/abc"
+  pagerduty:
+    integration-key: "pd-key"
+  telegram:
+    token: "123456:ABC"
+    id: "-100123"
+  email:
+    from: "gatus@example.com"
+    username: "gatus"
+    password: "mail-pass"
+    host: "smtp.example.com"
+    port: 465
+    to: "ops@example.com"
+  custom:
+    url: "https://hooks.example.com/gatus"
+    method: "POST"
+    body: '{"text": "[ALERT_DESCRIPTION]"}'
+  twilio:
+    sid: "x"
+    token: "y"
+    from: "+1"
+    to: "+2"
+
+maintenance:
+  start: "23:00"
+  duration: 1h
+  timezone: "Europe/Amsterdam"
+  every: [Monday, Thursday]
+
+endpoints:
+  - name: front-end
+    group: core
+    url: "https://example.org/"
+    interval: 5m
+    conditions:
+      - "[STATUS] == 200"
+      - "[RESPONSE_TIME] < 300"
+      - "[BODY] == pat(*Example Domain*)"
+      - "[CERTIFICATE_EXPIRATION] > 48h"
+      - "[IP] == 93.184.215.14"
+    alerts:
+      - type: slack
+        send-on-resolved: true
+      - type: pagerduty
+        failure-threshold: 5
+      - type: twilio
+  - name: api
+    url: "https://api.example.org/v1/health"
+    method: POST
+    body: '{"ping": true}'
+    headers:
+      Content-Type: application/json
+    interval: 30s
+    client:
+      timeout: 5s
+      insecure: true
+    conditions:
+      - "[STATUS] >= 200"
+      - "[STATUS] < 300"
+      - "[BODY].status == UP"
+      - "[BODY].checks[0].ok == true"
+      - "[BODY].version == pat(2.*)"
+      - "len([BODY].items) < 5"
+      - "has([BODY].errors) == false"
+    alerts:
+      - type: discord
+        provider-override:
+          webhook-url: "https://discord.com/api/webhooks/2/override"
+    maintenance-windows:
+      - start: "07:30"
+        duration: 40m
+        timezone: "Europe/Berlin"
+  - name: redis
+    url: "tcp://10.0.0.5:6379"
+    interval: 30s
+    conditions:
+      - "[CONNECTED] == true"
+      - "[RESPONSE_TIME] <= 50"
+  - name: router
+    url: "icmp://192.0.2.1"
+    conditions:
+      - "[CONNECTED] == true"
+    alerts:
+      - type: email
+  - name: dns-check
+    url: "8.8.8.8"
+    dns:
+      query-name: "example.com"
+      query-type: "A"
+    conditions:
+      - "[BODY] == 93.184.215.14"
+      - "[DNS_RCODE] == NOERROR"
+  - name: ldaps
+    url: "tls://ldap.example.com:636"
+    interval: 30m
+    conditions:
+      - "[CONNECTED] == true"
+      - "[CERTIFICATE_EXPIRATION] > 240h"
+  - name: grpc
+    url: "grpcs://grpc.example.com:443"
+    conditions:
+      - "[CONNECTED] == true"
+      - "[BODY].status == SERVING"
+  - name: socket
+    url: "wss://echo.example.com/"
+    body: "status"
+    conditions:
+      - "[CONNECTED] == true"
+      - "[BODY] == pat(*served by*)"
+  - name: mail
+    url: "starttls://smtp.example.com:587"
+    conditions:
+      - "[CONNECTED] == true"
+      - "[CERTIFICATE_EXPIRATION] > 72h"
+    alerts:
+      - type: custom
+  - name: ssh-box
+    url: "ssh://example.com:22"
+    ssh:
+      username: "u"
+      password: "p"
+    conditions:
+      - "[CONNECTED] == true"
+  - name: disabled
+    enabled: false
+    url: "https://disabled.example.org/"
+    conditions:
+      - "[STATUS] == 200"
+
+external-endpoints:
+  - name: nightly-job
+    group: jobs
+    token: "gatus-push-token"
+    heartbeat:
+      interval: 24h
+    alerts:
+      - type: telegram
+`;
+
+const dirs: string[] = [];
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+
+function configFile(text: string): string {
+  const dir = tempDir("vigil-gatus-");
+  dirs.push(dir);
+  const file = join(dir, "config.yaml");
+  writeFileSync(file, text);
+  return file;
+}
+
+const importGatus = (s: TestServer, file: string, ...extra: string[]) =>
+  runVigil(["import", "gatus", file, "--account", "default", "--data", s.dataDir, "--heartbeat-url", "https://ping.example.com", ...extra], { SLACK_WEBHOOK: "https://hooks.slack.com/services/T/B/FROM-ENV" });
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Resource = { id: string; attributes: any };
+async function all(s: TestServer, path: string): Promise<Map<string, Resource>> {
+  const r = await s.api("GET", `${path}?per_page=100`);
+  return new Map((r.json.data as Resource[]).map((d) => [d.attributes.name, d]));
+}
+const lineOf = (out: string, kind: string, name: string) => out.split("\n").find((l) => l.includes(`${kind} "${name}" [`)) ?? `(no line for ${kind} "${name}")`;
+
+describe("a Gatus configuration with every kind of endpoint and condition", () => {
+  let s: TestServer;
+  let out: string;
+  beforeAll(async () => {
+    s = await startTestServer();
+    const r = await importGatus(s, configFile(CONFIG));
+    expect(r.stderr).toBe("");
+    expect(r.code).toBe(0);
+    out = r.stdout;
+  });
+  afterAll(() => s?.stop());
+
+  test("endpoints become monitors of the matching type with their conditions mapped", async () => {
+    const m = await all(s, "/api/v1/monitors");
+    expect(m.get("front-end")!.attributes).toMatchObject({
+      monitor_type: "http", target: "https://example.org/", interval_sec: 300, timeout_ms: 10_000, expected_http_codes: "200",
+      api_max_latency_ms: 299, api_expected_body_contains: "Example Domain", ssl_expiry_warn_days: 2,
+    });
+    expect(m.get("api")!.attributes).toMatchObject({
+      monitor_type: "http", method: "POST", api_body: '{"ping": true}', api_headers_json: { "Content-Type": "application/json" }, interval_sec: 30, timeout_ms: 5000, tls_verify: false, expected_http_codes: "200-299",
+      api_json_assertions_json: [
+        { path: "status", op: "equals", value: "UP" },
+        { path: "checks[0].ok", op: "equals", value: "true" },
+        { path: "version", op: "regex", value: "^2\\..*$" },
+        { path: "errors", op: "is_null" },
+      ],
+    });
+    expect(m.get("redis")!.attributes).toMatchObject({ monitor_type: "tcp", target: "10.0.0.5:6379", api_max_latency_ms: 50 });
+    expect(m.get("router")!.attributes).toMatchObject({ monitor_type: "ping", target: "192.0.2.1", interval_sec: 60 });
+    expect(m.get("dns-check")!.attributes).toMatchObject({ monitor_type: "dns", target: "example.com", dns_record_type: "A", dns_resolver: "8.8.8.8", dns_expected_answer: "93.184.215.14" });
+    expect(m.get("ldaps")!.attributes).toMatchObject({ monitor_type: "ssl", target: "ldap.example.com:636", ssl_expiry_warn_days: 10, interval_sec: 1800 });
+    expect(m.get("grpc")!.attributes).toMatchObject({ monitor_type: "grpc", target: "grpc.example.com:443", grpc_tls: true });
+    expect(m.get("socket")!.attributes).toMatchObject({ monitor_type: "websocket", target: "wss://echo.example.com/", ws_send: "status", ws_expect: "served by" });
+    expect(m.get("mail")!.attributes).toMatchObject({ monitor_type: "smtp", target: "smtp.example.com:587", smtp_security: "starttls", ssl_expiry_warn_days: 3 });
+    expect(m.get("disabled")!.attributes.is_paused).toBe(true);
+    expect(m.has("ssh-box")).toBe(false);
+    expect(lineOf(out, "monitor", "ssh-box")).toContain("Vigil has no ssh monitor");
+  });
+
+  test("conditions Vigil cannot express are named on the endpoint's line, not dropped", () => {
+    expect(lineOf(out, "monitor", "front-end")).toStartWith("created");
+    expect(lineOf(out, "monitor", "front-end")).toContain('conditions not kept: "[IP] == 93.184.215.14" (Vigil does not check the resolved address)');
+    expect(lineOf(out, "monitor", "api")).toContain('"len([BODY].items) < 5" (Vigil has no length comparison)');
+    expect(lineOf(out, "monitor", "front-end")).toContain("slower answers make the monitor degraded, not down");
+    expect(lineOf(out, "monitor", "front-end")).toContain('group "core" not kept');
+  });
+
+  test("alerting providers become channels, alerts link them, an override is a channel of its own", async () => {
+    const ch = await all(s, "/api/v1/notification-channels");
+    const m = await all(s, "/api/v1/monitors");
+    expect(ch.get("Gatus slack")!.attributes.channel_type).toBe("slack");
+    expect(ch.get("Gatus discord")!.attributes.channel_type).toBe("discord");
+    expect(ch.get("Gatus pagerduty")!.attributes.channel_type).toBe("pagerduty");
+    expect(ch.get("Gatus telegram")!.attributes).toMatchObject({ channel_type: "telegram", telegram_chat_id: "-100123" });
+    expect(ch.get("Gatus email")!.attributes).toMatchObject({ channel_type: "email", smtp_port: 465, smtp_security: "tls", smtp_user: "gatus", email_to: "ops@example.com" });
+    expect(ch.get("Gatus custom")!.attributes.channel_type).toBe("webhook");
+    expect(ch.get("Gatus discord (api)")!.attributes.channel_type).toBe("discord");
+    expect(lineOf(out, "channel", "Gatus twilio")).toContain("Vigil has no twilio channel");
+    const id = (n: string) => Number(ch.get(n)!.id);
+    expect(m.get("front-end")!.attributes.notification_channel_ids.sort()).toEqual([id("Gatus slack"), id("Gatus pagerduty")].sort());
+    expect(lineOf(out, "monitor", "front-end")).toContain("twilio alert not linked");
+    expect(m.get("api")!.attributes.notification_channel_ids).toEqual([id("Gatus discord (api)")]);
+    expect(m.get("router")!.attributes.notification_channel_ids).toEqual([id("Gatus email")]);
+    // an endpoint without alerts gets none, not the account's defaults
+    expect(m.get("redis")!.attributes.notification_channel_ids).toEqual([]);
+    expect(out).toContain("note: alert thresholds (failure/success: 5/2) are per alert in Gatus");
+  });
+
+  test("the environment fills ${VAR}, as Gatus does", async () => {
+    // the slack URL came from SLACK_WEBHOOK; only its scheme and host are shown
+    const slack = (await all(s, "/api/v1/notification-channels")).get("Gatus slack")!;
+    expect(slack.attributes.url).toStartWith("https://hooks.slack.com/");
+    const row = await s.ctx.db.selectFrom("notification_channels").select("config_json").where("id", "=", Number(slack.id)).executeTakeFirstOrThrow();
+    expect(row.config_json).toContain("FROM-ENV");
+  });
+
+  test("external endpoints become heartbeat monitors with new ping URLs", async () => {
+    const hb = (await all(s, "/api/v1/monitors")).get("nightly-job")!.attributes;
+    expect(hb).toMatchObject({ monitor_type: "heartbeat", heartbeat_period_sec: 86400 });
+    expect(lineOf(out, "monitor", "nightly-job")).toContain(`new ping URL: https://ping.example.com/h/${hb.heartbeat_token}`);
+    expect(out).toContain("external endpoints became heartbeat monitors with new ping URLs");
+  });
+
+  test("maintenance: the global one holds every endpoint, an endpoint's own holds it", async () => {
+    const w = await all(s, "/api/v1/maintenance-windows");
+    const m = await all(s, "/api/v1/monitors");
+    expect(w.get("Gatus maintenance")!.attributes).toMatchObject({ schedule: "0 23 * * 1,4", duration_sec: 3600, timezone: "Europe/Amsterdam" });
+    expect(w.get("Gatus maintenance")!.attributes.monitor_ids.length).toBe(10);
+    expect(w.get("api maintenance")!.attributes).toMatchObject({ schedule: "30 7 * * *", duration_sec: 2400, timezone: "Europe/Berlin", monitor_ids: [Number(m.get("api")!.id)] });
+  });
+
+  test("a second run creates nothing", async () => {
+    const r = await importGatus(s, configFile(CONFIG));
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/gatus import done: 0 created, \d+ skipped, \d+ already in the account/);
+  });
+});
+
+describe("dry run and bad files", () => {
+  let s: TestServer;
+  beforeAll(async () => {
+    s = await startTestServer();
+  });
+  afterAll(() => s?.stop());
+
+  test("--dry-run writes nothing", async () => {
+    const r = await importGatus(s, configFile(CONFIG), "--dry-run");
+    expect(r.code).toBe(0);
+    expect(lineOf(r.stdout, "monitor", "front-end")).toStartWith("would create");
+    expect(r.stdout).toContain("nothing was written");
+    expect((await s.api("GET", "/api/v1/monitors")).json.data).toEqual([]);
+    expect((await s.api("GET", "/api/v1/notification-channels")).json.data).toEqual([]);
+  });
+
+  test("a file that is not YAML fails with a message", async () => {
+    const r = await importGatus(s, configFile("endpoints: [unclosed\n  - : :"));
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("not valid YAML");
+  });
+});
