@@ -172,14 +172,17 @@ export function planGatusImport(text: string, env: Record<string, string | undef
   let quietRecovery = false;
   const overrideChannels: PlannedItem[] = [];
   /** an endpoint's alerts as channel refs; overrides become channels of their own */
+  let reminders: number[] = [];
   const alertRefs = (endpointName: string, alerts: unknown[], notes: string[]): string[] => {
     const refs: string[] = [];
+    reminders = [];
     alerts.filter(isObj).forEach((a, i) => {
       const type = String(a.type ?? "");
       if (a.enabled === false) return void notes.push(`disabled ${type} alert not linked`);
       if (a["failure-threshold"] !== undefined || a["success-threshold"] !== undefined) thresholds.add(`${a["failure-threshold"] ?? 3}/${a["success-threshold"] ?? 2}`);
       if (a["send-on-resolved"] !== true) quietRecovery = true;
-      if (str(a["minimum-reminder-interval"]) && str(a["minimum-reminder-interval"]) !== "0") notes.push(`reminders every ${a["minimum-reminder-interval"]} not kept`);
+      const reminder = goDurationMs(a["minimum-reminder-interval"]);
+      if (reminder) reminders.push(Math.min(1440, Math.max(5, Math.round(reminder / 60_000))));
       if (isObj(a["provider-override"]) && PROVIDERS[type]) {
         const base = isObj(alerting[type]) ? (alerting[type] as Obj) : {};
         const oNotes: string[] = [];
@@ -249,6 +252,8 @@ export function planGatusImport(text: string, env: Record<string, string | undef
     if (str(e.group)) notes.push(`group "${e.group}" not kept: this Vigil has no monitor groups yet`);
     item.attributes = a;
     item.channelRefs = alertRefs(label, list(e.alerts), notes);
+    // Gatus reminds per alert; Vigil per monitor, every alert_repeat_minutes: the shortest is kept
+    if (reminders.length) a.alert_repeat_minutes = Math.min(...reminders);
     items.push(item);
     endpointRefs.push(ref);
     list(e["maintenance-windows"]).filter(isObj).forEach((m, i) => windows.push(windowItem(names, `endpoint ${label} maintenance ${i + 1}`, `${label} maintenance${i ? ` ${i + 1}` : ""}`, m, [ref])));
@@ -263,6 +268,7 @@ export function planGatusImport(text: string, env: Record<string, string | undef
     if (!heartbeat) notes.push("it has no heartbeat interval: Vigil expects a push at least every hour");
     item.attributes = { name: item.name, monitor_type: "heartbeat", interval_sec: Math.min(86400, Math.max(10, period)), timeout_ms: 5000, heartbeat_period_sec: period, ...(e.enabled === false ? { is_paused: true } : {}) };
     item.channelRefs = alertRefs(label, list(e.alerts), notes);
+    if (reminders.length) item.attributes.alert_repeat_minutes = Math.min(...reminders);
     items.push(item);
   }
 

@@ -224,6 +224,12 @@ export function mapKumaMonitor(m: KumaRow, ctx: MonitorContext): Mapped {
   }
   if (!flag(m.active ?? 1)) a.is_paused = true;
   if (str(m.description)) notes.push("description not kept");
-  if (Number(m.resend_interval) > 0) notes.push(`repeated down alerts every ${m.resend_interval} checks not kept`);
+  // Kuma repeats the down alert every resend_interval checks; Vigil every alert_repeat_minutes
+  const resend = Number(m.resend_interval);
+  if (resend > 0) {
+    const minutes = Math.round((resend * interval) / 60);
+    a.alert_repeat_minutes = Math.min(1440, Math.max(5, minutes));
+    if (a.alert_repeat_minutes !== minutes) notes.push(`down alert repeated every ${a.alert_repeat_minutes} minutes (Kuma: every ${resend} checks, ${minutes} minutes; Vigil takes 5 to 1440)`);
+  }
   return { attributes: a, notes };
 }

@@ -58,6 +58,7 @@ endpoints:
     alerts:
       - type: slack
         send-on-resolved: true
+        minimum-reminder-interval: 30m
       - type: pagerduty
         failure-threshold: 5
       - type: twilio
@@ -192,7 +193,7 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
     const m = await all(s, "/api/v1/monitors");
     expect(m.get("front-end")!.attributes).toMatchObject({
       monitor_type: "http", target: "https://example.org/", interval_sec: 300, timeout_ms: 10_000, expected_http_codes: "200",
-      api_max_latency_ms: 299, api_expected_body_contains: "Example Domain", ssl_expiry_warn_days: 2,
+      api_max_latency_ms: 299, api_expected_body_contains: "Example Domain", ssl_expiry_warn_days: 2, alert_repeat_minutes: 30,
     });
     expect(m.get("api")!.attributes).toMatchObject({
       monitor_type: "http", method: "POST", api_body: '{"ping": true}', api_headers_json: { "Content-Type": "application/json" }, interval_sec: 30, timeout_ms: 5000, tls_verify: false, expected_http_codes: "200-299",

@@ -65,7 +65,7 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
     accepted_statuscodes_json: '["200-299","301"]', ignore_tls: 1, maxredirects: 0, interval: 30, timeout: 12, maxretries: 3,
     auth_method: "basic", basic_auth_user: "probe", basic_auth_pass: "basic-secret", parent: monitors.Production!, description: "the public API",
   });
-  add("Homepage", { type: "keyword", url: "https://www.example.com/", keyword: "Welcome", interval: 120, timeout: 48, accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
+  add("Homepage", { type: "keyword", url: "https://www.example.com/", keyword: "Welcome", interval: 120, timeout: 48, resend_interval: 10, accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
   add("Status JSON", { type: "json-query", url: "https://api.example.com/status", json_path: "data.status", expected_value: "ok", accepted_statuscodes_json: '["200-299"]', maxredirects: 10, ...(v2 ? { json_path_operator: "==" } : {}) });
   add("Postgres port", { type: "port", hostname: "db.internal", port: 5432, maxretries: 1 });
   add("Router", { type: "ping", hostname: "router.lan", interval: 20 });

@@ -91,7 +91,9 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     });
     expect(api.notification_channel_ids.sort()).toEqual([Number(ch.get("Ops Slack")!.id), Number(ch.get("On-call Telegram")!.id)].sort());
     expect(JSON.stringify(api)).not.toContain("basic-secret");
-    expect(m.get("Homepage")!.attributes).toMatchObject({ monitor_type: "http", keyword: "Welcome", interval_sec: 120, timeout_ms: 48_000, follow_redirects: true, expected_http_codes: null });
+    // Kuma's resend every 10 checks of 2 minutes: a reminder every 20 minutes
+    expect(m.get("Homepage")!.attributes).toMatchObject({ monitor_type: "http", keyword: "Welcome", interval_sec: 120, timeout_ms: 48_000, follow_redirects: true, expected_http_codes: null, alert_repeat_minutes: 20 });
+    expect(api.alert_repeat_minutes).toBeNull();
     // a Kuma link to a notification Vigil has no channel for is named, not made
     expect(m.get("Homepage")!.attributes.notification_channel_ids).toEqual([]);
     expect(lineOf(out, "monitor", "Homepage")).toContain("channels not imported, so not linked: notification");
