@@ -13,6 +13,7 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
+const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 /** Gatus's environment expansion: `$VAR` and `${VAR}` from the environment, `$$` for a dollar. */
 function expandEnv(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {
@@ -280,7 +281,7 @@ export function planGatusImport(text: string, env: Record<string, string | undef
   if (list(doc["external-endpoints"]).length) notices.push("external endpoints became heartbeat monitors with new ping URLs (printed on their lines): push to them instead of Gatus's /api/v1/endpoints/{key}/external; a ping counts as success");
   return {
     source: "gatus",
-    header: [`Gatus configuration: ${list(doc.endpoints).length} endpoints, ${list(doc["external-endpoints"]).length} external endpoints, ${Object.keys(alerting).length} alerting providers${isObj(doc.maintenance) ? ", a maintenance window" : ""}`],
+    header: [`Gatus configuration: ${count(list(doc.endpoints).length, "endpoint")}, ${count(list(doc["external-endpoints"]).length, "external endpoint")}, ${count(Object.keys(alerting).length, "alerting provider")}${isObj(doc.maintenance) ? ", a maintenance window" : ""}`],
     items: [...items.filter((i) => i.kind === "notification_channel"), ...overrideChannels, ...items.filter((i) => i.kind !== "notification_channel"), ...windows],
     notices,
   };

@@ -291,6 +291,25 @@ describe("dry run and bad files", () => {
     expect((await s.api("GET", "/api/v1/notification-channels")).json.data).toEqual([]);
   });
 
+  test.each([
+    [["import"], "Usage"],
+    [["import", "nagios", "f"], 'unknown import source "nagios"'],
+    [["import", "gatus"], "needs the FILE"],
+    [["import", "gatus", "config.yaml"], "needs --account NAME"],
+    [["import", "uptime-kuma", "kuma.db", "--account", "a", "--heartbeat-url", "not a url"], "--heartbeat-url"],
+  ])("usage error %p exits 2 and says %p", async (args, message) => {
+    const r = await runVigil(args, { VIGIL_DATA: s.dataDir });
+    expect(r.code).toBe(2);
+    expect(r.stdout + r.stderr).toContain(message);
+  });
+
+  test("an unknown account fails with exit 1 and writes nothing", async () => {
+    const r = await runVigil(["import", "gatus", configFile(CONFIG), "--account", "nobody", "--data", s.dataDir]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('no account named "nobody"');
+    expect((await s.api("GET", "/api/v1/monitors")).json.data).toEqual([]);
+  });
+
   test("a file that is not YAML fails with a message", async () => {
     const r = await importGatus(s, configFile("endpoints: [unclosed\n  - : :"));
     expect(r.code).toBe(1);
