@@ -51,6 +51,7 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
   /** source ref → Vigil id, of what was created or found; dry runs count ids of their own */
   const ids = new Map<string, number>();
   let dryId = 0;
+  const names = new Map(plan.items.map((i) => [i.ref, i.name]));
   const heartbeatUrl = (token: string | null | undefined) => (token ? `${ctx.config.heartbeatUrl}/h/${token}` : null);
 
   for (const line of plan.header) out(line);
@@ -70,7 +71,7 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
       if (id === undefined) missing.push(ref);
       else if (!found.includes(id)) found.push(id);
     }
-    if (missing.length) item.notes.push(`${what} not imported, so not linked: ${missing.join(", ")}`);
+    if (missing.length) item.notes.push(`${what} not imported, so not linked: ${missing.map((ref) => (names.has(ref) ? `"${names.get(ref)}" (${ref})` : ref)).join(", ")}`);
     return found;
   };
 

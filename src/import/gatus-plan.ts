@@ -5,7 +5,7 @@
  * recurring windows. `$VAR` and `${VAR}` are read from the environment first, as Gatus does.
  */
 import { mapConditions, codesText, type EndpointKind } from "./gatus-conditions.ts";
-import { fitInterval, fitTimeout, goDurationMs, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
+import { count, fitInterval, fitTimeout, goDurationMs, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
 
 export class GatusFileError extends Error {}
 
@@ -13,7 +13,6 @@ type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !Array.isArray(v);
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
-const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
 
 /** Gatus's environment expansion: `$VAR` and `${VAR}` from the environment, `$$` for a dollar. */
 function expandEnv(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {

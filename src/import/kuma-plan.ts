@@ -7,7 +7,7 @@ import { isValidSlug } from "../domain/slug.ts";
 import type { KumaData, KumaRow } from "../store/uptime-kuma-file.ts";
 import { mapKumaNotification } from "./kuma-channels.ts";
 import { mapKumaMonitor } from "./kuma-monitors.ts";
-import { NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
+import { count, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 const flag = (v: unknown): boolean => v === 1 || v === true || v === "1";
@@ -223,7 +223,7 @@ function notices(data: KumaData): string[] {
 
 export function planKumaImport(data: KumaData, now: number): ImportPlan {
   const names = new NameBook();
-  const counts = `${data.monitors.length} monitors, ${data.notifications.length} notifications, ${data.maintenances.length} maintenances, ${data.statusPages.length} status pages, ${data.tags.length} tags`;
+  const counts = [count(data.monitors.length, "monitor"), count(data.notifications.length, "notification"), count(data.maintenances.length, "maintenance"), count(data.statusPages.length, "status page"), count(data.tags.length, "tag")].join(", ");
   return {
     source: "uptime-kuma",
     header: [`Uptime Kuma ${data.version} database${data.schemaMark ? ` (last schema change: ${data.schemaMark})` : ""}: ${counts}`],

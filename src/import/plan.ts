@@ -89,6 +89,9 @@ export function fitTimeout(ms: number, intervalSec: number, notes: string[]): nu
   return fitted;
 }
 
+/** "1 monitor", "3 monitors". */
+export const count = (n: number, what: string) => `${n} ${what}${n === 1 ? "" : "s"}`;
+
 /** `host:port`, with brackets around an IPv6 address. */
 export function hostPort(host: string, port: number | string): string {
   return host.includes(":") && !host.startsWith("[") ? `[${host}]:${port}` : `${host}:${port}`;

@@ -96,7 +96,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(api.alert_repeat_minutes).toBeNull();
     // a Kuma link to a notification Vigil has no channel for is named, not made
     expect(m.get("Homepage")!.attributes.notification_channel_ids).toEqual([]);
-    expect(lineOf(out, "monitor", "Homepage")).toContain("channels not imported, so not linked: notification");
+    expect(lineOf(out, "monitor", "Homepage")).toContain(`channels not imported, so not linked: "LINE" (notification`);
     expect(m.get("Status JSON")!.attributes.api_json_assertions_json).toEqual([{ path: "data.status", op: "equals", value: "ok" }]);
     expect(m.get("Postgres port")!.attributes).toMatchObject({ monitor_type: "tcp", target: "db.internal:5432" });
     expect(m.get("Router")!.attributes).toMatchObject({ monitor_type: "ping", target: "router.lan", interval_sec: 20 });
@@ -182,7 +182,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     const line = lineOf(out, "status page", "Public status");
     expect(line).toContain("its 2 sections (Services, Infrastructure) shown as one list");
     expect(line).toContain("footer not kept");
-    expect(line).toContain("monitors not imported, so not linked: monitor");
+    expect(line).toContain(`monitors not imported, so not linked: "Game server" (monitor`);
   });
 
   test("a second run creates nothing and says each item is already there", async () => {
