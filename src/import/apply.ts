@@ -110,7 +110,7 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
           }
           ids.set(item.ref, --dryId);
           outcome.created++;
-          line("would create", item, kind === "monitor" ? `as a ${attrs.monitor_type} monitor${attrs.monitor_type === "heartbeat" ? " with a new ping URL" : ""}` : `as a ${LABEL[kind]}`);
+          line("would create", item, kind === "monitor" ? `as ${attrs.monitor_type} monitor${attrs.monitor_type === "heartbeat" ? " with a new ping URL" : ""}` : `as ${LABEL[kind]}`);
           continue;
         }
         const made = await create(ctx, actor, kind, attrs, item);

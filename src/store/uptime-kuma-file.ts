@@ -2,10 +2,11 @@
  * Reads an Uptime Kuma database (its SQLite file, 1.23 or 2.x) for `vigil import uptime-kuma`
  * (README "Coming from Uptime Kuma"). Kuma may be running on it: the file is opened read-only
  * through SQLite itself, which takes part in the WAL's locking, so the rows still only in the
- * `-wal` file are read, and everything is read in one read transaction (one snapshot). Nothing is
- * ever written to Kuma's files. When a read-only connection cannot read the WAL (a crashed Kuma
- * left a WAL without its `-shm`, and a read-only connection may not rebuild it), the database and
- * its WAL are copied to a temporary directory and the copy is read instead.
+ * `-wal` file are read, and everything is read in one read transaction (one snapshot). No row of
+ * Kuma's is written. When a read-only connection cannot use the WAL (the directory is mounted
+ * read-only, so SQLite cannot make the `-shm` index it needs), the database and its WAL are copied
+ * to a temporary directory and the copy is read instead: nothing writes to a read-only mount, so
+ * the copy is consistent.
  */
 import { Database } from "bun:sqlite";
 import { copyFileSync, existsSync, mkdtempSync, rmSync } from "node:fs";

@@ -253,6 +253,36 @@ describe("dry run and unusual files", () => {
     }
   });
 
+  // Kuma's data directory mounted read-only (a container given Kuma's volume with :ro): SQLite
+  // cannot make the -shm index a WAL reader needs, so the import reads a copy of the database and
+  // its WAL. Making a read-only mount takes root and a kernel that allows bind mounts here.
+  const mountable = process.getuid?.() === 0 && Bun.spawnSync(["mount", "--version"]).exitCode === 0;
+  test.skipIf(!mountable)("a database with WAL content on a read-only mount is read whole, from a copy", async () => {
+    const dir = tempDir("vigil-kuma-ro-");
+    const mnt = tempDir("vigil-kuma-mnt-");
+    dirs.push(dir, mnt);
+    const file = join(dir, "kuma.db");
+    await buildKumaDatabase("1.23", file);
+    const kuma = new Database(file);
+    kuma.run("PRAGMA journal_mode = WAL");
+    kuma.run("PRAGMA wal_autocheckpoint = 0");
+    kuma.run("INSERT INTO monitor (name, type, url, interval, active, accepted_statuscodes_json, maxredirects) VALUES ('Read-only WAL', 'http', 'https://ro.example.com/', 60, 1, '[\"200-299\"]', 10)");
+    // what a stopped Kuma leaves when it was killed: the WAL without its index
+    copyFileSync(file, join(mnt, "kuma.db"));
+    copyFileSync(`${file}-wal`, join(mnt, "kuma.db-wal"));
+    kuma.close();
+    const bind = Bun.spawnSync(["mount", "--bind", mnt, mnt]);
+    if (bind.exitCode !== 0) return console.warn("skipped: bind mounts are not allowed here");
+    try {
+      expect(Bun.spawnSync(["mount", "-o", "remount,bind,ro", mnt]).exitCode).toBe(0);
+      const r = await importKuma(s, join(mnt, "kuma.db"), "--dry-run");
+      expect(r.stderr).toBe("");
+      expect(lineOf(r.stdout, "monitor", "Read-only WAL")).toStartWith("would create");
+    } finally {
+      Bun.spawnSync(["umount", mnt]);
+    }
+  });
+
   test("a file that is not a Kuma database fails with a message and writes nothing", async () => {
     const dir = tempDir("vigil-kuma-bad-");
     dirs.push(dir);
