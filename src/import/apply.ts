@@ -52,7 +52,8 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
   const ids = new Map<string, number>();
   let dryId = 0;
   const names = new Map(plan.items.map((i) => [i.ref, i.name]));
-  const heartbeatUrl = (token: string | null | undefined) => (token ? `${ctx.config.heartbeatUrl}/h/${token}` : null);
+  let pingUrls = false;
+  const heartbeatUrl = (token: string | null | undefined) => (token ? ((pingUrls = true), `${ctx.config.heartbeatUrl}/h/${token}`) : null);
 
   for (const line of plan.header) out(line);
   if (o.dryRun) out("dry run: nothing will be written");
@@ -127,6 +128,7 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
     }
   }
   for (const n of plan.notices) out(`note: ${n}`);
+  if (pingUrls && !ctx.config.heartbeatUrlFixed) out(`note: the ping URLs above start with ${ctx.config.heartbeatUrl}, the default: run again with --heartbeat-url (or --base-url) set to the address your jobs reach Vigil at to see them as they will be used (the tokens stay the same)`);
   const total = `${outcome.created} ${o.dryRun ? "to create" : "created"}, ${outcome.skipped} skipped, ${outcome.existing} already in the account`;
   out(o.dryRun ? `dry run of the ${plan.source} import: ${total}; nothing was written` : `${plan.source} import done: ${total}`);
   return outcome;

@@ -310,6 +310,14 @@ describe("dry run and bad files", () => {
     expect((await s.api("GET", "/api/v1/monitors")).json.data).toEqual([]);
   });
 
+  test("ping URLs printed with the default address say how to see them as they will be used", async () => {
+    const file = configFile("external-endpoints:\n  - name: job\n    token: t\n    heartbeat:\n      interval: 1h\n");
+    const r = await runVigil(["import", "gatus", file, "--account", "default", "--data", s.dataDir]);
+    expect(r.code).toBe(0);
+    expect(lineOf(r.stdout, "monitor", "job")).toContain("new ping URL: http://localhost:8080/h/");
+    expect(r.stdout).toContain("note: the ping URLs above start with http://localhost:8080, the default: run again with --heartbeat-url");
+  });
+
   test("a file that is not YAML fails with a message", async () => {
     const r = await importGatus(s, configFile("endpoints: [unclosed\n  - : :"));
     expect(r.code).toBe(1);

@@ -129,6 +129,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(hb.heartbeat_token).not.toBe("kumaPushToken123");
     expect(lineOf(out, "monitor", "Nightly backup")).toContain(`new ping URL: ${HEARTBEAT_URL}/h/${hb.heartbeat_token}`);
     expect(out).toContain("push monitors became heartbeat monitors with new ping URLs");
+    expect(out).not.toContain("the default: run again");
     const ping = await fetch(`${s.url}/h/${hb.heartbeat_token}`);
     expect(await ping.json()).toEqual({ result: "accepted" });
     expect(hb.notification_channel_ids).toHaveLength(1);
