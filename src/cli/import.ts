@@ -49,7 +49,9 @@ function planOf(source: (typeof SOURCES)[number], file: string, env: CliIo["env"
 
 export async function importCommand(args: string[], io: CliIo): Promise<number> {
   const [source, ...rest] = args;
-  if (!source || source === "--help" || source === "-h") return io.out(IMPORT_HELP), source ? 0 : 2;
+  if (source === "--help" || source === "-h") return io.out(IMPORT_HELP), 0;
+  // options before the source (vigil import --data DIR): the source is missing
+  if (!source || source.startsWith("-")) return io.out(IMPORT_HELP), 2;
   if (!(SOURCES as readonly string[]).includes(source)) throw new UsageError(`unknown import source "${source}" (uptime-kuma or gatus)`);
   const { values, positionals } = parseCommand(rest, { account: { type: "string" }, "dry-run": { type: "boolean" }, "heartbeat-url": { type: "string" }, "base-url": { type: "string" } }, 1);
   if (values.help) return io.out(IMPORT_HELP), 0;
