@@ -18,7 +18,7 @@ import { createMaintenanceWindow } from "../services/maintenance-windows.ts";
 import { createMonitor } from "../services/monitors.ts";
 import { createChannel } from "../services/notification-channels.ts";
 import { createStatusPage } from "../services/status-pages.ts";
-import { existingByName } from "../store/import-names.ts";
+import { existingByName, type ExistingByName } from "../store/import-names.ts";
 import { KIND_ORDER, type ImportKind, type ImportPlan, type PlannedItem } from "./plan.ts";
 
 export interface ImportOutcome {
@@ -83,7 +83,7 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
         line("skipped", item, item.skip);
         continue;
       }
-      const before = (existing as unknown as Record<string, Map<string, { id: number; heartbeatToken?: string | null }>>)[kind]?.get(item.name.toLowerCase());
+      const before = kind in existing ? existing[kind as keyof ExistingByName].get(item.name.toLowerCase()) : undefined;
       if (before) {
         ids.set(item.ref, before.id);
         outcome.existing++;

@@ -5,12 +5,12 @@ import type { Db } from "./database.ts";
  * "Running an import twice"): an item whose name is taken is left as it is, and references to it
  * lead to the existing one. Names compare without regard to case; the first (lowest id) wins.
  */
-export interface ExistingByName {
-  monitor: Map<string, { id: number; heartbeatToken: string | null }>;
-  notification_channel: Map<string, { id: number }>;
-  maintenance_window: Map<string, { id: number }>;
-  status_page: Map<string, { id: number }>;
+export interface Existing {
+  id: number;
+  /** a heartbeat monitor's, so a second run can print its ping URL again */
+  heartbeatToken?: string | null;
 }
+export type ExistingByName = Record<"monitor" | "notification_channel" | "maintenance_window" | "status_page", Map<string, Existing>>;
 
 function byName<T extends { name: string }>(rows: T[]): Map<string, T> {
   const map = new Map<string, T>();
