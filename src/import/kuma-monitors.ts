@@ -192,12 +192,15 @@ interface Condition {
   value: string;
 }
 
-/** Kuma 2.x's condition groups (JSON), flattened; any nesting or OR makes them unusable here. */
+/**
+ * Kuma 2.x's conditions (JSON: expressions `{type: "expression", variable, operator, value}` and
+ * groups `{type: "group", children}`), top level only; a group reads as one condition nothing matches.
+ */
 function parseConditions(json: unknown): Condition[] {
   try {
     const list = JSON.parse(String(json ?? "[]")) as unknown;
     if (!Array.isArray(list)) return [];
-    return list.map((c) => c as Condition & { conditions?: unknown[]; andOr?: string }).map((c) => (c.conditions ? { variable: "", operator: "group", value: "" } : c));
+    return list.map((c) => c as Condition & { type?: string }).map((c) => (c.type === "group" ? { variable: "", operator: "group", value: "" } : c));
   } catch {
     return [];
   }

@@ -70,6 +70,7 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
   add("Postgres port", { type: "port", hostname: "db.internal", port: 5432, maxretries: 1 });
   add("Router", { type: "ping", hostname: "router.lan", interval: 20 });
   add("Mail DNS", { type: "dns", hostname: "example.com", dns_resolve_type: "MX", dns_resolve_server: "1.1.1.1", port: 53 });
+  if (v2) add("Web DNS", { type: "dns", hostname: "www.example.com", dns_resolve_type: "A", dns_resolve_server: "9.9.9.9", port: 5353, conditions: JSON.stringify([{ type: "expression", variable: "record", operator: "equals", value: "93.184.215.14", andOr: "and" }]) });
   add("Nightly backup", { type: "push", push_token: "kumaPushToken123", interval: 86400 });
   add("Web container", { type: "docker", docker_container: "web", docker_host: dockerHost });
   add("Main DB", { type: "postgres", database_connection_string: "postgres://app:s3cret@db.internal:5432/app?sslmode=require", database_query: "SELECT 1" });

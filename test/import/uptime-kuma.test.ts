@@ -113,6 +113,8 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
       expect(m.get("Mail server")!.attributes).toMatchObject({ monitor_type: "smtp", target: "mail.example.com:587", smtp_security: "starttls" });
       expect(m.get("Socket")!.attributes).toMatchObject({ monitor_type: "websocket", target: "wss://ws.example.com/socket" });
       expect(m.get("Token API")!.attributes).toMatchObject({ monitor_type: "http", api_auth_type: "bearer" });
+      // a 2.x DNS condition "record equals" is the expected answer; the resolver keeps its port
+      expect(m.get("Web DNS")!.attributes).toMatchObject({ monitor_type: "dns", dns_resolver: "9.9.9.9:5353", dns_expected_answer: "93.184.215.14" });
     }
     // the passwords went in as write-only secrets: the dashboard's edit form says they are stored
     const rows = await s.ctx.db.selectFrom("monitors").select(["name", "db_password_enc", "api_auth_basic_pass_enc"]).execute();
