@@ -8,17 +8,19 @@
  * already has (per kind) is left as it is, and what refers to it is linked to the existing one.
  */
 import type { AppContext } from "../context.ts";
+import { validateGroupWrite } from "../domain/group-schema.ts";
 import { validateMonitorWrite } from "../domain/monitor-validation.ts";
 import { validateWindowWrite } from "../domain/maintenance-window-validation.ts";
 import { validateChannelWrite } from "../domain/notification-channel-validation.ts";
 import { validateStatusPageWrite } from "../domain/status-page-schema.ts";
 import { ApiError } from "../http/errors.ts";
 import type { Actor } from "../services/actor.ts";
+import { createGroup } from "../services/groups.ts";
 import { createMaintenanceWindow } from "../services/maintenance-windows.ts";
 import { createMonitor } from "../services/monitors.ts";
 import { createChannel } from "../services/notification-channels.ts";
 import { createStatusPage } from "../services/status-pages.ts";
-import { existingByName, type ExistingByName } from "../store/import-names.ts";
+import { existingByName } from "../store/import-names.ts";
 import { KIND_ORDER, type ImportKind, type ImportPlan, type PlannedItem } from "./plan.ts";
 
 export interface ImportOutcome {
@@ -28,7 +30,6 @@ export interface ImportOutcome {
 }
 
 const LABEL: Record<ImportKind, string> = {
-  tag: "tag",
   group: "group",
   notification_channel: "channel",
   monitor: "monitor",
@@ -83,7 +84,7 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
         line("skipped", item, item.skip);
         continue;
       }
-      const before = kind in existing ? existing[kind as keyof ExistingByName].get(item.name.toLowerCase()) : undefined;
+      const before = existing[kind].get(item.name.toLowerCase());
       if (before) {
         ids.set(item.ref, before.id);
         outcome.existing++;
@@ -92,7 +93,10 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
         continue;
       }
       const attrs: Record<string, unknown> = { ...item.attributes };
-      if (kind === "monitor") attrs.notification_channel_ids = resolve(item, item.channelRefs, "channels");
+      if (kind === "monitor") {
+        attrs.notification_channel_ids = resolve(item, item.channelRefs, "channels");
+        if (item.groupRef) attrs.group_id = resolve(item, [item.groupRef], "group")[0] ?? null;
+      }
       if (kind === "maintenance_window" || kind === "status_page") {
         attrs.monitor_ids = resolve(item, item.monitorRefs, "monitors");
         if (kind === "maintenance_window" && (attrs.monitor_ids as number[]).length === 0) {
@@ -137,10 +141,12 @@ export async function applyImport(ctx: AppContext, actor: Actor, plan: ImportPla
 /** The pure validators of each kind, as a dry run's stand-in for the write: the reason it would be refused, or null. */
 function dryCheck(ctx: AppContext, kind: ImportKind, attrs: Record<string, unknown>): string | null {
   // ids of items a dry run would create are negative; the validators want positive ones
-  const real = (v: unknown) => (Array.isArray(v) ? v.map((id) => Math.abs(id as number)) : v);
-  const a = { ...attrs, ...(attrs.monitor_ids ? { monitor_ids: real(attrs.monitor_ids) } : {}), ...(attrs.notification_channel_ids ? { notification_channel_ids: real(attrs.notification_channel_ids) } : {}) };
+  const real = (v: unknown) => (Array.isArray(v) ? v.map((id) => Math.abs(id as number)) : typeof v === "number" ? Math.abs(v) : v);
+  const a = { ...attrs };
+  for (const k of ["monitor_ids", "notification_channel_ids", "group_id"]) if (a[k] !== undefined && a[k] !== null) a[k] = real(a[k]);
   const details =
-    kind === "monitor" ? validateMonitorWrite(a).details
+    kind === "group" ? validateGroupWrite(a, true).details
+    : kind === "monitor" ? validateMonitorWrite(a).details
     : kind === "notification_channel" ? validateChannelWrite(a).details
     : kind === "maintenance_window" ? validateWindowWrite(a).details
     : validateStatusPageWrite(a, ctx.config).details;
@@ -148,6 +154,7 @@ function dryCheck(ctx: AppContext, kind: ImportKind, attrs: Record<string, unkno
 }
 
 async function create(ctx: AppContext, actor: Actor, kind: ImportKind, attrs: Record<string, unknown>, item: PlannedItem): Promise<Created> {
+  if (kind === "group") return (await createGroup(ctx, actor, attrs)) as unknown as Created;
   if (kind === "notification_channel") return (await createChannel(ctx, actor, attrs)) as Created;
   if (kind === "monitor") return (await createMonitor(ctx, actor, attrs)) as unknown as Created;
   if (kind === "maintenance_window") return (await createMaintenanceWindow(ctx, actor, attrs)) as unknown as Created;

@@ -198,6 +198,16 @@ export function planGatusImport(text: string, env: Record<string, string | undef
     return refs;
   };
 
+  // Gatus's endpoint groups, by name, in the order they first appear
+  const groups = new Map<string, PlannedItem>();
+  const groupRef = (name: string) => {
+    if (!groups.has(name)) {
+      const notes: string[] = [];
+      groups.set(name, { kind: "group", ref: `group ${name}`, name: names.take("group", name, notes), what: "endpoint group", attributes: {}, notes });
+      groups.get(name)!.attributes = { name: groups.get(name)!.name };
+    }
+    return `group ${name}`;
+  };
   const windows: PlannedItem[] = [];
   const endpointRefs: string[] = [];
   for (const e of list(doc.endpoints).filter(isObj)) {
@@ -249,7 +259,7 @@ export function planGatusImport(text: string, env: Record<string, string | undef
     if (c.wsExpect) a.ws_expect = c.wsExpect;
     notes.push(...c.notes);
     if (c.unsupported.length) notes.push(`conditions not kept: ${c.unsupported.join(", ")}`);
-    if (str(e.group)) notes.push(`group "${e.group}" not kept: this Vigil has no monitor groups yet`);
+    if (str(e.group)) item.groupRef = groupRef(str(e.group)!);
     item.attributes = a;
     item.channelRefs = alertRefs(label, list(e.alerts), notes);
     // Gatus reminds per alert; Vigil per monitor, every alert_repeat_minutes: the shortest is kept
@@ -267,6 +277,7 @@ export function planGatusImport(text: string, env: Record<string, string | undef
     const period = heartbeat ? Math.max(10, Math.round(heartbeat / 1000)) : 3600;
     if (!heartbeat) notes.push("it has no heartbeat interval: Vigil expects a push at least every hour");
     item.attributes = { name: item.name, monitor_type: "heartbeat", interval_sec: Math.min(86400, Math.max(10, period)), timeout_ms: 5000, heartbeat_period_sec: period, ...(e.enabled === false ? { is_paused: true } : {}) };
+    if (str(e.group)) item.groupRef = groupRef(str(e.group)!);
     item.channelRefs = alertRefs(label, list(e.alerts), notes);
     if (reminders.length) item.attributes.alert_repeat_minutes = Math.min(...reminders);
     items.push(item);
@@ -281,7 +292,7 @@ export function planGatusImport(text: string, env: Record<string, string | undef
   return {
     source: "gatus",
     header: [`Gatus configuration: ${count(list(doc.endpoints).length, "endpoint")}, ${count(list(doc["external-endpoints"]).length, "external endpoint")}, ${count(Object.keys(alerting).length, "alerting provider")}${isObj(doc.maintenance) ? ", a maintenance window" : ""}`],
-    items: [...items.filter((i) => i.kind === "notification_channel"), ...overrideChannels, ...items.filter((i) => i.kind !== "notification_channel"), ...windows],
+    items: [...groups.values(), ...items.filter((i) => i.kind === "notification_channel"), ...overrideChannels, ...items.filter((i) => i.kind !== "notification_channel"), ...windows],
     notices,
   };
 }

@@ -7,18 +7,11 @@ import { isValidSlug } from "../domain/slug.ts";
 import type { KumaData, KumaRow } from "../store/uptime-kuma-file.ts";
 import { mapKumaNotification } from "./kuma-channels.ts";
 import { mapKumaMonitor } from "./kuma-monitors.ts";
-import { count, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
+import { count, fitTags, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 const flag = (v: unknown): boolean => v === 1 || v === true || v === "1";
 const byWeight = (a: KumaRow, b: KumaRow) => Number(a.weight ?? 0) - Number(b.weight ?? 0) || Number(a.id) - Number(b.id);
-
-/**
- * Why groups and tags are not imported: this Vigil has neither yet. When they arrive the import
- * maps Kuma's group monitors to groups and its tags to monitor tags.
- */
-export const NO_GROUPS = "this Vigil has no monitor groups yet";
-export const NO_TAGS = "this Vigil has no monitor tags yet";
 
 function linksOf(rows: KumaRow[], from: string, to: string): Map<number, number[]> {
   const links = new Map<number, number[]>();
@@ -58,7 +51,9 @@ function monitors(data: KumaData, names: NameBook): PlannedItem[] {
     const text = str(mt.value) ? `${tagNames.get(Number(mt.tag_id))}:${mt.value}` : String(tagNames.get(Number(mt.tag_id)));
     tagsOf.set(Number(mt.monitor_id), [...(tagsOf.get(Number(mt.monitor_id)) ?? []), text]);
   }
-  const groupNames = new Map(data.monitors.filter((m) => m.type === "group").map((m) => [Number(m.id), String(m.name)]));
+  const groups = new Map(data.monitors.filter((m) => m.type === "group").map((m) => [Number(m.id), m]));
+  // Kuma nests groups; Vigil's are flat: a monitor joins the group it is directly in
+  const groupOf = (m: KumaRow) => (m.parent && groups.has(Number(m.parent)) ? groups.get(Number(m.parent))! : null);
   return data.monitors.map((m) => {
     const notes: string[] = [];
     const isGroup = m.type === "group";
@@ -71,21 +66,21 @@ function monitors(data: KumaData, names: NameBook): PlannedItem[] {
       attributes: {},
       notes,
     };
-    if (isGroup) return { ...item, skip: NO_GROUPS };
+    const parent = groupOf(m);
+    if (isGroup) {
+      if (parent) notes.push(`inside group "${parent.name}" in Kuma: Vigil's groups are not nested`);
+      if (channelsOf.get(Number(m.id))?.length) notes.push("its notifications not kept: a Vigil group does not alert, its monitors do");
+      item.attributes = { name: item.name, description: str(m.description) };
+      return item;
+    }
     const mapped = mapKumaMonitor(m, { dockerHosts });
     if ("skip" in mapped) return { ...item, skip: mapped.skip };
     notes.push(...mapped.notes);
-    if (m.parent && groupNames.has(Number(m.parent))) notes.push(`group "${groupNames.get(Number(m.parent))}" not kept: ${NO_GROUPS}`);
-    const tags = tagsOf.get(Number(m.id));
-    if (tags?.length) notes.push(`tags ${tags.join(", ")} not kept: ${NO_TAGS}`);
-    item.attributes = { name: item.name, ...mapped.attributes };
+    if (parent) item.groupRef = `monitor ${parent.id}`;
+    item.attributes = { name: item.name, ...mapped.attributes, tags: fitTags(tagsOf.get(Number(m.id)) ?? [], notes) };
     item.channelRefs = (channelsOf.get(Number(m.id)) ?? []).map((id) => `notification ${id}`);
     return item;
   });
-}
-
-function tags(data: KumaData): PlannedItem[] {
-  return data.tags.map((t) => ({ kind: "tag", ref: `tag ${t.id}`, name: String(t.name), what: "tag", attributes: {}, notes: [], skip: `${NO_TAGS}; named on each monitor's line` }));
 }
 
 /** Kuma's start/end dates ("2026-12-01 02:00:00", wall-clock in the maintenance's zone) as ISO text without an offset. */
@@ -227,7 +222,7 @@ export function planKumaImport(data: KumaData, now: number): ImportPlan {
   return {
     source: "uptime-kuma",
     header: [`Uptime Kuma ${data.version} database${data.schemaMark ? ` (last schema change: ${data.schemaMark})` : ""}: ${counts}`],
-    items: [...tags(data), ...channels(data, names), ...monitors(data, names), ...windows(data, names, now), ...statusPages(data, names)],
+    items: [...channels(data, names), ...monitors(data, names), ...windows(data, names, now), ...statusPages(data, names)],
     notices: notices(data),
   };
 }

@@ -4,10 +4,12 @@
  * services or to skip with the reason. References between items (a monitor's channels, a window's
  * monitors) name the source's items by `ref`; apply.ts turns them into Vigil ids as it goes.
  */
-export type ImportKind = "notification_channel" | "monitor" | "maintenance_window" | "status_page" | "group" | "tag";
+import { isTag, MAX_TAGS, TAG_MAX_LENGTH } from "../domain/tags.ts";
+
+export type ImportKind = "group" | "notification_channel" | "monitor" | "maintenance_window" | "status_page";
 
 /** The order items are created in: what is referred to comes first. */
-export const KIND_ORDER: readonly ImportKind[] = ["tag", "group", "notification_channel", "monitor", "maintenance_window", "status_page"];
+export const KIND_ORDER: readonly ImportKind[] = ["group", "notification_channel", "monitor", "maintenance_window", "status_page"];
 
 export interface PlannedItem {
   kind: ImportKind;
@@ -23,6 +25,8 @@ export interface PlannedItem {
   channelRefs?: string[];
   /** refs of monitors (a window's or a page's monitor_ids) */
   monitorRefs?: string[];
+  /** ref of the group a monitor is in (group_id) */
+  groupRef?: string;
   /** set when the item is not created: why */
   skip?: string;
   /** what of the source item was not kept or was changed, said on its line */
@@ -87,6 +91,25 @@ export function fitTimeout(ms: number, intervalSec: number, notes: string[]): nu
   const fitted = Math.max(100, Math.min(60_000, intervalSec * 1000 - 1000, Math.round(ms)));
   if (fitted !== Math.round(ms)) notes.push(`timeout ${Math.round(ms)} ms does not fit Vigil's 100 to 60000 ms below the interval: set to ${fitted} ms`);
   return fitted;
+}
+
+/**
+ * Monitor tags as Vigil takes them (domain/tags.ts): characters a tag may not hold become "-", the
+ * length and count are cut to the limits; what changed or was left out is said in `notes`.
+ */
+export function fitTags(wanted: string[], notes: string[]): string[] {
+  const tags: string[] = [];
+  for (const w of wanted) {
+    const tag = w.trim().replace(/[^\p{L}\p{M}\p{Nd} _.:/-]/gu, "-").slice(0, TAG_MAX_LENGTH).trim();
+    if (!isTag(tag)) {
+      notes.push(`tag "${w}" not kept: it has no letter or digit`);
+      continue;
+    }
+    if (tag !== w.trim()) notes.push(`tag "${w}" kept as "${tag}"`);
+    if (!tags.includes(tag)) tags.push(tag);
+  }
+  if (tags.length > MAX_TAGS) notes.push(`tags ${tags.slice(MAX_TAGS).join(", ")} not kept: a monitor has at most ${MAX_TAGS}`);
+  return tags.slice(0, MAX_TAGS);
 }
 
 /** "1 monitor", "3 monitors". */

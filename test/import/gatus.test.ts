@@ -212,6 +212,10 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
     expect(m.get("socket")!.attributes).toMatchObject({ monitor_type: "websocket", target: "wss://echo.example.com/", ws_send: "status", ws_expect: "served by" });
     expect(m.get("mail")!.attributes).toMatchObject({ monitor_type: "smtp", target: "smtp.example.com:587", smtp_security: "starttls", ssl_expiry_warn_days: 3 });
     expect(m.get("disabled")!.attributes.is_paused).toBe(true);
+    const g = await all(s, "/api/v1/groups");
+    expect(m.get("front-end")!.attributes.group_id).toBe(Number(g.get("core")!.id));
+    expect(m.get("nightly-job")!.attributes.group_id).toBe(Number(g.get("jobs")!.id));
+    expect(m.get("api")!.attributes.group_id).toBeNull();
     expect(m.has("ssh-box")).toBe(false);
     expect(lineOf(out, "monitor", "ssh-box")).toContain("Vigil has no ssh monitor");
   });
@@ -221,7 +225,7 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
     expect(lineOf(out, "monitor", "front-end")).toContain('conditions not kept: "[IP] == 93.184.215.14" (Vigil does not check the resolved address)');
     expect(lineOf(out, "monitor", "api")).toContain('"len([BODY].items) < 5" (Vigil has no length comparison)');
     expect(lineOf(out, "monitor", "front-end")).toContain("slower answers make the monitor degraded, not down");
-    expect(lineOf(out, "monitor", "front-end")).toContain('group "core" not kept');
+    expect(lineOf(out, "group", "core")).toStartWith("created");
   });
 
   test("alerting providers become channels, alerts link them, an override is a channel of its own", async () => {

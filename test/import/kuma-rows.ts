@@ -59,7 +59,8 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
   const monitors: Record<string, number> = {};
   const base = { user_id: 1, active: 1, interval: 60, maxretries: 0, weight: 2000, created_date: "2024-05-01 10:00:00" };
   const add = (name: string, row: Row) => (monitors[name] = insertRow(db, "monitor", { ...base, name, ...row }));
-  add("Production", { type: "group" });
+  add("Production", { type: "group", description: "customer-facing" });
+  add("Databases", { type: "group", parent: monitors.Production! });
   add("API health", {
     type: "http", url: `${target}/health`, method: "POST", body: '{"probe":true}', http_body_encoding: "json", headers: '{"X-Env":"prod"}',
     accepted_statuscodes_json: '["200-299","301"]', ignore_tls: 1, maxredirects: 0, interval: 30, timeout: 12, maxretries: 3,
@@ -73,7 +74,7 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
   if (v2) add("Web DNS", { type: "dns", hostname: "www.example.com", dns_resolve_type: "A", dns_resolve_server: "9.9.9.9", port: 5353, conditions: JSON.stringify([{ type: "expression", variable: "record", operator: "equals", value: "93.184.215.14", andOr: "and" }]) });
   add("Nightly backup", { type: "push", push_token: "kumaPushToken123", interval: 86400 });
   add("Web container", { type: "docker", docker_container: "web", docker_host: dockerHost });
-  add("Main DB", { type: "postgres", database_connection_string: "postgres://app:s3cret@db.internal:5432/app?sslmode=require", database_query: "SELECT 1" });
+  add("Main DB", { type: "postgres", parent: monitors.Databases!, database_connection_string: "postgres://app:s3cret@db.internal:5432/app?sslmode=require", database_query: "SELECT 1" });
   add("Shop DB", { type: "mysql", database_connection_string: "mysql://shop:myPass@mysql.internal:3306/shop" });
   add("Cache", { type: "redis", database_connection_string: "redis://default:redisPass@cache.internal:6379" });
   add("gRPC", { type: "grpc-keyword", grpc_url: "grpc.internal:50051", grpc_enable_tls: 0, grpc_service_name: "Health", grpc_method: "Check", keyword: "SERVING" });
@@ -88,7 +89,10 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
   }
 
   const tag = insertRow(db, "tag", { name: "env", color: "#059669" });
+  const team = insertRow(db, "tag", { name: "team#web", color: "#2563eb" });
   insertRow(db, "monitor_tag", { monitor_id: monitors["API health"]!, tag_id: tag, value: "prod" });
+  insertRow(db, "monitor_tag", { monitor_id: monitors["API health"]!, tag_id: team, value: "" });
+  insertRow(db, "monitor_tag", { monitor_id: monitors.Homepage!, tag_id: tag, value: "prod" });
 
   const notifications: Record<string, number> = {};
   for (const n of NOTIFICATIONS) {

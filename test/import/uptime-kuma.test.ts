@@ -72,11 +72,9 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(lineOf(out, "monitor", "Game server")).toContain("Vigil has no steam monitor");
     expect(lineOf(out, "monitor", "Broker")).toContain("Vigil has no mqtt monitor");
     expect(lineOf(out, "monitor", "Must be down")).toContain("upside-down");
-    expect(lineOf(out, "group", "Production")).toContain("skipped");
-    expect(lineOf(out, "group", "Production")).toContain("no monitor groups yet");
-    expect(lineOf(out, "tag", "env")).toContain("no monitor tags yet");
-    expect(lineOf(out, "monitor", "API health")).toContain('group "Production" not kept');
-    expect(lineOf(out, "monitor", "API health")).toContain("tags env:prod not kept");
+    expect(lineOf(out, "group", "Production")).toStartWith("created");
+    expect(lineOf(out, "group", "Databases")).toContain(`inside group "Production" in Kuma: Vigil's groups are not nested`);
+    expect(lineOf(out, "monitor", "API health")).toContain('tag "team#web" kept as "team-web"');
     expect(out).toContain("note: retries: Kuma marks a monitor down after its own number of retries (0 on");
   });
 
@@ -109,6 +107,15 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(lineOf(out, "monitor", "gRPC")).toContain("Vigil asks grpc.health.v1.Health/Check");
     expect(m.get("Old API")!.attributes.is_paused).toBe(true);
     for (const name of ["Game server", "Broker", "Must be down", "Production"]) expect(m.has(name)).toBe(false);
+    // group monitors are groups; Kuma's parent is the group a monitor is in; tags are name:value
+    const g = await all(s, "/api/v1/groups");
+    expect(g.get("Production")!.attributes).toMatchObject({ description: "customer-facing", monitor_count: 1 });
+    expect(api.group_id).toBe(Number(g.get("Production")!.id));
+    expect(m.get("Main DB")!.attributes.group_id).toBe(Number(g.get("Databases")!.id));
+    expect(m.get("Router")!.attributes.group_id).toBeNull();
+    expect(api.tags).toEqual(["env:prod", "team-web"]);
+    expect(m.get("Homepage")!.attributes.tags).toEqual(["env:prod"]);
+    expect((await s.api("GET", "/api/v1/monitors?tag=env:prod")).json.data.length).toBe(2);
     if (version === "2.x") {
       expect(m.get("Mail server")!.attributes).toMatchObject({ monitor_type: "smtp", target: "mail.example.com:587", smtp_security: "starttls" });
       expect(m.get("Socket")!.attributes).toMatchObject({ monitor_type: "websocket", target: "wss://ws.example.com/socket" });
