@@ -192,7 +192,7 @@ function statusPages(data: KumaData, names: NameBook): PlannedItem[] {
     const domain = data.statusPageDomains.find((d) => Number(d.status_page_id) === Number(p.id));
     if (domain && str(domain.domain)) a.custom_domain = str(domain.domain)!.toLowerCase();
     const sections = data.groups.filter((g) => Number(g.status_page_id) === Number(p.id));
-    if (sections.length > 1) notes.push(`its ${sections.length} sections (${sections.map((s) => s.name).join(", ")}) shown as one list`);
+    if (sections.length > 1) notes.push(`its ${sections.length} sections (${sections.map((s) => s.name).join(", ")}) not kept: a Vigil page shows its monitors by the group each is in`);
     for (const [col, what] of [["footer_text", "footer"], ["custom_css", "custom CSS"], ["analytics_id", "analytics"], ["icon", "icon"]] as const) {
       if (str(p[col]) && !(col === "icon" && p.icon === "/icon.svg")) notes.push(`${what} not kept`);
     }

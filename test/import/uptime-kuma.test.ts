@@ -190,7 +190,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(p).toMatchObject({ slug: "public", public_theme: "dark", description: "Our services", is_enabled: true, custom_domain: "status.example.com" });
     expect(p.monitor_ids).toEqual(["API health", "Homepage", "Postgres port"].map((n) => Number(m.get(n)!.id)));
     const line = lineOf(out, "status page", "Public status");
-    expect(line).toContain("its 2 sections (Services, Infrastructure) shown as one list");
+    expect(line).toContain("its 2 sections (Services, Infrastructure) not kept: a Vigil page shows its monitors by the group each is in");
     expect(line).toContain("footer not kept");
     expect(line).toContain(`monitors not imported, so not linked: "Game server" (monitor`);
   });
