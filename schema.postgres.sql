@@ -150,6 +150,7 @@ CREATE TABLE monitor_region_states (
   last_checked_at   bigint  NOT NULL,
   consecutive_down  bigint   NOT NULL DEFAULT 0,
   last_check_id     bigint ,
+  last_latency_ms   bigint ,          -- of the region's last check, for /metrics (migration 028)
   PRIMARY KEY (monitor_id, region)
 );
 

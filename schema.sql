@@ -156,6 +156,7 @@ CREATE TABLE monitor_region_states (
   last_checked_at   INTEGER NOT NULL,
   consecutive_down  INTEGER NOT NULL DEFAULT 0,
   last_check_id     INTEGER,
+  last_latency_ms   INTEGER,          -- of the region's last check, for /metrics (migration 028)
   PRIMARY KEY (monitor_id, region)
 ) WITHOUT ROWID;
 

@@ -81,6 +81,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
       last_checked_at: result.checked_at,
       consecutive_down: result.status === "down" ? (prev?.last_status === "down" ? prev.consecutive_down : 0) + 1 : 0,
       last_check_id: checkId,
+      last_latency_ms: result.latency_ms,
     });
   }
 

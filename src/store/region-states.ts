@@ -1,8 +1,9 @@
 import type { Db } from "./database.ts";
 import { inCodePointOrder } from "./text-match.ts";
+import type { Selectable } from "kysely";
 import type { MonitorRegionStatesTable } from "./tables.ts";
 
-export type RegionStateRow = MonitorRegionStatesTable;
+export type RegionStateRow = Selectable<MonitorRegionStatesTable>;
 
 /** Every region's view of one monitor (what the consensus rule reads). */
 export async function listRegionStates(db: Db, monitorId: number): Promise<RegionStateRow[]> {
@@ -23,6 +24,7 @@ export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void
         last_checked_at: s.last_checked_at,
         consecutive_down: s.consecutive_down,
         last_check_id: s.last_check_id,
+        last_latency_ms: s.last_latency_ms,
       }),
     )
     .execute();

@@ -135,6 +135,8 @@ export interface MonitorRegionStatesTable {
   last_checked_at: number;
   consecutive_down: number;
   last_check_id: number | null;
+  /** latency of the region's last check (null: it had none), for /metrics */
+  last_latency_ms: ColumnType<number | null, number | null | undefined, number | null>;
 }
 
 export interface ChecksTable {

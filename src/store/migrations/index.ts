@@ -16,12 +16,14 @@ import m025 from "./025-expiry-alerts.sql" with { type: "text" };
 import m026 from "./026-maintenance-windows.sql" with { type: "text" };
 import m029 from "./029-dependencies-escalation.sql" with { type: "text" };
 import m030 from "./030-groups-tags-updates.sql" with { type: "text" };
+import m033 from "./033-last-latency.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
 import pg026 from "./postgres/026-maintenance-windows.sql" with { type: "text" };
 import pg029 from "./postgres/029-dependencies-escalation.sql" with { type: "text" };
 import pg030 from "./postgres/030-groups-tags-updates.sql" with { type: "text" };
+import pg033 from "./postgres/033-last-latency.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -49,6 +51,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   // 27-28 were held for parallel work that needed no migration in the end
   { version: 29, name: "dependencies-escalation", sql: m029 },
   { version: 30, name: "groups-tags-updates", sql: m030 },
+  { version: 33, name: "last-latency", sql: m033 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -66,4 +69,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 26, name: "maintenance-windows", sql: pg026 },
   { version: 29, name: "dependencies-escalation", sql: pg029 },
   { version: 30, name: "groups-tags-updates", sql: pg030 },
+  { version: 33, name: "last-latency", sql: pg033 },
 ];
