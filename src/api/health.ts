@@ -6,13 +6,15 @@ import { insufficientScope, unauthorized } from "../http/errors.ts";
 import { stateFor } from "../http/request-state.ts";
 import { errorResponse, standardHeaders } from "../http/respond.ts";
 import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
+import { monitorMetricsText, readMonitorMetrics } from "../services/monitor-metrics.ts";
 
 /**
  * /healthz: the process answers (liveness). /readyz: the store takes a write and every service
  * says it is ready (readiness, for load balancers and orchestrators), and where this instance
  * stands among those sharing the database: leader or not, how many monitors it checks. /metrics: Prometheus text,
  * for a token with `metrics:read` unless `--metrics-public` is set; such a token meets the API's
- * plan rule and rate limit, and its scrapes count against its account's window.
+ * plan rule and rate limit, its scrapes count against its account's window, and its per-monitor
+ * series are its account's monitors only (--metrics-public: every account's).
  */
 /** a write refused for storage this recently keeps the instance not ready, though a probe write fits */
 const RECENT_REFUSAL_MS = 10_000;
@@ -39,17 +41,41 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
       return Response.json({ status: problems.length ? "not_ready" : "ready", problems, cluster }, { status: problems.length ? 503 : 200 });
     })
     .get("/metrics", async ({ request }) => {
-      const body = async () => ctx.metrics.registry.metrics();
-      if (ctx.config.metricsPublic) return new Response(await body(), { headers: { "content-type": ctx.metrics.registry.contentType } });
       const state = stateFor(request);
       try {
+        if (ctx.config.metricsPublic) return new Response(await metricsBody(ctx, null), { headers: { "content-type": ctx.metrics.registry.contentType } });
         const token = bearerToken(request.headers.get("authorization"));
         if (!token) throw unauthorized("send a token with scope metrics:read, or start with --metrics-public");
         const found = await admitApiToken(ctx, state, token);
         if (!found.token.scopes.split(",").includes("metrics:read")) throw insufficientScope("metrics:read");
+        return new Response(await metricsBody(ctx, found.account.id), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
       } catch (err) {
         return errorResponse(state, err, log, request.method, "/metrics");
       }
-      return new Response(await body(), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
     });
+}
+
+/**
+ * prom-client's registry, then the per-monitor series (README "Per-monitor metrics") of one account
+ * (a token's) or of every account (--metrics-public; null). Those are read before the answer starts,
+ * so a database that cannot be read is an error status, never a cut text; then the text is written
+ * as the client takes it, a chunk at a time. A probe has no monitors of its own: the leader shows them.
+ */
+async function metricsBody(ctx: AppContext, accountId: number | null): Promise<ReadableStream<Uint8Array>> {
+  const registry = await ctx.metrics.registry.metrics();
+  const monitors = ctx.config.role === "leader" ? monitorMetricsText(await readMonitorMetrics(ctx, accountId)) : [][Symbol.iterator]();
+  const encoder = new TextEncoder();
+  let first = true;
+  return new ReadableStream({
+    pull(controller) {
+      if (first) {
+        first = false;
+        controller.enqueue(encoder.encode(registry.endsWith("\n") || registry === "" ? registry : `${registry}\n`));
+        return;
+      }
+      const next = monitors.next();
+      if (next.done) controller.close();
+      else controller.enqueue(encoder.encode(next.value));
+    },
+  });
 }

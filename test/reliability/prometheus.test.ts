@@ -5,10 +5,13 @@
  * is not installed: `apt-get install prometheus`, as .ci/run does), no gauge or histogram carries
  * the counters' `_total` suffix, and the series added for the issue are there with their types and
  * values: heartbeat checks in vigil_checks_total, open incidents, alert deliveries by result,
- * skipped runs as a counter, the saturation figures.
+ * skipped runs as a counter, the saturation figures. Issue 23 point 5: the per-monitor series are in
+ * the same text, of every account's monitors (--metrics-public), promtool accepting names with
+ * quotes, backslashes, line feeds, tabs, non-ASCII characters and a lone UTF-16 surrogate.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { parseSamples, samplesOf } from "../helpers/prometheus.ts";
+import { makeAccount, startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 import { startReceiver, type Receiver } from "../notify/helpers.ts";
 
@@ -20,6 +23,9 @@ let target: HttpTarget;
 let taker: Receiver;
 let refuser: Receiver;
 let text = "";
+/** what a name may hold that the text format must escape or carry as UTF-8; the surrogate becomes U+FFFD */
+const ODD_NAME = 'Café "prod" \\ api\nline two\t✓ 日本 \ud800';
+const ids: Record<string, number> = {};
 
 beforeAll(async () => {
   target = await startHttpTarget({ "/ok": () => new Response("fine") });
@@ -29,6 +35,9 @@ beforeAll(async () => {
   const channel = async (name: string, url: string) => Number((await s.api("POST", "/api/v1/notification-channels", { name, channel_type: "webhook", url })).json.data.id);
   const channels = [await channel("takes it", `${taker.url}/hook`), await channel("refuses it", `${refuser.url}/hook`)];
   expect((await s.api("POST", "/api/v1/monitors", { name: "site", monitor_type: "http", target: `${target.url}/ok`, interval_sec: 60, timeout_ms: 2000 })).status).toBe(201);
+  ids.odd = Number((await s.api("POST", "/api/v1/monitors", { name: ODD_NAME, monitor_type: "http", target: `${target.url}/ok`, interval_sec: 60, timeout_ms: 2000 })).json.data.id);
+  const other = await makeAccount(s.ctx, "second");
+  ids.theirs = Number((await s.api("POST", "/api/v1/monitors", { name: "theirs", monitor_type: "http", target: `${target.url}/ok`, interval_sec: 60, timeout_ms: 2000, is_paused: true }, { token: other.token })).json.data.id);
   const hb = (await s.api("POST", "/api/v1/monitors", { name: "job", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 1000, notification_channel_ids: channels })).json.data;
   const token = hb.attributes.heartbeat_token as string;
   for (const suffix of ["", "", "/fail"]) expect((await fetch(`${s.url}/h/${token}${suffix}`, { method: "POST" })).status).toBe(200);
@@ -38,6 +47,7 @@ beforeAll(async () => {
     return rows.length === 2 && rows.every((r) => r.status === "delivered" || r.status === "failed");
   })).toBe(true);
   expect(await waitFor(async () => (await s.ctx.db.selectFrom("checks").select("id").where("monitor_id", "!=", Number(hb.id)).execute()).length > 0)).toBe(true);
+  expect(await waitFor(async () => (await s.api("GET", `/api/v1/monitors/${ids.odd}`)).json.data.attributes.last_status === "up")).toBe(true);
   const res = await fetch(`${s.url}/metrics`);
   expect(res.status).toBe(200);
   text = await res.text();
@@ -89,4 +99,14 @@ test("the series added for issue 19, with their types and values", () => {
   expect(value('vigil_alert_deliveries_total{result="retry"}')).toBe(0);
   expect(value("vigil_scheduler_runs_skipped_total")).toBe(0);
   expect(value("vigil_scheduler_saturated")).toBe(0);
+});
+
+test("the per-monitor series: every account's monitors with --metrics-public, a name needing escapes read back whole", () => {
+  const t = types();
+  for (const f of ["vigil_monitor_up", "vigil_monitor_status", "vigil_monitor_latency_seconds", "vigil_monitor_cert_expiry_timestamp_seconds"]) expect(t.get(f)).toBe("gauge");
+  const samples = parseSamples(text);
+  const status = samplesOf(samples, "vigil_monitor_status");
+  expect(status.map((x) => x.labels.account).sort()).toEqual(["default", "default", "default", "second"]);
+  expect(samplesOf(samples, "vigil_monitor_status", { id: String(ids.theirs) }).map((x) => [x.labels, x.value])).toEqual([[{ account: "second", id: String(ids.theirs), name: "theirs", type: "http", region: "" }, 4]]);
+  expect(samplesOf(samples, "vigil_monitor_up", { id: String(ids.odd) }).map((x) => [x.labels.name, x.value])).toEqual([[ODD_NAME.replace("\ud800", "\ufffd"), 1]]);
 });

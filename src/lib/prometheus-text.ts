@@ -1,0 +1,20 @@
+/**
+ * Pieces of Prometheus's text exposition format (version 0.0.4) for series written by hand rather
+ * than through prom-client's registry: too many to keep as registry children (README "Per-monitor
+ * metrics").
+ */
+
+/**
+ * A label value as the format wants it between its double quotes: backslash, double quote and line
+ * feed escaped, everything else (any Unicode) left as it is, sent as UTF-8.
+ *
+ * @example labelValue('say "hi"\\n') // 'say \\"hi\\"\\\\n'
+ */
+export function labelValue(s: string): string {
+  return /[\\"\n]/.test(s) ? s.replace(/[\\"\n]/g, (c) => (c === "\n" ? "\\n" : `\\${c}`)) : s;
+}
+
+/** The `# HELP` and `# TYPE` lines of a family, once before its samples. */
+export function familyHeader(name: string, type: "gauge" | "counter", help: string): string {
+  return `# HELP ${name} ${help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n# TYPE ${name} ${type}\n`;
+}
