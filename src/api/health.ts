@@ -67,15 +67,18 @@ async function metricsBody(ctx: AppContext, accountId: number | null): Promise<R
   const encoder = new TextEncoder();
   let first = true;
   return new ReadableStream({
-    pull(controller) {
+    async pull(controller) {
       if (first) {
         first = false;
         controller.enqueue(encoder.encode(registry.endsWith("\n") || registry === "" ? registry : `${registry}\n`));
         return;
       }
       const next = monitors.next();
-      if (next.done) controller.close();
-      else controller.enqueue(encoder.encode(next.value));
+      if (next.done) return controller.close();
+      controller.enqueue(encoder.encode(next.value));
+      // a turn of the event loop between chunks: a fast client would otherwise take the whole text
+      // in one go, and pings and API requests would wait for it
+      await new Promise((resolve) => setImmediate(resolve));
     },
   });
 }
