@@ -65,9 +65,9 @@ export function outsidePaths(opts: { heartbeatUrl: string; metricsPublic: boolea
   const servers = [{ url: opts.heartbeatUrl, description: "the heartbeat URL (--heartbeat-url)" }];
   const metricsBody = { "text/plain": { schema: { type: "string", description: "Prometheus text exposition format" } } };
   const metrics = opts.metricsPublic
-    ? { security: [], responses: { 200: { description: "the metrics (--metrics-public: no token needed)", content: metricsBody } } }
+    ? { security: [], responses: { 200: { description: "the metrics (--metrics-public: no token needed), the per-monitor series of every account", content: metricsBody } } }
     : {
-        description: "Requires scope `metrics:read` (or start the instance with --metrics-public). The token is admitted as on /api/v1: plan rule and the account's rate limit.",
+        description: "Requires scope `metrics:read` (or start the instance with --metrics-public). The token is admitted as on /api/v1: plan rule and the account's rate limit. The per-monitor series (vigil_monitor_*) are the token's account's monitors.",
         responses: responsesOf(
           { 200: { description: "the metrics", headers: headers(["X-Request-Id", ...RATE_LIMIT_HEADERS]), content: metricsBody } },
           ["Unauthorized", "Forbidden", "RateLimited", "InternalError", "StorageUnavailable"],
