@@ -6,6 +6,8 @@ import { insufficientScope, unauthorized } from "../http/errors.ts";
 import { stateFor } from "../http/request-state.ts";
 import { errorResponse, standardHeaders } from "../http/respond.ts";
 import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
+import type { Logger } from "../lib/logger.ts";
+import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import { monitorMetricsText, readMonitorMetrics } from "../services/monitor-metrics.ts";
 
 /**
@@ -43,12 +45,12 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
     .get("/metrics", async ({ request }) => {
       const state = stateFor(request);
       try {
-        if (ctx.config.metricsPublic) return new Response(await metricsBody(ctx, null), { headers: { "content-type": ctx.metrics.registry.contentType } });
+        if (ctx.config.metricsPublic) return new Response(await metricsBody(ctx, log, null), { headers: { "content-type": ctx.metrics.registry.contentType } });
         const token = bearerToken(request.headers.get("authorization"));
         if (!token) throw unauthorized("send a token with scope metrics:read, or start with --metrics-public");
         const found = await admitApiToken(ctx, state, token);
         if (!found.token.scopes.split(",").includes("metrics:read")) throw insufficientScope("metrics:read");
-        return new Response(await metricsBody(ctx, found.account.id), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
+        return new Response(await metricsBody(ctx, log, found.account.id), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
       } catch (err) {
         return errorResponse(state, err, log, request.method, "/metrics");
       }
@@ -58,12 +60,23 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
 /**
  * prom-client's registry, then the per-monitor series (README "Per-monitor metrics") of one account
  * (a token's) or of every account (--metrics-public; null). Those are read before the answer starts,
- * so a database that cannot be read is an error status, never a cut text; then the text is written
- * as the client takes it, a chunk at a time. A probe has no monitors of its own: the leader shows them.
+ * so a read that fails never cuts the text; then the text is written as the client takes it, a chunk
+ * at a time. While the database cannot be read they are left out and the instance's own figures are
+ * served: those (results held in memory, dropped) are what an operator watches then (README "When the
+ * database is unreachable"). A probe has no monitors of its own: the leader shows them.
  */
-async function metricsBody(ctx: AppContext, accountId: number | null): Promise<ReadableStream<Uint8Array>> {
+async function metricsBody(ctx: AppContext, log: Logger, accountId: number | null): Promise<ReadableStream<Uint8Array>> {
   const registry = await ctx.metrics.registry.metrics();
-  const monitors = ctx.config.role === "leader" ? monitorMetricsText(await readMonitorMetrics(ctx, accountId)) : [][Symbol.iterator]();
+  let monitors: Iterator<string> = [].values();
+  if (ctx.config.role === "leader") {
+    try {
+      monitors = monitorMetricsText(await readMonitorMetrics(ctx, accountId));
+    } catch (err) {
+      const kind = storageFailure(err);
+      if (!kind) throw err;
+      logStorageFailure(log, kind, { path: "/metrics" });
+    }
+  }
   const encoder = new TextEncoder();
   let first = true;
   return new ReadableStream({

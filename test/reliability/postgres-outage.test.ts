@@ -4,7 +4,8 @@
  * cut) while API requests, pings and checks against a local HTTP target go on. Meanwhile the API
  * answers 503 storage_unavailable with Retry-After, never a 500; /readyz says not ready; checks keep
  * running and their results wait in memory. When the cluster is started again, everything resumes
- * without a restart, and every check the target saw is in the database.
+ * without a restart, and every check the target saw is in the database. /metrics keeps serving the
+ * instance's own figures meanwhile, without the per-monitor series, which come back with the database.
  *
  * PostgreSQL only: SQLite's counterpart, a full disk, is test/reliability/disk-full.test.ts.
  */
@@ -161,10 +162,16 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("PostgreSQL out
         expect(await waitFor(async () => (await metric(s, "vigil_check_results_dropped_total")) >= 1, { timeoutMs: 30_000 })).toBe(true);
         expect(await metric(s, "vigil_check_results_held")).toBeLessThanOrEqual(2);
         expect(s.logs.some((l) => l.msg === "check results dropped: more were held than the bound while the database could not be reached" && l.level === "error")).toBe(true);
+        // the per-monitor series (README "Per-monitor metrics") cannot be read: left out, the rest is served
+        const res = await fetch(`${s.url}/metrics`);
+        expect(res.status).toBe(200);
+        expect(await res.text()).not.toContain("vigil_monitor_status");
       } finally {
         await pg.startServer();
       }
       expect(await waitFor(async () => (await metric(s, "vigil_check_results_held")) === 0, { timeoutMs: 30_000 })).toBe(true);
+      const back = await (await fetch(`${s.url}/metrics`)).text();
+      expect(back.split("\n").filter((l) => l.startsWith("vigil_monitor_status{")).length).toBe(MONITORS);
     } finally {
       await s.stop();
     }
