@@ -4,7 +4,7 @@
  * PostgreSQL, checking real HTTP targets and alerting a real webhook.
  *
  * - what one instance writes, the other reads and acts on (a monitor made or resumed on one is
- *   checked by whichever instance its share falls to);
+ *   checked by whichever instance its share falls to); both show every monitor in /metrics;
  * - each monitor is checked by exactly one instance: over a window, every monitor's checks come at
  *   its interval, never two close together, and the instances' shares add up to every monitor;
  * - kill -9 of an instance: the other checks its monitors within 15 s;
@@ -192,6 +192,12 @@ describe.skipIf(TEST_ENGINE !== "postgres" || !postgresAvailable("cluster tests 
       for (const s of shares) expect(s.monitors).toBeGreaterThan(0);
       // exactly one leader, and both name it
       expect(shares.filter((s) => s.leader).length).toBe(1);
+      // each checks its share, and both show every monitor's state in /metrics (README "Per-monitor metrics")
+      const states = await Promise.all(
+        c.servers.map(async (s) => (await (await fetch(s.url + "/metrics")).text()).split("\n").filter((l) => l.startsWith("vigil_monitor_status{")).sort()),
+      );
+      expect(states[0]!.length).toBe(N + 1);
+      expect(states[1]).toEqual(states[0]!);
 
       // a window of steady state: each monitor's checks come one interval apart, from one instance
       const from = Date.now();
