@@ -11,14 +11,14 @@ import { accountNames, monitorMetricsPage, regionLatencies, type MonitorMetricsR
  */
 
 /** vigil_monitor_status's value for each state; a paused monitor is `paused` whatever its last state. */
-export const MONITOR_STATUS_CODES: Readonly<Record<MonitorState | "paused", number>> = { down: 0, up: 1, degraded: 2, unknown: 3, paused: 4 };
+const MONITOR_STATUS_CODES: Readonly<Record<MonitorState | "paused", number>> = { down: 0, up: 1, degraded: 2, unknown: 3, paused: 4 };
 
 /** monitors read a statement */
 const PAGE = 5000;
 /** characters a chunk of the response, about */
 const CHUNK = 64 * 1024;
 
-/** One scrape's view of the monitors: compact, so 100,000 of them cost a few megabytes. */
+/** One scrape's view of the monitors: a string and a few numbers each, no row kept. */
 export interface MonitorMetricsView {
   /** each monitor's labels but the region: account, id, name, type */
   labels: string[];
