@@ -9,7 +9,8 @@
  * server checks nothing meanwhile. `vigil serve --metrics-public` runs on it; once its start-up work
  * settles, /metrics is scraped `scrapes` times one after the other, as Prometheus does: time until the
  * whole body is read (p50, p99), its bytes, the server's CPU per scrape and its RSS, and /healthz asked
- * every 5 ms meanwhile from another process (how long a scrape holds the server's event loop). References in the same run:
+ * every 5 ms meanwhile from another process (how long a scrape holds the server's event loop; the
+ * same for a second with nothing else asked, before the scrapes, for comparison). References in the same run:
  * - a bare Bun.serve answering the same body (what moving those bytes costs on this box);
  * - prom-client itself with the same series as Gauge children (the design left aside: a child per
  *   monitor and family, set on every check): its registry.metrics() time, bytes and RSS, and the cost
@@ -107,6 +108,8 @@ const lat = [];
 let rssPeak = 0;
 let running = true;
 process.on("SIGTERM", () => { running = false; });
+// this process's own first requests are slow (its start, the connection): not the server's
+for (let i = 0; i < 50; i++) await (await fetch(process.env.URL + "/healthz")).text();
 console.log("health ready");
 while (running) {
   const t = performance.now();
@@ -208,6 +211,10 @@ export async function main(args: string[]): Promise<number> {
           await waitIdle(vigil.pid);
           // one scrape first: the statements' plans and caches, as on a server scraped for a while
           await (await fetch(`${vigil.url}/metrics`)).text();
+          // the same prober with nothing else asked: the server's delay at rest, for comparison
+          const resting = await healthProbe(vigil.url, vigil.pid);
+          await Bun.sleep(1000);
+          const idle = await resting.stop();
           const rssBefore = rssBytes(vigil.pid);
           const cpu0 = cpuSeconds(vigil.pid);
           const dbCpu0 = engine.cpuSeconds();
@@ -220,7 +227,7 @@ export async function main(args: string[]): Promise<number> {
           const perMonitor = Object.values(counts).reduce((a, b) => a + b, 0);
           const monitorBytes = Buffer.byteLength(run.body.slice(run.body.indexOf("# HELP vigil_monitor_up ")));
           console.log(`vigil: ${fmt(run.bytes)} bytes (${fmt(monitorBytes)} of them the ${fmt(perMonitor)} per-monitor series: ${Object.entries(counts).map(([k, v]) => `${k.replace("vigil_monitor_", "")} ${fmt(v)}`).join(", ")})`);
-          console.log(`vigil: scrape p50 ${fmt(run.p50, 1)} ms, p99 ${fmt(run.p99, 1)} ms; server CPU ${fmt(cpuMs, 1)} ms a scrape${o.engine === "postgres" ? ` (+ PostgreSQL's ${fmt(dbCpuMs, 1)} ms)` : ""}; /healthz meanwhile p99 ${fmt(h.p99, 1)} ms, max ${fmt(h.max, 1)} ms; RSS ${fmt(rssBefore / 1048576)} MiB before, peak ${fmt(h.rssPeak / 1048576)} MiB`);
+          console.log(`vigil: scrape p50 ${fmt(run.p50, 1)} ms, p99 ${fmt(run.p99, 1)} ms; server CPU ${fmt(cpuMs, 1)} ms a scrape${o.engine === "postgres" ? ` (+ PostgreSQL's ${fmt(dbCpuMs, 1)} ms)` : ""}; /healthz meanwhile p99 ${fmt(h.p99, 1)} ms, max ${fmt(h.max, 1)} ms (at rest ${fmt(idle.p99, 1)} / ${fmt(idle.max, 1)} ms); RSS ${fmt(rssBefore / 1048576)} MiB before, peak ${fmt(h.rssPeak / 1048576)} MiB`);
 
           const bodyFile = join(dir, "body.txt");
           await Bun.write(bodyFile, run.body);
@@ -242,7 +249,7 @@ export async function main(args: string[]): Promise<number> {
             `reference, prom-client with the same series as Gauge children: registry.metrics() p50 ${fmt(pc.p50, 1)} ms, p99 ${fmt(pc.p99, 1)} ms, ${fmt(pc.bytes)} bytes of them; children ${fmt(pc.rssMiB)} MiB RSS; set() ${fmt(pc.updateUs, 2)} µs per update`,
           );
           rows.push(
-            `| ${fmt(n)} | ${fmt(perMonitor)} | ${fmt(run.bytes)} | **${fmt(run.p50, 1)} / ${fmt(run.p99, 1)}** | ${fmt(cpuMs, 1)}${o.engine === "postgres" ? ` + ${fmt(dbCpuMs, 1)}` : ""} | ${fmt(h.p99, 1)} / ${fmt(h.max, 1)} | ${fmt(rssBefore / 1048576)} / ${fmt(h.rssPeak / 1048576)} | ${fmt(bareRun.p50, 1)} / ${fmt(bareRun.p99, 1)} | ${fmt(pc.p50, 1)} / ${fmt(pc.p99, 1)} (${fmt(pc.rssMiB)} MiB, set ${fmt(pc.updateUs, 2)} µs) |`,
+            `| ${fmt(n)} | ${fmt(perMonitor)} | ${fmt(run.bytes)} | **${fmt(run.p50, 1)} / ${fmt(run.p99, 1)}** | ${fmt(cpuMs, 1)}${o.engine === "postgres" ? ` + ${fmt(dbCpuMs, 1)}` : ""} | ${fmt(h.p99, 1)} / ${fmt(h.max, 1)} (at rest ${fmt(idle.p99, 1)} / ${fmt(idle.max, 1)}) | ${fmt(rssBefore / 1048576)} / ${fmt(h.rssPeak / 1048576)} | ${fmt(bareRun.p50, 1)} / ${fmt(bareRun.p99, 1)} | ${fmt(pc.p50, 1)} / ${fmt(pc.p99, 1)} (${fmt(pc.rssMiB)} MiB, set ${fmt(pc.updateUs, 2)} µs) |`,
           );
         } finally {
           await vigil.stop();

@@ -14,7 +14,7 @@ import { accountNames, monitorMetricsPage, regionLatencies, type MonitorMetricsR
 const MONITOR_STATUS_CODES: Readonly<Record<MonitorState | "paused", number>> = { down: 0, up: 1, degraded: 2, unknown: 3, paused: 4 };
 
 /** monitors read a statement */
-const PAGE = 5000;
+const PAGE = 2000;
 /** characters a chunk of the response, about */
 const CHUNK = 64 * 1024;
 
