@@ -8,9 +8,10 @@
  * bench starts by `vigil migrate` with `--engine postgres`. The monitors are due in a day, so the
  * server checks nothing meanwhile. `vigil serve --metrics-public` runs on it; once its start-up work
  * settles, /metrics is scraped `scrapes` times one after the other, as Prometheus does: time until the
- * whole body is read (p50, p99), its bytes, the server's CPU per scrape and its RSS, and /healthz asked
- * every 5 ms meanwhile from another process (how long a scrape holds the server's event loop; the
- * same for a second with nothing else asked, before the scrapes, for comparison). References in the same run:
+ * whole body is read (p50, p99), its bytes, the server's CPU per scrape and its RSS (before, at its
+ * peak, and 10 s after the last scrape), and /healthz asked every 5 ms meanwhile from another process
+ * (how long a scrape holds the server's event loop; the same for a second with nothing else asked,
+ * before the scrapes, for comparison). References in the same run:
  * - a bare Bun.serve answering the same body (what moving those bytes costs on this box);
  * - prom-client itself with the same series as Gauge children (the design left aside: a child per
  *   monitor and family, set on every check): its registry.metrics() time, bytes and RSS, and the cost
@@ -223,11 +224,14 @@ export async function main(args: string[]): Promise<number> {
           const h = await health.stop();
           const cpuMs = ((cpuSeconds(vigil.pid) - cpu0) * 1000) / o.scrapes;
           const dbCpuMs = ((engine.cpuSeconds() - dbCpu0) * 1000) / o.scrapes;
+          // does the memory a scrape takes come back once the scrapes stop
+          await Bun.sleep(10_000);
+          const rssAfter = rssBytes(vigil.pid);
           const counts = seriesCounts(run.body);
           const perMonitor = Object.values(counts).reduce((a, b) => a + b, 0);
           const monitorBytes = Buffer.byteLength(run.body.slice(run.body.indexOf("# HELP vigil_monitor_up ")));
           console.log(`vigil: ${fmt(run.bytes)} bytes (${fmt(monitorBytes)} of them the ${fmt(perMonitor)} per-monitor series: ${Object.entries(counts).map(([k, v]) => `${k.replace("vigil_monitor_", "")} ${fmt(v)}`).join(", ")})`);
-          console.log(`vigil: scrape p50 ${fmt(run.p50, 1)} ms, p99 ${fmt(run.p99, 1)} ms; server CPU ${fmt(cpuMs, 1)} ms a scrape${o.engine === "postgres" ? ` (+ PostgreSQL's ${fmt(dbCpuMs, 1)} ms)` : ""}; /healthz meanwhile p99 ${fmt(h.p99, 1)} ms, max ${fmt(h.max, 1)} ms (at rest ${fmt(idle.p99, 1)} / ${fmt(idle.max, 1)} ms); RSS ${fmt(rssBefore / 1048576)} MiB before, peak ${fmt(h.rssPeak / 1048576)} MiB`);
+          console.log(`vigil: scrape p50 ${fmt(run.p50, 1)} ms, p99 ${fmt(run.p99, 1)} ms; server CPU ${fmt(cpuMs, 1)} ms a scrape${o.engine === "postgres" ? ` (+ PostgreSQL's ${fmt(dbCpuMs, 1)} ms)` : ""}; /healthz meanwhile p99 ${fmt(h.p99, 1)} ms, max ${fmt(h.max, 1)} ms (at rest ${fmt(idle.p99, 1)} / ${fmt(idle.max, 1)} ms); RSS ${fmt(rssBefore / 1048576)} MiB before, peak ${fmt(h.rssPeak / 1048576)} MiB, ${fmt(rssAfter / 1048576)} MiB 10 s after`);
 
           const bodyFile = join(dir, "body.txt");
           await Bun.write(bodyFile, run.body);
@@ -249,7 +253,7 @@ export async function main(args: string[]): Promise<number> {
             `reference, prom-client with the same series as Gauge children: registry.metrics() p50 ${fmt(pc.p50, 1)} ms, p99 ${fmt(pc.p99, 1)} ms, ${fmt(pc.bytes)} bytes of them; children ${fmt(pc.rssMiB)} MiB RSS; set() ${fmt(pc.updateUs, 2)} µs per update`,
           );
           rows.push(
-            `| ${fmt(n)} | ${fmt(perMonitor)} | ${fmt(run.bytes)} | **${fmt(run.p50, 1)} / ${fmt(run.p99, 1)}** | ${fmt(cpuMs, 1)}${o.engine === "postgres" ? ` + ${fmt(dbCpuMs, 1)}` : ""} | ${fmt(h.p99, 1)} / ${fmt(h.max, 1)} (at rest ${fmt(idle.p99, 1)} / ${fmt(idle.max, 1)}) | ${fmt(rssBefore / 1048576)} / ${fmt(h.rssPeak / 1048576)} | ${fmt(bareRun.p50, 1)} / ${fmt(bareRun.p99, 1)} | ${fmt(pc.p50, 1)} / ${fmt(pc.p99, 1)} (${fmt(pc.rssMiB)} MiB, set ${fmt(pc.updateUs, 2)} µs) |`,
+            `| ${fmt(n)} | ${fmt(perMonitor)} | ${fmt(run.bytes)} | **${fmt(run.p50, 1)} / ${fmt(run.p99, 1)}** | ${fmt(cpuMs, 1)}${o.engine === "postgres" ? ` + ${fmt(dbCpuMs, 1)}` : ""} | ${fmt(h.p99, 1)} / ${fmt(h.max, 1)} (at rest ${fmt(idle.p99, 1)} / ${fmt(idle.max, 1)}) | ${fmt(rssBefore / 1048576)} / ${fmt(h.rssPeak / 1048576)} / ${fmt(rssAfter / 1048576)} | ${fmt(bareRun.p50, 1)} / ${fmt(bareRun.p99, 1)} | ${fmt(pc.p50, 1)} / ${fmt(pc.p99, 1)} (${fmt(pc.rssMiB)} MiB, set ${fmt(pc.updateUs, 2)} µs) |`,
           );
         } finally {
           await vigil.stop();
@@ -261,7 +265,7 @@ export async function main(args: string[]): Promise<number> {
   } finally {
     await engine.stop();
   }
-  console.log(`\n| monitors | per-monitor series | bytes | scrape p50 / p99 ms | server CPU ms a scrape${o.engine === "postgres" ? " + PostgreSQL's" : ""} | /healthz p99 / max ms during | RSS before / peak MiB | bare Bun.serve, same body, p50 / p99 ms | prom-client children: metrics() p50 / p99 ms |`);
+  console.log(`\n| monitors | per-monitor series | bytes | scrape p50 / p99 ms | server CPU ms a scrape${o.engine === "postgres" ? " + PostgreSQL's" : ""} | /healthz p99 / max ms during | RSS before / peak / 10 s after, MiB | bare Bun.serve, same body, p50 / p99 ms | prom-client children: metrics() p50 / p99 ms |`);
   console.log(`|---|---|---|---|---|---|---|---|---|`);
   for (const r of rows) console.log(r);
   return 0;
