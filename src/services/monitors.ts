@@ -1,5 +1,6 @@
 import type { AppContext } from "../context.ts";
 import type { MonitorType } from "../domain/monitor.ts";
+import { DAY_MS, uptimeOf } from "../domain/uptime.ts";
 import type { MonitorAttributes, SecretAttribute } from "../domain/monitor-schema.ts";
 import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor-validation.ts";
 import { notFound, validationError } from "../http/errors.ts";
@@ -7,6 +8,7 @@ import { randomToken } from "../lib/tokens.ts";
 import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
 import { GroupMissing, ownedGroupIds } from "../store/groups.ts";
 import * as store from "../store/monitors.ts";
+import { recentChecks, uptimeCountsOf, type RecentCheck } from "../store/recent-checks.ts";
 import { uptimeFromRollups } from "../store/rollups.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -94,12 +96,36 @@ function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?
 }
 
 /** A page of the account's monitors, id ascending. */
-export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
-  const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window);
+export type { MonitorFilter, MonitorOrder } from "../store/monitors.ts";
+
+export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow, order?: store.MonitorOrder): Promise<Listed<MonitorAttributes>> {
+  const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window, order);
+  return { items: await presentAll(ctx, rows), total };
+}
+
+async function presentAll(ctx: AppContext, rows: MonitorRow[]): Promise<MonitorItem[]> {
   const ids = rows.map((r) => r.id);
   const [channels, links, tags] = await Promise.all([store.channelIdsByMonitor(ctx.db, ids), monitorLinks(ctx.db, ids), store.tagsByMonitor(ctx.db, ids)]);
   const items = rows.map((r) => ({ id: r.id, attributes: monitorAttributes(withJournaled(ctx, r), channels.get(r.id) ?? [], links.get(r.id), tags.get(r.id)) }));
-  return { items: await withWindows(ctx, items), total };
+  return withWindows(ctx, items);
+}
+
+/**
+ * A page of the monitors passing `filter`, the lowest uptime over the last 24 h first (no checks
+ * last, id breaking ties): the figure is computed for every monitor passing the filter, so this
+ * order costs more than the others as the account grows (BENCHMARKS.md).
+ */
+export async function monitorsByUptime(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow): Promise<Listed<MonitorAttributes>> {
+  const ids = await store.listMonitorIds(ctx.db, actor.accountId, filter);
+  const now = ctx.clock.now();
+  const counts = await uptimeCountsOf(ctx.pings, ids, now - DAY_MS, now);
+  const ratio = (id: number) => uptimeOf(counts.get(id)!).uptime ?? 2;
+  const order = ids.map((id) => ({ id, r: ratio(id) })).sort((a, b) => a.r - b.r || a.id - b.id);
+  const pageIds = order.slice(window.offset, window.offset + window.limit).map((o) => o.id);
+  const { rows } = await store.listMonitors(ctx.db, actor.accountId, { ids: pageIds }, { limit: pageIds.length || 1, offset: 0 });
+  const at = new Map(pageIds.map((id, i) => [id, i]));
+  rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
+  return { items: await presentAll(ctx, rows), total: ids.length };
 }
 
 export async function getMonitor(ctx: AppContext, actor: Actor, id: number): Promise<MonitorItem> {
@@ -184,4 +210,25 @@ export async function monitorUptime(ctx: AppContext, actor: Actor, id: number, s
   const now = ctx.clock.now();
   const found = await Promise.all(spansMs.map((span) => uptimeFromRollups(ctx.pings, id, now - span, now)));
   return found.map((u) => u.uptime);
+}
+
+/** How many of the account's monitors passing `filter` are in each state (paused apart), for the list's summary. */
+export async function monitorStateCounts(ctx: AppContext, actor: Actor, filter: store.MonitorFilter) {
+  return store.stateCounts(ctx.db, actor.accountId, filter);
+}
+
+/** What the dashboard's list shows beside each monitor: uptime over the last 24 h and its last results. */
+export interface ListFigures {
+  uptime24h: number | null;
+  recent: RecentCheck[];
+}
+
+/**
+ * The list's figures for monitors already read for `actor` (their ids come from listMonitors), all
+ * at once: a few statements for the page, not one per row.
+ */
+export async function listFigures(ctx: AppContext, ids: number[], recent: number): Promise<Map<number, ListFigures>> {
+  const now = ctx.clock.now();
+  const [counts, last] = await Promise.all([uptimeCountsOf(ctx.pings, ids, now - DAY_MS, now), recentChecks(ctx.pings, ids, recent)]);
+  return new Map(ids.map((id) => [id, { uptime24h: uptimeOf(counts.get(id)!).uptime, recent: last.get(id) ?? [] }]));
 }

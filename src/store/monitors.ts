@@ -26,6 +26,10 @@ export interface MonitorFilter {
   groupId?: number;
   /** monitors holding every one of these tags (monitor_tags_account_tag, once per tag) */
   tags?: string[];
+  /** paused ones only (true) or running ones only (false) */
+  paused?: boolean;
+  /** these monitors only */
+  ids?: number[];
 }
 
 export interface PageWindow {
@@ -33,11 +37,19 @@ export interface PageWindow {
   offset: number;
 }
 
+/** How a list is ordered: by id (the API), or by name, state or last check (the dashboard), id breaking ties. */
+export type MonitorOrder = "id" | "name" | "state" | "last_check";
+
 /** The account's monitors that pass `f`, as one query (null: a filter no monitor can pass). */
 export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   let query = db.selectFrom("monitors").where("account_id", "=", accountId);
   if (f.status) query = query.where("last_status", "=", f.status);
   if (f.type) query = query.where("monitor_type", "=", f.type);
+  if (f.ids) {
+    if (f.ids.length === 0) return null;
+    query = query.where("id", "in", f.ids);
+  }
+  if (f.paused !== undefined) query = query.where("is_paused", "=", f.paused ? 1 : 0);
   if (f.groupId !== undefined) query = query.where("group_id", "=", f.groupId);
   const [firstTag, ...moreTags] = [...new Set(f.tags ?? [])];
   if (firstTag !== undefined) {
@@ -68,16 +80,49 @@ export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   return query;
 }
 
-export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow): Promise<{ rows: MonitorRow[]; total: number }> {
+export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow, order: MonitorOrder = "id"): Promise<{ rows: MonitorRow[]; total: number }> {
   const query = monitorListQuery(db, accountId, f);
   if (!query) return { rows: [], total: 0 };
   // side by side: on PostgreSQL they run on two pooled connections, so a list costs the slower of
   // the two (the count, for a big account) rather than their sum
   const [{ n }, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-    query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute(),
+    ordered(query.selectAll(), order).limit(page.limit).offset(page.offset).execute(),
   ]);
   return { rows, total: Number(n) };
+}
+
+/** Ids of every monitor that passes `f`, ascending. */
+export async function listMonitorIds(db: Db, accountId: number, f: MonitorFilter): Promise<number[]> {
+  const query = monitorListQuery(db, accountId, f);
+  if (!query) return [];
+  return (await query.select("id").orderBy("id").execute()).map((r) => r.id);
+}
+
+/** How many of the monitors that pass `f` are in each stored state, paused ones apart. */
+export async function stateCounts(db: Db, accountId: number, f: MonitorFilter): Promise<{ paused: number; byStatus: Map<string, number> }> {
+  const query = monitorListQuery(db, accountId, f);
+  const out = { paused: 0, byStatus: new Map<string, number>() };
+  if (!query) return out;
+  const rows = await query.select((eb) => ["is_paused", "last_status", eb.fn.countAll<number>().as("n")]).groupBy(["is_paused", "last_status"]).execute();
+  for (const r of rows) {
+    if (Number(r.is_paused) === 1) out.paused += Number(r.n);
+    else out.byStatus.set(r.last_status, (out.byStatus.get(r.last_status) ?? 0) + Number(r.n));
+  }
+  return out;
+}
+
+type ListQuery = NonNullable<ReturnType<typeof monitorListQuery>>;
+
+function ordered<Q extends ReturnType<ListQuery["selectAll"]>>(query: Q, order: MonitorOrder): Q {
+  let q = query;
+  // state as a person sees it (domain/display-state.ts): the worst first, paused ones last
+  if (order === "state") {
+    q = q.orderBy(sql`case when ${sql.ref("is_paused")} = 1 then 5 when ${sql.ref("last_status")} = 'down' then 0 when ${sql.ref("is_in_maintenance")} = 1 then 4 when ${sql.ref("last_status")} = 'degraded' then 1 when ${sql.ref("last_status")} = 'unknown' then 3 else 2 end`) as Q;
+  } else if (order === "name") q = q.orderBy(sql`lower(${sql.ref("name")})`).orderBy("name") as Q;
+  // the most recent first, never-checked ones last
+  else if (order === "last_check") q = q.orderBy(sql`coalesce(${sql.ref("last_checked_at")}, -1)`, "desc") as Q;
+  return q.orderBy("id", "asc") as Q;
 }
 
 export async function findMonitor(db: Db, accountId: number, id: number): Promise<MonitorRow | undefined> {
