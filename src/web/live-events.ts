@@ -1,14 +1,10 @@
 import { Elysia } from "elysia";
-import { ApiError } from "../http/errors.ts";
-import { randomToken } from "../lib/tokens.ts";
-import { getMonitor } from "../services/monitors.ts";
 import type { WebContext } from "./web-context.ts";
-import { monitorRow } from "./views/monitor-views.ts";
 import type { RouteCtx } from "./routing.ts";
 
 /**
- * GET /events: Server-Sent Events for the signed-in account, driven by ctx.events. `state` carries
- * the re-rendered list row of a monitor whose state changed; `changed` says a monitor was created,
+ * GET /events: Server-Sent Events for the signed-in account, driven by ctx.events. `state` names a
+ * monitor whose state changed and its old and new state; `changed` says a monitor was created,
  * edited or deleted (the page re-fetches its rows). Streams end on drain (shutdown) and after STREAM_MS;
  * the browser reconnects by itself and then re-fetches its rows, so nothing missed in between is lost.
  */
@@ -42,7 +38,6 @@ export class LiveStreams {
       // cut it: this request's own timeout outlasts a keep-alive
       c.server?.timeout?.(c.request, Math.max(web.app.config.idleTimeoutSec, KEEPALIVE_MS / 1000 + 5));
       const accountId = session.account_id;
-      const actor = { accountId, requestId: `web-${randomToken(9)}` };
       const sessionKey = session.id_hash;
       const enc = new TextEncoder();
       let end = () => {};
@@ -52,17 +47,9 @@ export class LiveStreams {
           const write = (text: string) => {
             if (!closed) controller.enqueue(enc.encode(text));
           };
+          // the list refetches its page (figures, summary and order change with a state); the monitor page its parts
           const offState = web.app.events.on("monitor.state", (e) => {
-            if (e.accountId !== accountId) return;
-            void (async () => {
-              const monitor = await getMonitor(web.app, actor, e.monitorId).catch((err) => {
-                if (err instanceof ApiError && err.status === 404) return null; // deleted since
-                throw err;
-              });
-              if (!monitor) return;
-              const html = monitorRow(monitor).value;
-              write(`event: state\ndata: ${JSON.stringify({ monitorId: e.monitorId, from: e.from, to: e.to, html })}\n\n`);
-            })().catch((err) => web.log.warn("live event failed", { error: String(err) }));
+            if (e.accountId === accountId) write(`event: state\ndata: ${JSON.stringify({ monitorId: e.monitorId, from: e.from, to: e.to })}\n\n`);
           });
           const offChanged = web.app.events.on("monitor.changed", (e) => {
             if (e.accountId === accountId) write(`event: changed\ndata: ${JSON.stringify({ monitorId: e.monitorId, deleted: e.deleted === true })}\n\n`);

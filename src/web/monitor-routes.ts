@@ -7,7 +7,8 @@ import { listChecks } from "../services/checks.ts";
 import { listMonitorEvents } from "../services/events.ts";
 import { listIncidents } from "../services/incidents.ts";
 import { allItems } from "../services/items.ts";
-import { createMonitor, deleteMonitor, getMonitor, listMonitors, manualMaintenanceSwitch, monitorUptime, rotateHeartbeatToken, storedMonitorSecrets, updateMonitor, type MonitorItem } from "../services/monitors.ts";
+import { bulkChange, ownedMonitors, type BulkChange } from "../services/monitor-bulk.ts";
+import { createMonitor, deleteMonitor, getMonitor, listFigures, listMonitors, manualMaintenanceSwitch, monitorsByUptime, monitorStateCounts, monitorUptime, type MonitorFilter, rotateHeartbeatToken, storedMonitorSecrets, updateMonitor, type MonitorItem } from "../services/monitors.ts";
 import { monitorNeighbours } from "../services/monitor-dependencies.ts";
 import { listChannels } from "../services/notification-channels.ts";
 import { groupNames } from "../services/groups.ts";
@@ -21,7 +22,8 @@ import { leaveBodyUnread, signedIn, type RouteCtx, type Signed } from "./routing
 import { dashboardPage } from "./views/layout.ts";
 import { dependencyPanel } from "./views/dependency-panel.ts";
 import { monitorDetail, monitorDetailParts, type DetailData } from "./views/monitor-detail.ts";
-import { confirmDelete, monitorList, monitorSections, typePicker, type ListFilter, type ListedGroup } from "./views/monitor-views.ts";
+import { bulkFlash, confirmBulkDelete, confirmDelete, filterQuery, LIST_SORTS, LIST_STATES, monitorList, monitorSections, PAGE_SIZE, typePicker, type ListFilter, type ListedGroup, type ListPage, type ListSort, type ListState } from "./views/monitor-views.ts";
+import { flash } from "./views/layout.ts";
 import type { WebContext } from "./web-context.ts";
 
 /** The monitor screens: list (live), create/edit per type, detail, pause/resume, delete, token rotation. */
@@ -30,6 +32,9 @@ const UPTIME_SPANS = [
   { label: "7 days", days: 7 },
   { label: "30 days", days: 30 },
 ];
+
+/** Results in each row's bar of recent checks. */
+const RECENT_CHECKS = 20;
 
 const monitorId = (s: Signed) => pathId(s.params, "monitor");
 
@@ -47,21 +52,50 @@ async function groupList(web: WebContext, actor: Actor): Promise<ListedGroup[]> 
 }
 
 /**
- * The list's filters from the query string: ?group_id=<id> and ?tag= (repeatable, each may hold
- * several tags separated by commas, as the filter form sends them). Tags that cannot be tags are
- * left out and said.
+ * The list's filters, order and page from the query string (README "Dashboard"): ?q=, ?state=,
+ * ?type=, ?group_id=<id>, ?tag= (repeatable, each may hold several tags separated by commas, as the
+ * filter form sends them), ?sort=, ?page=. Tags that cannot be tags are left out and said; other
+ * values that mean nothing are ignored.
  */
 function listFilter(url: URL): { filter: ListFilter; problems: string[] } {
-  const group = url.searchParams.get("group_id") ?? "";
+  const p = url.searchParams;
+  const group = p.get("group_id") ?? "";
   const tags: string[] = [];
   const problems: string[] = [];
-  for (const raw of url.searchParams.getAll("tag").flatMap((v) => v.split(","))) {
+  for (const raw of p.getAll("tag").flatMap((v) => v.split(","))) {
     const tag = raw.trim();
     if (tag === "") continue;
     if (isTag(tag)) tags.push(tag);
     else problems.push(`"${tag.slice(0, 60)}" is not a tag (${TAG_RULE}); it was left out.`);
   }
-  return { filter: { groupId: /^[1-9]\d{0,14}$/.test(group) ? Number(group) : undefined, tags: [...new Set(tags)].slice(0, 20) }, problems };
+  const q = (p.get("q") ?? "").trim().slice(0, 200);
+  const state = p.get("state");
+  const type = p.get("type");
+  const sort = p.get("sort") ?? "";
+  const page = Number(p.get("page") ?? "1");
+  return {
+    filter: {
+      groupId: /^[1-9]\d{0,14}$/.test(group) ? Number(group) : undefined,
+      tags: [...new Set(tags)].slice(0, 20),
+      q: q || undefined,
+      state: (LIST_STATES as readonly (string | null)[]).includes(state) ? (state as ListState) : undefined,
+      type: isMonitorType(type) ? type : undefined,
+      sort: Object.hasOwn(LIST_SORTS, sort) ? (sort as ListSort) : undefined,
+      page: Number.isSafeInteger(page) && page > 1 ? Math.min(page, 1_000_000) : undefined,
+    },
+    problems,
+  };
+}
+
+/** The store's filter for the list's: a state is what a person sees, so "up" leaves paused monitors out. */
+function storeFilter(f: ListFilter): MonitorFilter {
+  const state = f.state === undefined ? {} : f.state === "paused" ? { paused: true } : { status: f.state, paused: false };
+  return { groupId: f.groupId, tags: f.tags, q: f.q, type: f.type, ...state };
+}
+
+/** Ids from a bulk form: positive whole numbers, at most a page's worth and a bit. */
+function formIds(form: URLSearchParams): number[] {
+  return [...new Set(form.getAll("id").filter((v) => /^[1-9]\d{0,14}$/.test(v)).map(Number))].slice(0, 1000);
 }
 
 /** `customDomain` answers "/" when the Host is a status page's custom domain (no sign-in there). */
@@ -125,16 +159,57 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
     };
   }
 
+  /** One page of the list: its monitors, the figures beside each (a few queries for the page), the counts. */
+  async function listPage(actor: Actor, f: ListFilter): Promise<ListPage> {
+    const sf = storeFilter(f);
+    const window = { limit: PAGE_SIZE, offset: ((f.page ?? 1) - 1) * PAGE_SIZE };
+    const [{ items, total }, counts] = await Promise.all([
+      f.sort === "uptime" ? monitorsByUptime(app, actor, sf, window) : listMonitors(app, actor, sf, window, f.sort ?? "id"),
+      monitorStateCounts(app, actor, sf),
+    ]);
+    const figures = await listFigures(app, items.map((m) => m.id), RECENT_CHECKS);
+    return { monitors: items, total, figures, counts };
+  }
+
   async function list(s: Signed) {
     const { filter, problems } = listFilter(s.url);
-    const [monitors, groups] = await Promise.all([filteredMonitors(s.actor, filter), groupList(web, s.actor)]);
-    return page(s, "Monitors", monitorList(monitors, s.url.searchParams.get("msg"), { groups, filter, problems }));
+    const [p, groups, { choices: channels }] = await Promise.all([listPage(s.actor, filter), groupList(web, s.actor), channelChoices(web, s.actor)]);
+    const msg = html`${flash(s.url.searchParams.get("msg"))}${bulkFlash(s.url)}`;
+    return page(s, "Monitors", monitorList(p, { msg, session: s.session, groups, channels, filter, problems }));
   }
 
   async function rows(s: Signed) {
     const { filter } = listFilter(s.url);
-    const [monitors, groups] = await Promise.all([filteredMonitors(s.actor, filter), groupList(web, s.actor)]);
-    return send(s.request, monitorSections(monitors, groups, filter.groupId !== undefined || filter.tags.length > 0).value);
+    const [p, groups] = await Promise.all([listPage(s.actor, filter), groupList(web, s.actor)]);
+    return send(s.request, monitorSections(p, groups, filter).value);
+  }
+
+  /** Where a bulk action goes back to: the list with the filters it was sent from, and its result. */
+  function backTo(form: URLSearchParams, result: Record<string, string>): Response {
+    const { filter } = listFilter(new URL(`http://x/${form.get("back") ?? ""}`));
+    const q = new URLSearchParams(filterQuery(filter));
+    for (const [k, v] of Object.entries(result)) q.set(k, v);
+    return redirect(`/?${q}`);
+  }
+
+  /** A bulk action's change from the form; a string names the problem (bulkFlash says it). */
+  function bulkChangeOf(form: URLSearchParams): BulkChange | "tag" | null {
+    const action = form.get("action");
+    if (action === "pause" || action === "resume" || action === "delete") return { action };
+    if (action === "tag") {
+      const tag = (form.get("tag") ?? "").trim();
+      return isTag(tag) ? { action, tag } : "tag";
+    }
+    if (action === "group") {
+      const g = form.get("group_id") ?? "";
+      if (g === "none") return { action, groupId: null };
+      return /^[1-9]\d{0,14}$/.test(g) ? { action, groupId: Number(g) } : null;
+    }
+    if (action === "channel") {
+      const c = form.get("channel_id") ?? "";
+      return /^[1-9]\d{0,14}$/.test(c) ? { action, channelId: Number(c) } : null;
+    }
+    return null;
   }
 
   return new Elysia({ name: "web-monitors" })
@@ -142,6 +217,33 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
     .get("/", async (c: RouteCtx) => (await customDomain(c)) ?? route(list)(c))
     .get("/monitors", route(list))
     .get("/monitors/rows", route(rows))
+    .post(
+      "/monitors/bulk",
+      route(async (s) => {
+        const change = bulkChangeOf(s.form);
+        if (change === null) return page(s, "Bad request", html`<h1>Bad request</h1><p>That is not something the list can do to monitors. <a href="/">Back to the list</a></p>`, 400);
+        if (change === "tag") return backTo(s.form, { problem: "tag" });
+        const ids = formIds(s.form);
+        if (ids.length === 0) return backTo(s.form, { problem: "none" });
+        if (change.action === "delete") {
+          // nothing goes before the person has seen the names
+          const monitors = await ownedMonitors(app, s.actor, ids);
+          const { filter } = listFilter(new URL(`http://x/${s.form.get("back") ?? ""}`));
+          return page(s, "Delete monitors", confirmBulkDelete(monitors, { session: s.session, back: filterQuery(filter) }));
+        }
+        const n = await bulkChange(app, s.actor, ids, change);
+        return backTo(s.form, { done: change.action, n: String(n) });
+      }),
+    )
+    .post(
+      "/monitors/bulk/delete",
+      route(async (s) => {
+        const ids = formIds(s.form);
+        if (ids.length === 0) return backTo(s.form, { problem: "none" });
+        const n = await bulkChange(app, s.actor, ids, { action: "delete" });
+        return backTo(s.form, { done: "delete", n: String(n) });
+      }),
+    )
     .get(
       "/monitors/new",
       route(async (s) => {

@@ -455,8 +455,9 @@ describe("live states", () => {
     const id = await createMonitor(s, httpAttrs({ name: "live one", target: `${target.url}/health`, is_paused: false }));
     expect(await readUntil(new RegExp(`event: changed\\ndata: \\{"monitorId":${id}`))).toBe(true);
     expect(await readUntil(new RegExp(`event: state\\ndata: \\{"monitorId":${id},"from":"unknown","to":"up"`))).toBe(true);
+    // the list fetches its page again on a state (its figures and summary change too): no row markup rides along
     const stateLine = text.split("\n").find((l) => l.startsWith(`data: {"monitorId":${id},"from"`))!;
-    expect(JSON.parse(stateLine.slice(6)).html).toContain(`<tr data-monitor="${id}"><td><span class="st st-up">`);
+    expect(JSON.parse(stateLine.slice(6))).toEqual({ monitorId: id, from: "unknown", to: "up" });
     // another account's monitors never appear in this stream
     const other = await makeAccount(s.ctx, "live-other");
     const theirs = await createMonitor(s, httpAttrs({ name: "not yours" }), other.token);
@@ -486,9 +487,10 @@ describe("live states", () => {
   test("the rows fragment is what the live list swaps in", async () => {
     const { res, text } = await c.get("/monitors/rows");
     expect(res.status).toBe(200);
-    // the inside of the list's [data-live] container: its table (or its group sections), rows and all
-    expect(text).toStartWith("<table>");
+    // the inside of the list's [data-live] container: its summary, its table (or its group sections), rows and all
+    expect(text).toStartWith('<p class="muted" data-live-summary>');
+    expect(text).toContain('<table class="monitors">');
     expect(text).toContain("<tr data-monitor=");
-    expect((await c.get("/")).text).toContain(`<div data-live="/monitors/rows" aria-live="polite"><table>`);
+    expect((await c.get("/")).text).toContain(`<div data-live="/monitors/rows" aria-live="polite"><p class="muted" data-live-summary>`);
   });
 });

@@ -54,7 +54,7 @@
       f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });
     });
   };
-  var enhance = function (root) { upgradeTimes(root); bindCopy(root); bindConfirm(root); };
+  var enhance = function (root) { upgradeTimes(root); bindCopy(root); bindConfirm(root); bindSelect(root); };
 
   // Live updates over Server-Sent Events (/events), driven by the server's monitor.state and
   // monitor.changed events: the monitor list swaps rows, the monitor page swaps its parts.
@@ -62,26 +62,38 @@
   var summary = document.querySelector("[data-live-summary]");
   var detail = document.querySelector("[data-live-monitor]");
   var announce = document.querySelector("[data-live-announce]");
-  var recount = function () {
-    if (!summary) return;
-    var n = function (s) { return live.querySelectorAll("[data-monitor] .st-" + s).length; };
-    var all = live.querySelectorAll("[data-monitor]").length, up = n("up"), deg = n("degraded"), down = n("down");
-    summary.textContent = all + (all === 1 ? " monitor: " : " monitors: ") + up + " up, " + deg + " degraded, " + down + " down, " + (all - up - deg - down) + " other.";
+  // Checkboxes of the bulk actions (form "bulk"): the select-all box of each table ticks its rows; the
+  // ticks survive a live refresh of the rows.
+  var bindSelect = function (root) {
+    root.querySelectorAll("[data-select-all]").forEach(function (all) {
+      all.parentNode.hidden = false;
+      var boxes = function () { return all.closest("table").querySelectorAll('tbody input[type=checkbox][form="bulk"]'); };
+      all.addEventListener("change", function () { boxes().forEach(function (b) { b.checked = all.checked; }); });
+    });
   };
+  var loading = false, again = false;
   var reloadRows = function () {
     if (!live) return;
+    // one fetch at a time, and one more after it when asked meanwhile: a burst of state changes
+    // costs two fetches of the page, not one each
+    if (loading) { again = true; return; }
+    loading = true;
+    var done = function () { loading = false; if (again) { again = false; reloadRows(); } };
     fetch(live.getAttribute("data-live"), { credentials: "same-origin" })
       .then(function (r) { return r.ok ? r.text() : null; })
       .then(function (t) {
         if (t === null) return;
-        // group sections the person closed stay closed
-        var closed = [];
+        // group sections the person closed stay closed, ticked rows stay ticked
+        var closed = [], ticked = {};
         live.querySelectorAll("details[data-section]:not([open])").forEach(function (d) { closed.push(d.getAttribute("data-section")); });
+        live.querySelectorAll('input[form="bulk"]:checked').forEach(function (b) { ticked[b.value] = true; });
         live.innerHTML = t;
         closed.forEach(function (k) { var d = live.querySelector('details[data-section="' + k + '"]'); if (d) d.open = false; });
+        live.querySelectorAll('input[form="bulk"]').forEach(function (b) { if (ticked[b.value]) b.checked = true; });
         upgradeTimes(live);
-        recount();
-      });
+        bindSelect(live);
+      })
+      .then(done, done);
   };
   // what the server last sent for each part, so an unchanged part (and the focus in it) stays put
   var served = {};
@@ -119,10 +131,7 @@
       es.addEventListener("open", function () { if (opened++) reloadAll(); });
       es.addEventListener("state", function (e) {
         var d = JSON.parse(e.data);
-        if (live) {
-          var row = live.querySelector('[data-monitor="' + d.monitorId + '"]');
-          if (row) { row.outerHTML = d.html; upgradeTimes(live); recount(); } else reloadRows();
-        }
+        if (live) reloadRows();
         if (detailId === d.monitorId) {
           reloadDetail();
           if (announce) announce.textContent = "State changed to " + d.to + ".";
