@@ -145,11 +145,11 @@ describe("bulk actions", () => {
     await c.get("/");
   });
 
-  test("each row has a checkbox of the bulk form, and the table a select-all box", async () => {
+  test("each row has a checkbox of the bulk form, and the form a select-all box", async () => {
     const page = (await c.get("/?q=bulk")).text;
     expect(page).toContain('<form method="post" action="/monitors/bulk" id="bulk"');
     expect(rowOf(page, one)).toContain(`<input type="checkbox" id="pick-${one}" name="id" value="${one}" form="bulk"><label class="sr-only" for="pick-${one}">Select bulk one</label>`);
-    expect(page).toContain('<input type="checkbox" id="pick-all-all" data-select-all><label class="sr-only" for="pick-all-all">Select every monitor in this table</label>');
+    expect(page).toContain('<span class="check" data-select-all-box hidden><input type="checkbox" id="pick-all" data-select-all> <label for="pick-all">Select every monitor on this page</label></span>');
     expect(page).toContain('<input type="hidden" name="back" value="?q=bulk">');
   });
 

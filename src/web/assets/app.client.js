@@ -62,13 +62,14 @@
   var summary = document.querySelector("[data-live-summary]");
   var detail = document.querySelector("[data-live-monitor]");
   var announce = document.querySelector("[data-live-announce]");
-  // Checkboxes of the bulk actions (form "bulk"): the select-all box of each table ticks its rows; the
-  // ticks survive a live refresh of the rows.
+  // Checkboxes of the bulk actions (form "bulk"): the select-all box ticks every row of the page;
+  // the ticks survive a live refresh of the rows.
   var bindSelect = function (root) {
     root.querySelectorAll("[data-select-all]").forEach(function (all) {
       all.parentNode.hidden = false;
-      var boxes = function () { return all.closest("table").querySelectorAll('tbody input[type=checkbox][form="bulk"]'); };
-      all.addEventListener("change", function () { boxes().forEach(function (b) { b.checked = all.checked; }); });
+      all.addEventListener("change", function () {
+        document.querySelectorAll('[data-live] input[type=checkbox][form="bulk"]').forEach(function (b) { b.checked = all.checked; });
+      });
     });
   };
   var loading = false, again = false;
@@ -91,7 +92,6 @@
         closed.forEach(function (k) { var d = live.querySelector('details[data-section="' + k + '"]'); if (d) d.open = false; });
         live.querySelectorAll('input[form="bulk"]').forEach(function (b) { if (ticked[b.value]) b.checked = true; });
         upgradeTimes(live);
-        bindSelect(live);
       })
       .then(done, done);
   };

@@ -97,10 +97,9 @@ export function filterQuery(f: ListFilter, page = f.page): string {
   return text ? `?${text}` : "";
 }
 
-function monitorTable(key: string, monitors: MonitorItem[], figures: Map<number, RowFigures>, filtered: boolean): SafeHtml {
-  // the select-all box needs the script (app.client.js), so it shows only once the script runs
+function monitorTable(monitors: MonitorItem[], figures: Map<number, RowFigures>, filtered: boolean): SafeHtml {
   return html`<table class="monitors"><caption class="sr-only">Monitors and their current state</caption>
-<thead><tr><th scope="col" class="pick"><span data-select-all-box hidden><input type="checkbox" id="pick-all-${key}" data-select-all><label class="sr-only" for="pick-all-${key}">Select every monitor in this table</label></span></th><th scope="col">State</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Target</th><th scope="col">Uptime 24 h</th><th scope="col">Recent checks</th><th scope="col">Last check</th></tr></thead>
+<thead><tr><th scope="col" class="pick"><span class="sr-only">Selected</span></th><th scope="col">State</th><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Target</th><th scope="col">Uptime 24 h</th><th scope="col">Recent checks</th><th scope="col">Last check</th></tr></thead>
 <tbody>${monitorRows(monitors, figures, filtered)}</tbody></table>`;
 }
 
@@ -150,7 +149,7 @@ export function monitorSections(p: ListPage, groups: ListedGroup[], f: ListFilte
   const used = new Set(monitors.map((m) => m.attributes.group_id).filter((id) => id !== null));
   const shown = f.sort ? [] : groups.filter((g) => used.has(g.id)); // a chosen order is one table, not split by group
   const head = summary(p, f);
-  if (shown.length === 0) return html`${head}${monitorTable("all", monitors, figures, filtered)}${pager(p.total, f)}`;
+  if (shown.length === 0) return html`${head}${monitorTable(monitors, figures, filtered)}${pager(p.total, f)}`;
   const known = new Set(shown.map((g) => g.id));
   const sections = [
     ...shown.map((g) => ({ key: `g${g.id}`, name: g.name, monitors: monitors.filter((m) => m.attributes.group_id === g.id) })),
@@ -158,7 +157,7 @@ export function monitorSections(p: ListPage, groups: ListedGroup[], f: ListFilte
   ].filter((sec) => sec.monitors.length > 0);
   return html`${head}${sections.map(
     (sec) => html`<details class="group" open data-section="${sec.key}"><summary><span class="gname">${sec.name}</span> <span class="muted">${sec.monitors.length} ${sec.monitors.length === 1 ? "monitor" : "monitors"}</span></summary>
-${monitorTable(sec.key, sec.monitors, figures, filtered)}</details>`,
+${monitorTable(sec.monitors, figures, filtered)}</details>`,
   )}${pager(p.total, f)}`;
 }
 
@@ -176,9 +175,14 @@ function filterForm(groups: ListedGroup[], f: ListFilter, problems: string[]): S
 </form>${problems.length ? html`<div class="alert error" role="alert">${problems.join(" ")}</div>` : ""}`;
 }
 
-/** The bulk actions' form: the rows' checkboxes belong to it (form="bulk"); `back` is the list's query string. */
+/**
+ * The bulk actions' form: the rows' checkboxes belong to it (form="bulk"); `back` is the list's query
+ * string. The select-all box needs the script (app.client.js), so it shows only once the script runs;
+ * it sits here rather than in a table head, which phones do not show.
+ */
 function bulkForm(o: { session: { csrf_token: string }; back: string; groups: ListedGroup[]; channels: { value: number; label: string }[] }): SafeHtml {
   return html`<form method="post" action="/monitors/bulk" id="bulk" class="bulk filters" aria-label="Change the selected monitors">${csrfField(o.session)}<input type="hidden" name="back" value="${o.back}">
+<div class="row"><span class="check" data-select-all-box hidden><input type="checkbox" id="pick-all" data-select-all> <label for="pick-all">Select every monitor on this page</label></span></div>
 <div class="row"><span class="muted">Selected monitors:</span> <button type="submit" name="action" value="pause">Pause</button> <button type="submit" name="action" value="resume">Resume</button> <button type="submit" name="action" value="delete" class="danger">Delete…</button></div>
 <div class="field"><label for="bulk-tag">Tag to add</label><input type="text" id="bulk-tag" name="tag"></div><div class="row"><button type="submit" name="action" value="tag">Add tag</button></div>
 <div class="field"><label for="bulk-group">Group</label><select id="bulk-group" name="group_id"><option value="none">No group</option>${o.groups.map((g) => html`<option value="${g.id}">${g.name}</option>`)}</select></div><div class="row"><button type="submit" name="action" value="group">Move to group</button></div>
