@@ -143,6 +143,10 @@ describe("paging", () => {
     expect(third).toContain('data-live="/monitors/rows?sort=name&amp;page=3"');
     expect(third).toContain('<a href="/?sort=name&amp;page=2">Previous</a>');
     expect(names((await pc.get("/monitors/rows?page=2")).text)).toEqual(created.slice(100, 200).map((_, i) => `m${String(100 + i).padStart(3, "0")}`));
+    // past the last page: said, with a way back, not "no monitors yet"
+    const past = (await pc.get("/?page=9&sort=name")).text;
+    expect(names(past)).toEqual([]);
+    expect(past).toContain('This page is past the last one. <a href="/?sort=name">Go to the first page</a>.');
     // filters narrow before paging: the total is of what passes them
     expect((await pc.get("/?q=m20")).text).toContain("5 monitors: 0 up, 0 degraded, 0 down, 5 other.");
   });

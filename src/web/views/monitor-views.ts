@@ -150,6 +150,7 @@ export function monitorSections(p: ListPage, groups: ListedGroup[], f: ListFilte
   const used = new Set(monitors.map((m) => m.attributes.group_id).filter((id) => id !== null));
   const shown = f.sort ? [] : groups.filter((g) => used.has(g.id)); // a chosen order is one table, not split by group
   const head = summary(p, f);
+  if (monitors.length === 0 && p.total > 0) return html`${head}<p class="empty">This page is past the last one. <a href="/${filterQuery(f, 1)}">Go to the first page</a>.</p>${pager(p.total, f)}`;
   if (shown.length === 0) return html`${head}${monitorTable(monitors, figures, filtered)}${pager(p.total, f)}`;
   const known = new Set(shown.map((g) => g.id));
   const sections = [
