@@ -93,7 +93,7 @@ test("a tag chip filters the list; the filter form narrows it to a group", async
   const page = await open(1280, "/");
   await page.locator(`tr:has-text("Shop")`).getByRole("link", { name: "critical" }).click();
   await page.waitForURL(`${s.url}/?tag=critical`);
-  const names = async () => page.locator("tr[data-monitor] td:nth-child(2) > a").allTextContents();
+  const names = async () => page.locator("tr[data-monitor] td:nth-child(3) > a").allTextContents();
   expect(await names()).toEqual(["Shop", "Postgres primary"]);
   await page.getByLabel("Group").selectOption({ label: "Databases" });
   await page.getByRole("button", { name: "Filter" }).click();

@@ -173,7 +173,7 @@ function filterForm(groups: ListedGroup[], f: ListFilter, problems: string[]): S
 <div class="field"><label for="flt-group">Group</label><select id="flt-group" name="group_id"><option value="">Every group</option>${groups.map((g) => html`<option value="${g.id}"${selected(g.id === f.groupId)}>${g.name}</option>`)}</select></div>
 <div class="field"><label for="flt-tag">Tags</label><span class="hint" id="flt-tag-hint">comma-separated; a monitor must have every one</span><input type="text" id="flt-tag" name="tag" value="${f.tags.join(", ")}" aria-describedby="flt-tag-hint"${problems.length ? html` aria-invalid="true"` : ""}></div>
 <div class="field"><label for="flt-sort">Sort by</label><select id="flt-sort" name="sort"><option value="">Group, then oldest first</option>${(Object.keys(LIST_SORTS) as ListSort[]).map((k) => html`<option value="${k}"${selected(k === f.sort)}>${LIST_SORTS[k]}</option>`)}</select></div>
-<div class="row"><button type="submit">Show</button>${isFiltered(f) || f.sort ? html`<a class="btn" href="/">Clear</a>` : ""}</div>
+<div class="row"><button type="submit">Filter</button>${isFiltered(f) || f.sort ? html`<a class="btn" href="/">Clear</a>` : ""}</div>
 </form>${problems.length ? html`<div class="alert error" role="alert">${problems.join(" ")}</div>` : ""}`;
 }
 
@@ -187,7 +187,7 @@ function bulkForm(o: { session: { csrf_token: string }; back: string; groups: Li
 <div class="row"><span class="check" data-select-all-box hidden><input type="checkbox" id="pick-all" data-select-all> <label for="pick-all">Select every monitor on this page</label></span></div>
 <div class="row"><span class="muted">Selected monitors:</span> <button type="submit" name="action" value="pause">Pause</button> <button type="submit" name="action" value="resume">Resume</button> <button type="submit" name="action" value="delete" class="danger">Delete…</button></div>
 <div class="field"><label for="bulk-tag">Tag to add</label><input type="text" id="bulk-tag" name="tag"></div><div class="row"><button type="submit" name="action" value="tag">Add tag</button></div>
-<div class="field"><label for="bulk-group">Group</label><select id="bulk-group" name="group_id"><option value="none">No group</option>${o.groups.map((g) => html`<option value="${g.id}">${g.name}</option>`)}</select></div><div class="row"><button type="submit" name="action" value="group">Move to group</button></div>
+<div class="field"><label for="bulk-group">Move to</label><select id="bulk-group" name="group_id"><option value="none">No group</option>${o.groups.map((g) => html`<option value="${g.id}">${g.name}</option>`)}</select></div><div class="row"><button type="submit" name="action" value="group">Move to group</button></div>
 ${o.channels.length ? html`<div class="field"><label for="bulk-channel">Notification channel</label><select id="bulk-channel" name="channel_id">${o.channels.map((c) => html`<option value="${c.value}">${c.label}</option>`)}</select></div><div class="row"><button type="submit" name="action" value="channel">Link channel</button></div>` : ""}
 </form>`;
 }
