@@ -229,6 +229,6 @@ export interface ListFigures {
  */
 export async function listFigures(ctx: AppContext, ids: number[], recent: number): Promise<Map<number, ListFigures>> {
   const now = ctx.clock.now();
-  const [counts, last] = await Promise.all([uptimeCountsOf(ctx.pings, ids, now - DAY_MS, now), recentChecks(ctx.pings, ids, recent)]);
+  const [counts, last] = await Promise.all([uptimeCountsOf(ctx.pings, ids, now - DAY_MS, now), recentChecks(ctx.pings, ids, recent, now)]);
   return new Map(ids.map((id) => [id, { uptime24h: uptimeOf(counts.get(id)!).uptime, recent: last.get(id) ?? [] }]));
 }

@@ -1,4 +1,4 @@
-import { splitRange, type UptimeCounts } from "../domain/uptime.ts";
+import { DAY_MS, splitRange, type UptimeCounts } from "../domain/uptime.ts";
 import { checkSamples } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
 import type { JournaledPings } from "./ping-journal.ts";
@@ -17,10 +17,11 @@ export interface RecentCheck {
 /**
  * The last `n` check results of each monitor, oldest first: one statement, a UNION ALL of one
  * bounded probe of checks_monitor_time per monitor (a window function over the same rows would read
- * every check of every monitor). Results packed into check_blocks are older than raw retention and
- * are not read here.
+ * every check of every monitor). Checks older than an hour or two are packed into check_blocks
+ * (README "State, scheduling and incidents"); a monitor with fewer than `n` rows left (one checked every few minutes)
+ * gets the rest from its blocks of the day before its oldest row, read for all such monitors at once.
  */
-export async function recentChecks(pings: JournaledPings, monitorIds: number[], n: number): Promise<Map<number, RecentCheck[]>> {
+export async function recentChecks(pings: JournaledPings, monitorIds: number[], n: number, now: number): Promise<Map<number, RecentCheck[]>> {
   const out = new Map<number, RecentCheck[]>(monitorIds.map((id) => [id, []]));
   if (monitorIds.length === 0) return out;
   const db = await pings.settled(monitorIds);
@@ -29,7 +30,19 @@ export async function recentChecks(pings: JournaledPings, monitorIds: number[], 
   const [first, ...rest] = monitorIds;
   const rows = await rest.reduce((q, id) => q.unionAll(arm(id)), arm(first!)).execute();
   for (const r of rows) out.get(r.monitor_id)?.push({ status: r.status, checked_at: Number(r.checked_at) });
-  for (const list of out.values()) list.sort((a, b) => a.checked_at - b.checked_at);
+  const short = monitorIds.filter((id) => out.get(id)!.length < n);
+  if (short.length) {
+    // each monitor's packed results older than its oldest row (rows and blocks never overlap in time)
+    const oldest = new Map(short.map((id) => [id, Math.min(now + 1, ...out.get(id)!.map((r) => r.checked_at))]));
+    const to = Math.max(...oldest.values());
+    for (const sm of await checkSamples(db, short, now - DAY_MS, to)) {
+      if (sm.checked_at < oldest.get(sm.monitor_id)!) out.get(sm.monitor_id)!.push({ status: sm.status, checked_at: sm.checked_at });
+    }
+  }
+  for (const [id, list] of out) {
+    list.sort((a, b) => a.checked_at - b.checked_at);
+    if (list.length > n) out.set(id, list.slice(-n));
+  }
   return out;
 }
 

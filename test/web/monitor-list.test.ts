@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bucketStart, DAY_MS } from "../../src/domain/uptime.ts";
+import { packMonitorChecks } from "../../src/store/check-blocks.ts";
 import { getWatermark, HOURLY_WATERMARK, rollupMonitorRange } from "../../src/store/rollups.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
@@ -107,6 +108,24 @@ describe("uptime over 24 h and the bar of recent checks", () => {
     const none = rowOf((await c.get("/?q=no+checks")).text, quiet);
     expect(none).toContain('data-label="Uptime 24 h">no data</td>');
     expect(none).toContain("no checks yet");
+  });
+
+  test("a monitor checked every few minutes gets the rest of its 20 from its packed hours", async () => {
+    const id = await createMonitor(s, httpAttrs({ name: "slow figures", interval_sec: 600 }));
+    const now = Date.now();
+    // 30 checks 10 minutes apart (5 hours), the oldest down; what is older than an hour is packed
+    await s.ctx.db.insertInto("checks").values(Array.from({ length: 30 }, (_, i) => ({ monitor_id: id, region: "local", status: i === 19 ? "down" : "up", checked_at: now - (i + 1) * 600_000, latency_ms: 10, http_code: 200 }))).execute();
+    const before = bucketStart(now - 3_600_000, "h");
+    await s.ctx.db.transaction().execute((trx) => packMonitorChecks(trx, id, before));
+    const left = (await s.ctx.db.selectFrom("checks").select("id").where("monitor_id", "=", id).execute()).length;
+    expect(left).toBeLessThan(20);
+    await rolledUp([id]);
+    const row = rowOf((await c.get("/?q=slow+figures")).text, id);
+    expect(row).toContain('data-label="Uptime 24 h">96.66%</td>'); // 29 of 30, rows and blocks
+    expect(row.match(/<i class="rc rc-/g)?.length).toBe(20);
+    // the 20th newest (i = 19) is the bar's oldest cell
+    expect(row).toContain('<span class="sr-only">Last 20 checks: 1 down, 19 up; latest up.</span>');
+    expect(row).toContain('aria-hidden="true" title="Last 20 checks: 1 down, 19 up; latest up."><i class="rc rc-down"></i>');
   });
 
   test("sort by uptime: the lowest first, monitors without checks last", async () => {
