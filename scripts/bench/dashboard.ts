@@ -8,8 +8,9 @@
  * user, written with bun:sqlite and cached under the temp dir (copied for each run). `vigil serve`
  * runs on the copy; playwright-core's Chromium (Debian's /usr/bin/chromium) signs in through the
  * form and loads the list `loads` times, each in a new tab: first contentful paint and the load
- * event from the Performance API, p50 and max. Reference in the same run: the same HTML (fetched
- * once from the server, with its CSS and script) served as a static file by Bun.serve. Then the
+ * event from the Performance API, p50 and max. References in the same run, their loads interleaved
+ * with the list's: the same HTML (fetched once from the server, with its CSS and script) served as a
+ * static file by Bun.serve, and a small page (the sign-in form). Then the
  * server's own time for a few list addresses (sorts, search, a deep page), p50 over `loads` fetches.
  * Loopback only; bounded in time.
  */
@@ -182,9 +183,13 @@ export async function main(args: string[]): Promise<number> {
     // one load to warm both (caches, JIT), not counted
     await paints(context, `${vigil.url}/`, 1);
     await paints(context, `http://127.0.0.1:${reference.port}/`, 1);
-    const served = await paints(context, `${vigil.url}/`, o.loads);
-    const staticRef = await paints(context, `http://127.0.0.1:${reference.port}/`, o.loads);
-    const floor = await paints(context, `${vigil.url}/login`, o.loads);
+    // interleaved, so a change in the box's load falls on all three alike
+    const served: Paint[] = [], staticRef: Paint[] = [], floor: Paint[] = [];
+    for (let i = 0; i < o.loads; i++) {
+      served.push(...(await paints(context, `${vigil.url}/`, 1)));
+      staticRef.push(...(await paints(context, `http://127.0.0.1:${reference.port}/`, 1)));
+      floor.push(...(await paints(context, `${vigil.url}/login`, 1)));
+    }
     console.log(summary("vigil serve: GET / (page 1)", served));
     console.log(summary("reference: the same files from Bun.serve", staticRef));
     console.log(summary("floor: GET /login (a small page)", floor));
