@@ -64,17 +64,18 @@ describe.skipIf(TEST_ENGINE === "postgres")("SQLite: a version 24 data directory
   });
 });
 
-describe.skipIf(TEST_ENGINE === "sqlite")("PostgreSQL: a version 24 database", () => {
+describe.skipIf(TEST_ENGINE === "sqlite")("PostgreSQL: a version 29 database", () => {
   test("gets its group ids turned into groups of their accounts", async () => {
     const url = await (await testCluster()).createDatabase();
-    // a database as version 24 left it: the fresh schema without what 030 and later create
+    // a database as version 29 left it: the fresh schema without what 030 and later add
     const old = await openPostgresStore(url, { poolSize: 1 });
     for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version >= 30).reverse()) {
+      for (const [, table, column] of m.sql.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)) await sql.raw(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}`).execute(old.db);
       for (const [, name] of m.sql.matchAll(/CREATE (?:UNIQUE )?INDEX (\w+)/g)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(old.db);
       for (const [, name] of [...m.sql.matchAll(/CREATE TABLE (\w+)/g)].reverse()) await sql.raw(`DROP TABLE ${name}`).execute(old.db);
     }
     for (const q of OLD_ROWS) await sql.raw(q).execute(old.db);
-    await sql`UPDATE vigil_schema SET version = 24`.execute(old.db);
+    await sql`UPDATE vigil_schema SET version = 29`.execute(old.db);
     await old.close();
     const store = await openPostgresStore(url, { poolSize: 2 });
     try {
