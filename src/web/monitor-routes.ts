@@ -15,7 +15,7 @@ import { groupNames } from "../services/groups.ts";
 import { isTag, TAG_RULE } from "../domain/tags.ts";
 import { alertingFields, alertingSection } from "./forms/alerting-section.ts";
 import { formToAttributes, validationDetails, type Errors, type FieldSpec } from "./forms/fields.ts";
-import { createDefaults, isMonitorType, monitorFields, monitorForm, TYPE_INFO } from "./forms/monitor-form.ts";
+import { createDefaults, createFixedAttributes, isMonitorType, monitorFields, monitorForm, TYPE_INFO } from "./forms/monitor-form.ts";
 import { html } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type RouteCtx, type Signed } from "./routing.ts";
@@ -260,7 +260,7 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
         if (!isMonitorType(type)) return redirect("/monitors/new");
         const { choices } = await channelChoices(web, s.actor);
         const alerting = await alertingFor(s.actor, undefined, []);
-        const attrs = { monitor_type: type, ...formToAttributes([...monitorFields(type, choices, await groupChoices(s.actor)), ...alerting], s.form, "create") };
+        const attrs = { monitor_type: type, ...createFixedAttributes(type), ...formToAttributes([...monitorFields(type, choices, await groupChoices(s.actor)), ...alerting], s.form, "create") };
         try {
           const created = await createMonitor(app, s.actor, attrs);
           return redirect(`/monitors/${created.id}?msg=created`);

@@ -103,7 +103,7 @@ describe("dashboard in a browser", () => {
     await list.goto(s.url + "/");
     await list.evaluate(() => ((window as unknown as { marker: number }).marker = 42));
     const form = await admin.newPage();
-    const id = await createMonitorInForm(form, "http", { Name: "Local API", Target: `${target.url}/health`, "Check interval (seconds)": "10", "Timeout (ms)": "2000" });
+    const id = await createMonitorInForm(form, "http", { Name: "Local API", Target: `${target.url}/health`, "Check every (seconds)": "10", "Give up after (milliseconds)": "2000" });
     const row = list.locator(`tr[data-monitor="${id}"]`);
     await row.locator(".st-up").waitFor({ timeout: 15_000 });
     expect(await row.textContent()).toContain("Local API");
@@ -130,7 +130,7 @@ describe("dashboard in a browser", () => {
     await page.goto(`${s.url}/monitors/new?type=http`);
     await page.getByLabel("Name", { exact: true }).fill("Broken");
     await page.getByLabel("Target", { exact: true }).fill("ftp://example.com");
-    await page.getByLabel("Check interval (seconds)").fill("5");
+    await page.getByLabel("Check every (seconds)").fill("5");
     await page.getByRole("button", { name: "Create monitor" }).click();
     await page.locator("#form-errors").waitFor();
     const err = await page.locator("#f-target-err").textContent();
@@ -143,7 +143,7 @@ describe("dashboard in a browser", () => {
 
   test("a redis monitor's form asks for its password and user name, not an HTTP method; the password is never filled in again", async () => {
     const page = await admin.newPage();
-    const id = await createMonitorInForm(page, "redis", { Name: "Cache", Target: "redis://127.0.0.1:9/0", "Timeout (ms)": "2000", "User name": "vigil", Password: "redis-pw-in-browser" });
+    const id = await createMonitorInForm(page, "redis", { Name: "Cache", Target: "redis://127.0.0.1:9/0", "Give up after (milliseconds)": "2000", "User name": "vigil", Password: "redis-pw-in-browser" });
     await page.goto(`${s.url}/monitors/${id}/edit`);
     const password = page.getByLabel("Password", { exact: true });
     expect(await password.isVisible()).toBe(true);
@@ -158,7 +158,7 @@ describe("dashboard in a browser", () => {
 
   test("a heartbeat monitor shows its ping URL and timeline", async () => {
     const page = await admin.newPage();
-    const id = await createMonitorInForm(page, "heartbeat", { Name: "Nightly backup", "Check interval (seconds)": "86400", "Timeout (ms)": "1000", "Grace (seconds)": "600" });
+    const id = await createMonitorInForm(page, "heartbeat", { Name: "Nightly backup", "Expected every (seconds)": "86400", "Grace (seconds)": "600" });
     const url = await page.getByRole("textbox", { name: "Ping URL" }).inputValue();
     expect(url).toMatch(new RegExp(`^${s.ctx.config.heartbeatUrl}/h/[A-Za-z0-9_-]{20,}$`));
     expect((await fetch(url.replace(s.ctx.config.heartbeatUrl, s.url))).status).toBe(200);

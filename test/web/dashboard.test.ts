@@ -90,7 +90,13 @@ describe("monitor forms", () => {
     expect(res.status).toBe(200);
     expect(text).toContain(`name="monitor_type" value="${type}"`);
     const has = (n: string) => text.includes(`name="${n}"`);
-    expect(has("name") && has("interval_sec") && has("timeout_ms")).toBe(true);
+    expect(has("name")).toBe(true);
+    // a heartbeat waits for pings: nothing to check every so often, nothing to time out
+    expect(has("interval_sec") && has("timeout_ms")).toBe(type !== "heartbeat");
+    // what only API clients set, and the API's own words, stay off the form
+    expect(has("editor_ui_profile")).toBe(false);
+    const shown = text.replace(/<[^>]*>/g, " ");
+    for (const jargon of ["null", "interval_sec", "× 1000", "Editor profile", "Synthetic trace body detail", "Group id", "write-only"]) expect(shown).not.toContain(jargon);
     expect(has("target")).toBe(type !== "heartbeat");
     expect(has("expected_http_codes")).toBe(type === "http");
     expect(has("dns_record_type")).toBe(type === "dns");
@@ -99,6 +105,7 @@ describe("monitor forms", () => {
     expect(has("api_auth_bearer_token")).toBe(type === "http");
     // the HTTP method is asked of http monitors only (the API accepts it on every type)
     expect(has("method")).toBe(type === "http");
+    expect(has("synthetic_trace_body_detail")).toBe(type === "http");
     expect(has("api_headers_json")).toBe(type === "http" || type === "websocket");
     expect(has("ws_send") && has("ws_expect")).toBe(type === "websocket");
     expect(has("grpc_service") && has("grpc_tls")).toBe(type === "grpc");
@@ -110,6 +117,37 @@ describe("monitor forms", () => {
     expect(has("docker_host")).toBe(type === "docker");
     expect(has("domain_expiry_warn_days")).toBe(type === "domain");
     expect(has("api_max_latency_ms")).toBe(type !== "heartbeat");
+  });
+
+  test("an http form has one authentication section: the kind picked, each kind's fields under it, the stored secret kept when left empty", async () => {
+    const form = await c.get("/monitors/new?type=http");
+    const section = form.text.slice(form.text.indexOf("data-auth-section"), form.text.indexOf("</details>", form.text.indexOf("data-auth-section")));
+    expect(section).toContain('<option value="none" selected>');
+    // without script every kind's fields show under the kind's name, with a note; the script hides the others
+    expect(section).toContain("Only the fields of the kind chosen above are used.");
+    expect(section).toMatch(/data-auth="basic"[\s\S]*name="api_auth_basic_user"[\s\S]*name="api_auth_basic_pass"[\s\S]*data-auth="bearer"[\s\S]*name="api_auth_bearer_token"[\s\S]*data-auth="api_key"[\s\S]*name="api_auth_api_key_header"[\s\S]*name="api_auth_api_key_value"/);
+    // the secrets are nowhere else on the form
+    expect(form.text.split('name="api_auth_bearer_token"').length).toBe(2);
+    const r = await c.post("/monitors", { monitor_type: "http", name: "signed in", target: "http://127.0.0.1:9/", interval_sec: "60", timeout_ms: "5000", api_auth_type: "basic", api_auth_basic_user: "ops", api_auth_basic_pass: "basic-s3cret" });
+    expect(r.res.status).toBe(303);
+    const id = idFrom(r.res.headers.get("location"));
+    const edit = await c.get(`/monitors/${id}/edit`);
+    expect(edit.text).toContain('<option value="basic" selected>');
+    expect(edit.text).toMatch(/<details open><summary>Authentication \(User name and password/);
+    expect(edit.text).not.toContain("basic-s3cret");
+    expect(edit.text).toMatch(/id="f-api_auth_basic_pass-hint">stored; leave empty to keep it</);
+    expect((await c.post(`/monitors/${id}`, { name: "signed in", target: "http://127.0.0.1:9/", interval_sec: "60", timeout_ms: "5000", api_auth_type: "basic", api_auth_basic_user: "ops", api_auth_basic_pass: "" })).res.status).toBe(303);
+    expect((await c.get(`/monitors/${id}/edit`)).text).toMatch(/id="f-api_auth_basic_pass-hint">stored; leave empty to keep it</);
+  });
+
+  test("a heartbeat is created from its form without an interval or timeout, and an edit keeps the ones set through the API", async () => {
+    const r = await c.post("/monitors", { monitor_type: "heartbeat", name: "nightly backup", heartbeat_period_sec: "86400", heartbeat_grace_sec: "600" });
+    expect(r.res.status).toBe(303);
+    const id = idFrom(r.res.headers.get("location"));
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes).toMatchObject({ heartbeat_period_sec: 86400, heartbeat_grace_sec: 600 });
+    expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { interval_sec: 120, timeout_ms: 2000 })).status).toBe(200);
+    expect((await c.post(`/monitors/${id}`, { name: "nightly backup", heartbeat_period_sec: "86400", heartbeat_grace_sec: "900" })).res.status).toBe(303);
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes).toMatchObject({ interval_sec: 120, timeout_ms: 2000, heartbeat_grace_sec: 900 });
   });
 
   test("a redis monitor's form asks for the password (never shown back) and the user name, in words, and not for an HTTP method", async () => {
@@ -191,7 +229,10 @@ describe("monitor forms", () => {
     expect(edit.text).not.toContain("s3cret-value");
     const form = new URLSearchParams();
     for (const m of edit.text.matchAll(/<input type="(?:text|number)" id="f-[a-z_]+" name="([a-z_]+)" value="([^"]*)"/g)) form.set(m[1]!, unescape(m[2]!));
-    for (const m of edit.text.matchAll(/<select id="f-[a-z_]+" name="([a-z_]+)"[^>]*>([\s\S]*?)<\/select>/g)) form.set(m[1]!, /<option selected>([^<]*)</.exec(m[2]!)?.[1] ?? "");
+    for (const m of edit.text.matchAll(/<select id="f-[a-z_]+" name="([a-z_]+)"[^>]*>([\s\S]*?)<\/select>/g)) {
+      const o = /<option(?: value="([^"]*)")? selected>([^<]*)</.exec(m[2]!);
+      form.set(m[1]!, o?.[1] ?? o?.[2] ?? "");
+    }
     for (const m of edit.text.matchAll(/<input type="checkbox" id="f-[a-z_]+" name="([a-z_]+)" value="true" checked/g)) form.set(m[1]!, "true");
     form.set("name", "authed renamed");
     const saved = await c.post(`/monitors/${id}`, form);

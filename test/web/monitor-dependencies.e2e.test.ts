@@ -51,8 +51,7 @@ test("the filter box narrows the monitors to depend on; the pick and the reminde
   expect(await page.locator("#dep-pick .check:visible").count()).toBe(11);
 
   await page.getByLabel("Name", { exact: true }).fill("Backup job");
-  await page.getByLabel("Check interval (seconds)").fill("3600");
-  await page.getByLabel("Timeout (ms)").fill("1000");
+  await page.getByLabel("Expected every (seconds)").fill("3600");
   await page.getByLabel("Remind every (minutes)").fill("30");
   await page.getByRole("button", { name: "Create monitor" }).click();
   await page.waitForURL(/\/monitors\/\d+\?msg=created$/);

@@ -172,6 +172,16 @@
     kinds.forEach(function (k) { k.addEventListener("change", showKind); });
     showKind();
   }
+  // A monitor's authentication: only the chosen kind's fields show (without script, every kind's do).
+  var authChoice = document.querySelector("[data-auth-choice]");
+  if (authChoice) {
+    var showAuth = function () {
+      document.querySelectorAll("[data-auth]").forEach(function (p) { p.hidden = p.getAttribute("data-auth") !== authChoice.value; });
+    };
+    document.querySelectorAll("[data-auth-note]").forEach(function (n) { n.hidden = true; });
+    authChoice.addEventListener("change", showAuth);
+    showAuth();
+  }
   // A long list of checkboxes (the monitors a monitor depends on) narrowed by a filter box.
   document.querySelectorAll("[data-filter]").forEach(function (input) {
     var list = document.getElementById(input.getAttribute("data-filter"));
