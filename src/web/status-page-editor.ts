@@ -22,11 +22,11 @@ const LABELS: Record<StatusPageAttributeName, [string, string?]> = {
   description: ["Description"],
   is_public: ["Public (off: only signed-in users of this account)"],
   is_enabled: ["Enabled (off: the page answers 404)"],
-  is_token_protected: ["Require an access token"],
+  is_token_protected: ["Require an access token", "one is made for you when the field below is left empty"],
   access_token: ["Access token", "visitors open the page once with ?token=<token>; generated when left empty"],
   public_theme: ["Theme"],
   custom_domain: ["Custom domain", "a host name (CNAME to this server) that serves this page at /"],
-  monitor_ids: ["Monitors shown", "in this order"],
+  monitor_ids: ["Monitors shown"],
 };
 
 function pageFields(monitors: MonitorItem[]): FieldSpec[] {
@@ -35,6 +35,54 @@ function pageFields(monitors: MonitorItem[]): FieldSpec[] {
     if (name === "monitor_ids") return { name, label, hint, widget: "choices" as const, nullable: false, choices: monitors.map((m) => ({ value: m.id, label: m.attributes.name })) };
     return fieldFromSchema(name, f.schema, label, hint);
   });
+}
+
+/**
+ * The monitors shown, in order, from a submitted form: the chosen list's hidden fields as they come
+ * (document order is the page's order), then the ones ticked in the picker, then a pressed Up, Down
+ * or Remove button applied. `moved` says a button other than Save was pressed: the form is shown
+ * again, nothing saved.
+ */
+export function chosenOrder(form: URLSearchParams): { ids: number[]; moved: boolean } {
+  const ids: number[] = [];
+  const push = (v: string) => {
+    if (!/^\d{1,15}$/.test(v)) return;
+    const id = Number(v);
+    if (!ids.includes(id)) ids.push(id);
+  };
+  form.getAll("monitor_ids").forEach(push);
+  form.getAll("add_monitor_ids").forEach(push);
+  const op = /^(up|down|remove|add):?(\d{0,15})$/.exec(form.get("order") ?? "");
+  if (!op) return { ids, moved: false };
+  const i = ids.indexOf(Number(op[2]));
+  if (i >= 0 && op[1] === "remove") ids.splice(i, 1);
+  else if (i > 0 && op[1] === "up") ids.splice(i - 1, 2, ids[i]!, ids[i - 1]!);
+  else if (i >= 0 && i < ids.length - 1 && op[1] === "down") ids.splice(i, 2, ids[i + 1]!, ids[i]!);
+  return { ids, moved: true };
+}
+
+/**
+ * The monitors shown: the chosen ones as an ordered list (hidden fields carry the order; Up, Down
+ * and Remove are submit buttons, so they work without script, and app.client.js moves the rows in
+ * place instead), then a scrolling picker of the others with a search box.
+ */
+function monitorPicker(monitors: MonitorItem[], chosen: number[], errors: Errors): SafeHtml {
+  const names = new Map(monitors.map((m) => [m.id, m.attributes.name]));
+  const rest = monitors.filter((m) => !chosen.includes(m.id));
+  const msgs = errors.monitor_ids ?? [];
+  const button = (op: string, id: number, text: string, name: string) => html`<button type="submit" class="btn small" name="order" value="${op}:${id}" data-order-op="${op}" aria-label="${text} ${name}">${text}</button>`;
+  return html`<fieldset class="field" id="f-monitor_ids"${msgs.length ? html` aria-invalid="true" aria-describedby="f-monitor_ids-err"` : ""}><legend>Monitors shown</legend>
+<span class="hint">shown on the page in this order</span>
+<ol class="chosen" data-order-list>${chosen.map((id) => {
+    const name = names.get(id) ?? `monitor ${id}`;
+    return html`<li data-order-item><input type="hidden" name="monitor_ids" value="${id}"><span class="name">${name}</span><span class="ops">${button("up", id, "Up", name)}${button("down", id, "Down", name)}${button("remove", id, "Remove", name)}</span></li>`;
+  })}</ol>
+${chosen.length ? "" : html`<p class="muted">None chosen yet.</p>`}
+${msgs.length ? html`<span class="err" id="f-monitor_ids-err">${msgs.map((m) => `Monitors shown ${m}`).join("; ")}</span>` : ""}
+${rest.length ? html`<div class="pick-add"><div class="field" data-filter-box hidden><label for="pick-filter">Find a monitor to add</label><input type="search" id="pick-filter" data-filter="pick-list" autocomplete="off"></div>
+<div class="pick"><fieldset id="pick-list"><legend>Add to the page (at the end)</legend>${rest.map((m) => html`<div class="check"><input type="checkbox" id="add-${m.id}" name="add_monitor_ids" value="${m.id}"> <label for="add-${m.id}">${m.attributes.name}</label></div>`)}<p class="muted" data-filter-empty hidden>No monitor matches.</p></fieldset></div>
+<button type="submit" class="btn" name="order" value="add">Add the ticked monitors</button></div>` : ""}
+</fieldset>`;
 }
 
 const pageId = (s: Signed) => pathId(s.params, "status page");
@@ -65,7 +113,7 @@ export function statusPageEditorRoutes(web: WebContext) {
       : "";
     const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
-<div class="panel">${fields.map((f) => renderField(f, values[f.name], errors))}</div>
+<div class="panel">${fields.filter((f) => f.name !== "monitor_ids").map((f) => renderField(f, values[f.name], errors))}${monitorPicker(monitors, Array.isArray(values.monitor_ids) ? (values.monitor_ids as number[]) : [], errors)}</div>
 <div class="row"><button class="primary" type="submit">${mode === "create" ? "Create status page" : "Save changes"}</button><a class="btn" href="/status-pages">Cancel</a></div></form>
 ${target ? await updatesPanel(web, s, target) : ""}`;
     return page(s, title, body, status);
@@ -73,7 +121,11 @@ ${target ? await updatesPanel(web, s, target) : ""}`;
 
   async function save(s: Signed, mode: Mode, target?: StatusPageItem) {
     const monitors = await allMonitors(s);
-    const attrs = formToAttributes(pageFields(monitors), s.form, mode);
+    const attrs = formToAttributes(pageFields(monitors).filter((f) => f.name !== "monitor_ids"), s.form, mode);
+    const order = chosenOrder(s.form);
+    attrs.monitor_ids = order.ids;
+    // Up, Down, Remove or Add: the same form again with the new list, nothing saved yet
+    if (order.moved) return form(s, mode, { ...target?.attributes, ...attrs }, {}, target);
     if (mode === "create" && attrs.slug === null) delete attrs.slug; // empty slug: generated from the name
     try {
       const saved = mode === "create" ? await createStatusPage(app, s.actor, attrs) : await updateStatusPage(app, s.actor, target!.id, attrs);

@@ -172,6 +172,20 @@
     kinds.forEach(function (k) { k.addEventListener("change", showKind); });
     showKind();
   }
+  // The status page's chosen monitors: Up, Down and Remove move the rows in place (without script
+  // each is a submit that shows the form again with the new order); the order is saved with the form.
+  document.querySelectorAll("[data-order-list]").forEach(function (list) {
+    list.addEventListener("click", function (e) {
+      var b = e.target.closest("[data-order-op]");
+      if (!b) return;
+      e.preventDefault();
+      var li = b.closest("[data-order-item]"), op = b.getAttribute("data-order-op");
+      if (op === "up" && li.previousElementSibling) list.insertBefore(li, li.previousElementSibling);
+      else if (op === "down" && li.nextElementSibling) list.insertBefore(li.nextElementSibling, li);
+      else if (op === "remove") { li.remove(); return; }
+      b.focus();
+    });
+  });
   // A monitor's authentication: only the chosen kind's fields show (without script, every kind's do).
   var authChoice = document.querySelector("[data-auth-choice]");
   if (authChoice) {
