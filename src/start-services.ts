@@ -9,6 +9,7 @@ import { HeldResults } from "./engine/held-results.ts";
 import { followWindowChanges, startWindowBoundaries } from "./engine/window-boundaries.ts";
 import { recordCheckResult } from "./engine/record-check.ts";
 import { startNotifyService } from "./notify/service.ts";
+import { startStatusMailer } from "./notify/status-mailer.ts";
 import { startPeerLeaderService } from "./peers/leader/service.ts";
 import { startProbeServices } from "./peers/probe/service.ts";
 import { maintenanceService, startSchedulerService } from "./scheduler/service.ts";
@@ -43,6 +44,8 @@ export async function startServices(ctx: AppContext, o: { heldResultsLimit?: num
   // heartbeat pings and deadlines are the leader's: probes only run active checks. With several
   // instances every one takes pings; the leading one judges the deadlines
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
+  // status page subscription mail, when --smtp-url is set: the leader's, as the alert outbox is
+  if (ctx.config.role === "leader" && ctx.config.smtpUrl) services.push(await leaderOnly(ctx.cluster, "status-mail", () => startStatusMailer(ctx), log));
   // reminders and escalations of open incidents are the leader's too, queued into the outbox
   if (ctx.config.role === "leader") services.push(await leaderOnly(ctx.cluster, "followups", () => startFollowupService(ctx), log));
   if (ctx.config.role === "leader") {

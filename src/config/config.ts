@@ -26,6 +26,9 @@ export interface Config {
   /** --rdap-bootstrap; null: IANA's bootstrap file */
   readonly rdapBootstrapUrl: string | null;
   readonly rateLimits: Readonly<Record<Plan, number>>;
+  /** --smtp-url: status page subscriptions are offered and mailed only when set (README "Status pages") */
+  readonly smtpUrl: string | null;
+  readonly smtpFrom: string;
   readonly pingLimitToken: number;
   readonly pingLimitIp: number;
   readonly trustedProxies: readonly string[];

@@ -48,6 +48,8 @@ export function loadConfig(argv: string[], env: Env): Config {
     extraCaFile: raw("extraCa"),
     rdapBootstrapUrl: optionalUrl(raw("rdapBootstrap"), "rdap-bootstrap"),
     rateLimits: Object.freeze(parseRateLimits(raw("rateLimit")!)),
+    smtpUrl: smtpUrl(raw("smtpUrl")),
+    smtpFrom: raw("smtpFrom") ?? `vigil@${new URL(baseUrl).hostname}`,
     pingLimitToken: int(raw("pingLimitToken"), "ping-limit-token", 1, 1_000_000),
     pingLimitIp: int(raw("pingLimitIp"), "ping-limit-ip", 1, 10_000_000),
     trustedProxies: Object.freeze(proxies(list(raw("trustedProxy")))),
@@ -141,5 +143,17 @@ export function databaseUrl(v: string | null): string | null {
   }
   if (u.protocol !== "postgres:" && u.protocol !== "postgresql:") throw new ConfigError(`--database-url must be a postgres:// URL, got ${u.protocol}//…`);
   if (!u.hostname && !u.searchParams.get("host")) throw new ConfigError("--database-url names no host");
+  return v;
+}
+
+function smtpUrl(v: string | null): string | null {
+  if (v === null || v === "") return null;
+  let u: URL;
+  try {
+    u = new URL(v);
+  } catch {
+    throw new ConfigError(`--smtp-url must be smtp://host:port or smtps://host:port, got ${JSON.stringify(v)}`);
+  }
+  if (u.protocol !== "smtp:" && u.protocol !== "smtps:") throw new ConfigError(`--smtp-url must start with smtp:// or smtps://, got ${u.protocol}`);
   return v;
 }

@@ -4,6 +4,8 @@ import type { Db } from "../store/database.ts";
 import { findOpenIncident, insertIncident, resolveIncidentRow } from "../store/incidents.ts";
 import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { setMonitorState } from "../store/monitors.ts";
+import { queueNotices } from "../store/status-subscriptions.ts";
+import { incidentNotice } from "../domain/status-mail.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { raiseAlert, type AlertEvent } from "./alerts.ts";
 import { inMaintenance } from "./maintenance-end.ts";
@@ -73,6 +75,12 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
   } else if (from === "down") {
     const open = await findOpenIncident(db, c.monitor.id);
     if (open) resolved = await resolveIncidentRow(db, open, c.at, c.checkId);
+  }
+
+  // status page subscribers hear of an incident opening or resolving on a page's monitor, whoever
+  // else is alerted, in this transaction (README "Status pages")
+  if (ctx.config.smtpUrl !== null && (opened || resolved)) {
+    await queueNotices(db, { monitorId: c.monitor.id, ...incidentNotice(c.monitor.name, opened !== null), base: ctx.config.baseUrl, now: c.at });
   }
 
   // dependencies, reminders and escalation (engine/incident-follow.ts): may hold the alert back

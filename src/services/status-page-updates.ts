@@ -7,6 +7,7 @@ import { pageMonitors } from "../store/status-history.ts";
 import { findStatusPage, monitorIdsByPage } from "../store/status-pages.ts";
 import type { StatusPageUpdateRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
+import { mailUpdate } from "./status-subscriptions.ts";
 import type { Item, Listed, PageWindow } from "./items.ts";
 import { attributesOf, type WriteInput } from "./write-input.ts";
 
@@ -85,10 +86,13 @@ export async function getUpdate(ctx: AppContext, actor: Actor, pageId: number, i
 }
 
 export async function createUpdate(ctx: AppContext, actor: Actor, pageId: number, input: WriteInput | undefined): Promise<UpdateItem> {
-  await ownedPage(ctx, actor, pageId);
+  const page = await findStatusPage(ctx.db, actor.accountId, pageId);
+  if (!page) throw notFound("status page");
   const changes = await validated(ctx, pageId, attributesOf(input, "status_page_update"));
   const row = await store.insertUpdate(ctx.db, { pageId, changes: changes as Parameters<typeof store.insertUpdate>[1]["changes"], now: ctx.clock.now() });
   logOf(ctx).info("status page update created", { request_id: actor.requestId, account_id: actor.accountId, status_page_id: pageId, update_id: row.id, kind: row.kind });
+  // its subscribers hear of it (README "Status pages"); a change to it later is not mailed again
+  await mailUpdate(ctx, page, row);
   return present(ctx, row);
 }
 

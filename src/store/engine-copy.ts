@@ -46,6 +46,8 @@ export const COPIED_TABLES = [
   "monitor_tags",
   "status_page_updates",
   "status_page_update_monitors",
+  "status_page_subscribers",
+  "status_mail_queue",
 ] as const;
 
 /**

@@ -427,6 +427,28 @@ export interface StatusPageUpdatesTable {
   updated_at: number;
 }
 
+export interface StatusPageSubscribersTable {
+  id: Generated<number>;
+  status_page_id: number;
+  email: string;
+  token: string;
+  confirmed_at: number | null;
+  confirm_expires_at: number;
+  created_at: number;
+}
+
+export interface StatusMailQueueTable {
+  id: Generated<number>;
+  subscriber_id: number;
+  subject: string;
+  body: string;
+  link: string;
+  kind: string;
+  attempts: ColumnType<number, number | undefined, number>;
+  next_attempt_at: number;
+  created_at: number;
+}
+
 export interface StatusPageUpdateMonitorsTable {
   update_id: number;
   monitor_id: number;
@@ -467,6 +489,8 @@ export interface DB {
   monitor_tags: MonitorTagsTable;
   status_page_updates: StatusPageUpdatesTable;
   status_page_update_monitors: StatusPageUpdateMonitorsTable;
+  status_page_subscribers: StatusPageSubscribersTable;
+  status_mail_queue: StatusMailQueueTable;
 }
 
 export type Account = Selectable<AccountsTable>;

@@ -4,9 +4,11 @@ import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../..
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
 import { BAR_DAYS, loadBadgeData, loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
 import { loadFeed } from "../../services/status-feed.ts";
+import { confirmSubscription, endSubscription, requestSubscription, subscriptionsOffered } from "../../services/status-subscriptions.ts";
 import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
 import { html } from "../html.ts";
 import { send, redirect, type FramePolicy } from "../respond.ts";
+import { leaveBodyUnread } from "../routing.ts";
 import type { WebContext } from "../web-context.ts";
 import { atomFeed } from "./atom-feed.ts";
 import { badgeSvg, monitorBadgeSvg, type BadgeKind } from "./badge.ts";
@@ -60,7 +62,11 @@ const ACCESS_COOKIE_DAYS = 30;
  */
 export const TOKEN_GUESSES_PER_IP = 10;
 export const TOKEN_GUESSES_PER_PAGE = 100;
-export const TOKEN_GUESS_WINDOW_MS = 5 * 60_000;
+export /** Subscription requests per client IP in one window (README "Status pages"). */
+const SUBSCRIBE_WINDOW_MS = 10 * 60_000;
+const SUBSCRIBES_PER_IP = 5;
+const SUBSCRIBE_ANSWER = "Thank you. If that address can receive mail, a link to confirm is on its way; it works for 48 hours.";
+const TOKEN_GUESS_WINDOW_MS = 5 * 60_000;
 
 function accessCookieValue(page: PublicStatusPage): string {
   return hashToken(`status-page-access:${page.id}:${page.accessToken ?? ""}`);
@@ -69,6 +75,7 @@ function accessCookieValue(page: PublicStatusPage): string {
 export class StatusPages {
   private readonly guessesByIp = new FixedWindowLimiter<string>(TOKEN_GUESS_WINDOW_MS);
   private readonly guessesByPage = new FixedWindowLimiter<number>(TOKEN_GUESS_WINDOW_MS);
+  private readonly subscribesByIp = new FixedWindowLimiter<string>(SUBSCRIBE_WINDOW_MS);
 
   constructor(private readonly web: WebContext) {}
 
@@ -174,7 +181,53 @@ export class StatusPages {
     }
     const base = where.prefix;
     const feed = offersFeed(page) ? `${base}/feed.atom` : null;
-    return send(request, renderStatusPage(data, { badge: `${base}/badge.svg`, json: base ? `${base}.json` : "/status.json", feed }), { policy, cache });
+    // the subscription form lives at /s/<slug> (a custom domain's page links there for it)
+    const subscribe = subscriptionsOffered(this.web.app, page) ? `/s/${page.slug}/subscribe` : null;
+    const notice = subscribe && url.searchParams.get("subscribe") === "sent" ? SUBSCRIBE_ANSWER : null;
+    return send(request, renderStatusPage(data, { badge: `${base}/badge.svg`, json: base ? `${base}.json` : "/status.json", feed, subscribe, notice }), { policy, cache: notice ? "no-store" : cache });
+  }
+
+  /**
+   * The subscription form's answer, the same for a new, a pending and a confirmed address (the form
+   * says nothing of who subscribed); addresses asked per client IP are limited.
+   */
+  async subscribe(request: Request, socketIp: string | null, page: PublicStatusPage | undefined): Promise<Response> {
+    if (!page || !subscriptionsOffered(this.web.app, page)) return this.notFound(request, "html");
+    const ip = this.web.clientIp(request, socketIp);
+    const now = this.web.app.clock.now();
+    const verdict = this.subscribesByIp.hit(ip, SUBSCRIBES_PER_IP, now);
+    if (!verdict.allowed) {
+      const retry = retryAfterSeconds(verdict, now);
+      return send(request, statusMessagePage(page.theme, "Too many requests", html`<p>Please try again in ${Math.ceil(retry / 60)} min.</p>`), { status: 429, headers: { "retry-after": String(retry) } });
+    }
+    const form = new URLSearchParams((await request.text()).slice(0, 4096));
+    const ok = await requestSubscription(this.web.app, page, form.get("email") ?? "", this.web.publicBase(request, socketIp));
+    if (!ok) return send(request, statusMessagePage(page.theme, "Not an email address", html`<p>Please give an address such as name@example.com.</p><p><a href="/s/${page.slug}#subscribe">Back to ${page.name}</a></p>`), { status: 422 });
+    return redirect(`/s/${page.slug}?subscribe=sent#subscribe`);
+  }
+
+  async confirm(request: Request, page: PublicStatusPage | undefined): Promise<Response> {
+    if (!page || !subscriptionsOffered(this.web.app, page)) return this.notFound(request, "html");
+    const token = new URL(request.url).searchParams.get("token") ?? "";
+    const ok = token !== "" && (await confirmSubscription(this.web.app, page, token));
+    const back = html`<p><a href="/s/${page.slug}">${page.name}</a></p>`;
+    return ok
+      ? send(request, statusMessagePage(page.theme, "Subscribed", html`<p>You will get the updates of ${page.name} by email. Every mail has a link to unsubscribe.</p>${back}`))
+      : send(request, statusMessagePage(page.theme, "Link expired", html`<p>This confirmation link has expired or is not known. Subscribe again to get a new one.</p>${back}`), { status: 404 });
+  }
+
+  /**
+   * GET shows a button (a link opened by a mail scanner unsubscribes nobody); POST, the button's or
+   * a mail client's one-click request (RFC 8058), ends the subscription. Same answer either way.
+   */
+  async unsubscribe(request: Request, page: PublicStatusPage | undefined): Promise<Response> {
+    if (!page) return this.notFound(request, "html");
+    const token = new URL(request.url).searchParams.get("token") ?? "";
+    if (request.method !== "POST") {
+      return send(request, statusMessagePage(page.theme, "Unsubscribe", html`<p>Stop getting the updates of ${page.name} by email?</p><form method="post" action="/s/${page.slug}/unsubscribe?token=${token}"><button type="submit">Unsubscribe</button></form>`));
+    }
+    if (token !== "") await endSubscription(this.web.app, page, token);
+    return send(request, statusMessagePage(page.theme, "Unsubscribed", html`<p>No more mail from ${page.name} will come to this address.</p>`));
   }
 
   bySlug(slug: string): Promise<PublicStatusPage | undefined> {
@@ -195,12 +248,17 @@ const ip = (c: RouteCtx) => c.server?.requestIP(c.request)?.address ?? null;
 
 export function statusPageRoutes(pages: StatusPages) {
   return new Elysia({ name: "web-status-pages" })
+    .onParse(leaveBodyUnread)
     .get("/s/:slug", async (c: RouteCtx) => {
       const raw = c.params.slug!;
       const json = raw.endsWith(".json");
       const slug = json ? raw.slice(0, -5) : raw;
       return pages.serve(c.request, ip(c), await pages.bySlug(slug), json ? "json" : "html", { prefix: `/s/${slug}` });
     })
+    .post("/s/:slug/subscribe", async (c: RouteCtx) => pages.subscribe(c.request, ip(c), await pages.bySlug(c.params.slug!)))
+    .get("/s/:slug/confirm", async (c: RouteCtx) => pages.confirm(c.request, await pages.bySlug(c.params.slug!)))
+    .get("/s/:slug/unsubscribe", async (c: RouteCtx) => pages.unsubscribe(c.request, await pages.bySlug(c.params.slug!)))
+    .post("/s/:slug/unsubscribe", async (c: RouteCtx) => pages.unsubscribe(c.request, await pages.bySlug(c.params.slug!)))
     .get("/s/:slug/badge.svg", async (c: RouteCtx) => pages.serve(c.request, ip(c), await pages.bySlug(c.params.slug!), "badge", { prefix: `/s/${c.params.slug}` }))
     .get("/s/:slug/badge/:monitor/:file", async (c: RouteCtx) => {
       const badge = monitorBadgePath(c.params.monitor!, c.params.file!);

@@ -62,12 +62,17 @@ function sectionsView(sections: StatusSection[]): SafeHtml {
   )}`;
 }
 
-export function renderStatusPage(d: StatusData, links: { badge: string; json: string; feed: string | null }): string {
+/**
+ * `subscribe`: where the email subscription form posts, on pages that offer one; `notice`: a line
+ * shown above everything (the answer to that form).
+ */
+export function renderStatusPage(d: StatusData, links: { badge: string; json: string; feed: string | null; subscribe?: string | null; notice?: string | null }): string {
   const o = OVERALL_TEXT[d.overall];
   const p = d.page;
   const body = html`<div class="page">
 <header><h1>${p.name}</h1>${p.headline ? html`<p class="headline">${p.headline}</p>` : ""}${p.description ? html`<p class="desc">${p.description}</p>` : ""}</header>
 <main>
+${links.notice ? html`<p class="notice" role="status">${links.notice}</p>` : ""}
 <div class="overall ${d.overall}" role="status"><span aria-hidden="true">${o.icon}</span> ${o.text}</div>
 ${d.openUpdates.length ? html`<section aria-labelledby="now-h"><h2 id="now-h">Current incidents</h2><ul class="updates">${d.openUpdates.map(updateItem)}</ul></section>` : ""}
 ${d.open.length ? html`<section aria-labelledby="open-h"><h2 id="open-h">Ongoing incidents</h2><ul class="incidents">${d.open.map(incidentItem)}</ul></section>` : ""}
@@ -79,6 +84,9 @@ ${d.recentUpdates.length ? html`<section aria-labelledby="upd-h"><h2 id="upd-h">
 <section aria-labelledby="past-h"><h2 id="past-h">Recent incidents</h2>
 ${d.recent.length ? html`<ul class="incidents">${d.recent.map(incidentItem)}</ul>` : html`<p class="muted">No incidents in the last 14 days.</p>`}
 </section>
+${links.subscribe ? html`<section aria-labelledby="sub-h" id="subscribe"><h2 id="sub-h">Get updates by email</h2>
+<form method="post" action="${links.subscribe}" class="subscribe"><label for="sub-email">Email address</label><input type="email" id="sub-email" name="email" autocomplete="email" required maxlength="254"><button type="submit">Subscribe</button></form>
+<p class="muted">You get a link to confirm first. Then every update and every incident here comes by mail, each with a link to unsubscribe.</p></section>` : ""}
 </main>
 <footer><span data-tz-label="Times in your time zone (UTC on hover)">Times in UTC</span> · <a href="${links.json}">JSON</a> · <a href="${links.badge}">Badge</a>${links.feed ? html` · <a href="${links.feed}">Atom feed</a>` : ""} · Powered by Vigil</footer>
 </div>`;

@@ -1,0 +1,53 @@
+import { randomBytes } from "node:crypto";
+import type { AppContext } from "../context.ts";
+import { CONFIRM_TTL_MS, confirmMail, normalEmail, updateNotice } from "../domain/status-mail.ts";
+import * as store from "../store/status-subscriptions.ts";
+import type { StatusPageUpdateRow } from "../store/tables.ts";
+import type { PublicStatusPage } from "./public-status.ts";
+
+/**
+ * Email subscriptions to status pages (README "Status pages"): offered with --smtp-url on pages
+ * anyone may read (enabled, public, without an access token), double opt-in, and a token in every
+ * mail that ends the subscription in one click.
+ */
+export function subscriptionsOffered(ctx: AppContext, page: Pick<PublicStatusPage, "isEnabled" | "isPublic" | "isTokenProtected">): boolean {
+  return ctx.config.smtpUrl !== null && page.isEnabled && page.isPublic && !page.isTokenProtected;
+}
+
+/**
+ * Queues the confirmation mail of `address` (nothing for a confirmed subscriber). The caller
+ * answers the same whatever happened, so the form tells nobody who subscribed; false only for an
+ * address that cannot be one.
+ */
+export async function requestSubscription(ctx: AppContext, page: PublicStatusPage, address: string, base: string): Promise<boolean> {
+  const email = normalEmail(address);
+  if (!email) return false;
+  const now = ctx.clock.now();
+  const words = confirmMail(page.name);
+  const token = randomBytes(24).toString("base64url");
+  const outcome = await store.subscribe(ctx.db, {
+    pageId: page.id,
+    email,
+    token,
+    now,
+    expiresAt: now + CONFIRM_TTL_MS,
+    mail: { ...words, link: (t) => `${base}/s/${page.slug}/confirm?token=${t}` },
+  });
+  ctx.log.child("status-mail").info("subscription asked", { status_page_id: page.id, outcome });
+  return true;
+}
+
+export function confirmSubscription(ctx: AppContext, page: PublicStatusPage, token: string): Promise<boolean> {
+  return store.confirmSubscriber(ctx.db, page.id, token, ctx.clock.now());
+}
+
+export function endSubscription(ctx: AppContext, page: PublicStatusPage, token: string): Promise<boolean> {
+  return store.unsubscribe(ctx.db, page.id, token);
+}
+
+/** A new update written by people goes to the page's confirmed subscribers. */
+export async function mailUpdate(ctx: AppContext, page: { id: number; name: string; slug: string }, row: StatusPageUpdateRow): Promise<void> {
+  if (ctx.config.smtpUrl === null) return;
+  const words = updateNotice(page.name, row, `${ctx.config.baseUrl}/s/${page.slug}`);
+  await store.queueNotices(ctx.db, { pageId: page.id, ...words, base: ctx.config.baseUrl, now: ctx.clock.now() });
+}
