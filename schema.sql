@@ -129,8 +129,10 @@ CREATE TABLE monitors (
   expiry_alert_stage            INTEGER NOT NULL DEFAULT 0, -- how far it got: 1 warn window, 2 seven days, 3 one day (docs/notifications.md "Expiry alerts")
   -- alerting (README "Dependencies, reminders and escalation"); NULL: no reminders, no escalation
   alert_repeat_minutes          INTEGER,
-  escalate_after_minutes        INTEGER
+  escalate_after_minutes        INTEGER,
+  external_id  TEXT   -- optional, unique in the account (README "Configuration as code")
 );
+CREATE UNIQUE INDEX monitors_account_external_id ON monitors(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX monitors_account ON monitors(account_id, id);
 CREATE INDEX monitors_account_status ON monitors(account_id, last_status, id);
 CREATE INDEX monitors_account_type ON monitors(account_id, monitor_type, id);
@@ -303,8 +305,10 @@ CREATE TABLE status_pages (
   public_theme        TEXT    NOT NULL DEFAULT 'light',
   custom_domain       TEXT UNIQUE,
   created_at          INTEGER NOT NULL,
-  updated_at          INTEGER NOT NULL
+  updated_at          INTEGER NOT NULL,
+  external_id  TEXT   -- optional, unique in the account (README "Configuration as code")
 );
+CREATE UNIQUE INDEX status_pages_account_external_id ON status_pages(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX status_pages_account ON status_pages(account_id, id);
 
 CREATE TABLE status_page_monitors (
@@ -325,8 +329,10 @@ CREATE TABLE notification_channels (
   config_json               TEXT    NOT NULL DEFAULT '{}',  -- non-secret settings
   secrets_enc               TEXT,                           -- sealed JSON of write-only settings
   created_at                INTEGER NOT NULL,
-  updated_at                INTEGER NOT NULL
+  updated_at                INTEGER NOT NULL,
+  external_id  TEXT   -- optional, unique in the account (README "Configuration as code")
 );
+CREATE UNIQUE INDEX notification_channels_account_external_id ON notification_channels(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX notification_channels_account ON notification_channels(account_id, id);
 
 CREATE TABLE monitor_channels (
@@ -466,8 +472,10 @@ CREATE TABLE maintenance_windows (
   active_until   INTEGER,
   settled_until  INTEGER,
   created_at     INTEGER NOT NULL,
-  updated_at     INTEGER NOT NULL
+  updated_at     INTEGER NOT NULL,
+  external_id  TEXT   -- optional, unique in the account (README "Configuration as code")
 );
+CREATE UNIQUE INDEX maintenance_windows_account_external_id ON maintenance_windows(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX maintenance_windows_account ON maintenance_windows(account_id, id);
 CREATE INDEX maintenance_windows_until ON maintenance_windows(active_until);
 
@@ -487,8 +495,10 @@ CREATE TABLE monitor_groups (
   description  TEXT,
   sort_order   INTEGER NOT NULL DEFAULT 0,
   created_at   INTEGER NOT NULL,
-  updated_at   INTEGER NOT NULL
+  updated_at   INTEGER NOT NULL,
+  external_id  TEXT   -- optional, unique in the account (README "Configuration as code")
 );
+CREATE UNIQUE INDEX monitor_groups_account_external_id ON monitor_groups(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE UNIQUE INDEX monitor_groups_account_name ON monitor_groups(account_id, name);
 CREATE INDEX monitors_account_group ON monitors(account_id, group_id, id);
 

@@ -12,7 +12,7 @@ import type { DB, MaintenanceWindowRow, MaintenanceWindowsTable } from "./tables
  * accounts. "In a window's maintenance at t" is always `active_from <= t < active_until` on an
  * enabled window: every instance reads it from the row, so all of them agree.
  */
-export type WindowColumns = Omit<MaintenanceWindowsTable, "id" | "account_id" | "created_at" | "updated_at">;
+export type WindowColumns = Omit<MaintenanceWindowsTable, "id" | "account_id" | "created_at" | "updated_at" | "external_id"> & { external_id?: string | null };
 
 /** A stored window's plan, for the span rules of domain/maintenance-schedule.ts. */
 export function windowPlanOf(w: Pick<MaintenanceWindowRow, "starts_at" | "ends_at" | "schedule" | "duration_sec" | "timezone">): WindowPlan {

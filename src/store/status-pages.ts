@@ -52,7 +52,7 @@ async function setPageMonitors(db: Db, pageId: number, monitorIds: number[]): Pr
   if (monitorIds.length) await db.insertInto("status_page_monitors").values(monitorIds.map((monitor_id, position) => ({ status_page_id: pageId, monitor_id, position }))).execute();
 }
 
-export type StatusPageColumns = Partial<Omit<StatusPagesTable, "id" | "account_id" | "created_at" | "updated_at">>;
+export type StatusPageColumns = Partial<Omit<StatusPagesTable, "id" | "account_id" | "created_at" | "updated_at" | "external_id"> & { external_id: string | null }>;
 
 /** Thrown when a UNIQUE column (slug, custom_domain) collides at write time, e.g. in a race. */
 export class UniqueValueTaken extends Error {

@@ -126,6 +126,8 @@ export interface MonitorsTable {
   alert_repeat_minutes: Generated<number | null>;
   /** minutes after its down alert an open incident escalates; null: never */
   escalate_after_minutes: Generated<number | null>;
+  /** README "Configuration as code": optional, unique within the account for this kind of resource. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MonitorRegionStatesTable {
@@ -236,6 +238,8 @@ export interface StatusPagesTable {
   custom_domain: string | null;
   created_at: number;
   updated_at: number;
+  /** README "Configuration as code": optional, unique within the account for this kind of resource. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface StatusPageMonitorsTable {
@@ -255,6 +259,8 @@ export interface NotificationChannelsTable {
   secrets_enc: string | null;
   created_at: number;
   updated_at: number;
+  /** README "Configuration as code": optional, unique within the account for this kind of resource. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MonitorChannelsTable {
@@ -370,6 +376,8 @@ export interface MaintenanceWindowsTable {
   settled_until: number | null;
   created_at: number;
   updated_at: number;
+  /** README "Configuration as code": optional, unique within the account for this kind of resource. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface MaintenanceWindowMonitorsTable {
@@ -405,6 +413,8 @@ export interface MonitorGroupsTable {
   sort_order: ColumnType<number, number | undefined, number>;
   created_at: number;
   updated_at: number;
+  /** README "Configuration as code": optional, unique within the account for this kind of resource. */
+  external_id: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 /** A monitor's tags, one row each; written by store/monitors.ts with the monitor. */

@@ -18,6 +18,7 @@ import m029 from "./029-dependencies-escalation.sql" with { type: "text" };
 import m030 from "./030-groups-tags-updates.sql" with { type: "text" };
 import m033 from "./033-last-latency.sql" with { type: "text" };
 import m034 from "./034-subscriptions.sql" with { type: "text" };
+import m035 from "./035-external-ids.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
@@ -26,6 +27,7 @@ import pg029 from "./postgres/029-dependencies-escalation.sql" with { type: "tex
 import pg030 from "./postgres/030-groups-tags-updates.sql" with { type: "text" };
 import pg033 from "./postgres/033-last-latency.sql" with { type: "text" };
 import pg034 from "./postgres/034-subscriptions.sql" with { type: "text" };
+import pg035 from "./postgres/035-external-ids.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -56,6 +58,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   // 31-32 were held for parallel work that landed as 034 and 035
   { version: 33, name: "last-latency", sql: m033 },
   { version: 34, name: "subscriptions", sql: m034 },
+  { version: 35, name: "external-ids", sql: m035 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -75,4 +78,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 30, name: "groups-tags-updates", sql: pg030 },
   { version: 33, name: "last-latency", sql: pg033 },
   { version: 34, name: "subscriptions", sql: pg034 },
+  { version: 35, name: "external-ids", sql: pg035 },
 ];
