@@ -6,7 +6,7 @@
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { newDetails, type Details } from "./details.ts";
-import { nullable } from "./schema-parts.ts";
+import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 
 /** sort_order bounds: room enough to renumber by tens, small enough for every integer type. */
@@ -24,6 +24,7 @@ export const GROUP_FIELDS = {
     schema: Type.Integer({ minimum: -SORT_ORDER_MAX, maximum: SORT_ORDER_MAX, default: 0, description: "groups are shown by sort_order, then name" }),
     message: `must be an integer from -${SORT_ORDER_MAX} to ${SORT_ORDER_MAX}`,
   },
+  external_id: { schema: EXTERNAL_ID_SCHEMA, message: EXTERNAL_ID_MESSAGE },
 } satisfies Record<string, GroupField>;
 
 export type GroupAttributeName = keyof typeof GROUP_FIELDS;
@@ -66,6 +67,7 @@ export function validateGroupWrite(input: Record<string, unknown>, creating: boo
     if (!("name" in input) || input.name === null) details.name ??= ["is required"];
     changes.description ??= null;
     changes.sort_order ??= 0;
+    changes.external_id ??= null;
   }
   return { changes, details };
 }

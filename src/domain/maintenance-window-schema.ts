@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { MAX_DURATION_SEC, MIN_DURATION_SEC } from "./maintenance-schedule.ts";
-import { nullable } from "./schema-parts.ts";
+import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
 
 export interface WindowField<S extends TSchema = TSchema> {
   schema: S;
@@ -25,6 +25,7 @@ export const MAX_WINDOW_MONITORS = 1000;
 export const WINDOW_FIELDS = {
   name: f(Type.String({ minLength: 1, maxLength: 200 }), "must be a string of 1 to 200 characters"),
   description: f(nullable(Type.String({ maxLength: 2000 }), "shown on status pages beside the window"), "must be a string of at most 2000 characters, or null"),
+  external_id: f(EXTERNAL_ID_SCHEMA, EXTERNAL_ID_MESSAGE),
   monitor_ids: f(
     Type.Array(Type.Integer({ minimum: 1 }), { minItems: 1, maxItems: MAX_WINDOW_MONITORS, uniqueItems: true, description: "this account's monitors the window puts in maintenance" }),
     `must be a list of 1 to ${MAX_WINDOW_MONITORS} distinct monitor ids (positive integers)`,

@@ -17,6 +17,7 @@ import { parseZonedTime } from "./zoned-time.ts";
 export interface WindowChanges {
   name?: string;
   description?: string | null;
+  external_id?: string | null;
   monitor_ids?: number[];
   is_enabled?: boolean;
   timezone?: string;

@@ -6,7 +6,7 @@
  * read it.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { enumOf, nullable } from "./schema-parts.ts";
+import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
 import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, SMTP_SECURITY, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
 import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
 import { MAX_TAGS, TAG_MAX_LENGTH, TAG_PATTERN, TAG_RULE } from "./tags.ts";
@@ -52,6 +52,7 @@ const secret = (description: string, types: readonly MonitorType[] = HTTP) =>
 export const MONITOR_FIELDS = {
   // common (docs/monitors.md "Common attributes")
   name: f(Type.String({ minLength: 1, maxLength: 200, description: "name" }), "all", "must be a string of 1 to 200 characters"),
+  external_id: f(EXTERNAL_ID_SCHEMA, "all", EXTERNAL_ID_MESSAGE),
   monitor_type: f(enumOf(MONITOR_TYPES, { description: "cannot change after creation" }), "all", oneOf(MONITOR_TYPES)),
   target: f(nullable(Type.String({ maxLength: 2048 }), "http: absolute http(s) URL; tcp: host:port; dns: hostname; ssl: host[:port] or https URL; ping: hostname or IP; websocket: ws(s):// URL; grpc: host:port; smtp: host[:port]; postgres: postgres://user@host:port/db; mysql: mysql://user@host:port/db; redis: redis(s)://host:port[/db]; docker: container name or id; domain: registrable domain name; heartbeat: not used"), "all", "must be a string of at most 2048 characters"),
   method: f(enumOf(HTTP_METHODS, { default: "GET", description: "HTTP method; used by http monitors" }), "all", oneOf(HTTP_METHODS)),

@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { SMTP_SECURITY, type SmtpSecurity } from "./monitor.ts";
-import { enumOf, nullable } from "./schema-parts.ts";
+import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
 
 export const CHANNEL_TYPES = [
   "webhook", "slack", "discord", "teams", "telegram", "ntfy", "gotify", "pushover", "email",
@@ -52,6 +52,7 @@ const secret = (types: readonly ChannelType[], description: string, requiredFor?
 /** Every attribute, in the order responses list them. */
 export const CHANNEL_FIELDS = {
   name: f(Type.String({ minLength: 1, maxLength: 200 }), "all", TEXT(200), { requiredFor: CHANNEL_TYPES }),
+  external_id: f(EXTERNAL_ID_SCHEMA, "all", EXTERNAL_ID_MESSAGE),
   channel_type: f(enumOf(CHANNEL_TYPES, { description: "cannot change after creation" }), "all", oneOf(CHANNEL_TYPES)),
   is_enabled: f(Type.Boolean({ default: true }), "all", BOOL),
   default_for_new_monitors: f(Type.Boolean({ default: false, description: "linked to every monitor created later without notification_channel_ids" }), "all", BOOL),

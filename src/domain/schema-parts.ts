@@ -15,3 +15,13 @@ export function enumOf<const T extends readonly string[]>(values: T, opts: Recor
 export function nullable<S extends TSchema>(schema: S, description?: string): TUnion<[S, TNull]> {
   return Type.Union([schema, Type.Null()], description ? { description } : {});
 }
+
+/**
+ * `external_id`, the name a configuration file gives a resource (README "Configuration as code"):
+ * optional on every resource the API creates, unique within the account for its kind (the service
+ * checks that against the store).
+ */
+export const EXTERNAL_ID_SCHEMA = nullable(
+  Type.String({ minLength: 1, maxLength: 200, description: "optional name of the resource in a configuration file (vigil export, vigil apply); unique within the account for this kind of resource" }),
+);
+export const EXTERNAL_ID_MESSAGE = "must be a string of 1 to 200 characters, or null";

@@ -10,7 +10,7 @@ import { isHostname } from "./monitor-targets.ts";
 import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
 import { newDetails } from "./details.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
-import { nullable } from "./schema-parts.ts";
+import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
 
 /** At least 16 characters (README "Status pages"); tokens set before this rule keep working. */
 export const ACCESS_TOKEN_MIN = 16;
@@ -31,6 +31,7 @@ export const STATUS_PAGE_FIELDS = {
   },
   headline: { schema: nullable(Type.String({ maxLength: 200 })), message: "must be a string of at most 200 characters, or null" },
   description: { schema: nullable(Type.String({ maxLength: 5000 })), message: "must be a string of at most 5000 characters, or null" },
+  external_id: { schema: EXTERNAL_ID_SCHEMA, message: EXTERNAL_ID_MESSAGE },
   is_public: { schema: Type.Boolean({ default: true }), message: BOOL },
   is_enabled: { schema: Type.Boolean({ default: true }), message: BOOL },
   is_token_protected: { schema: Type.Boolean({ default: false, description: "turning it on without access_token generates one" }), message: BOOL },
@@ -59,6 +60,7 @@ export const STATUS_PAGE_READ_ONLY = ["id", "created_at", "updated_at"];
 export const STATUS_PAGE_DEFAULTS: Record<string, unknown> = {
   headline: null,
   description: null,
+  external_id: null,
   is_public: true,
   is_enabled: true,
   is_token_protected: false,

@@ -15,7 +15,7 @@ export function channelAttributes(row: NotificationChannelRow): ChannelAttribute
   for (const name of channelResponseAttributes(row.channel_type as ChannelType)) {
     if (name === "is_enabled" || name === "default_for_new_monitors") out[name] = row[name] === 1;
     else if (name === "created_at" || name === "updated_at") out[name] = toIso(row[name]);
-    else if (name === "name" || name === "channel_type") out[name] = row[name];
+    else if (name === "name" || name === "channel_type" || name === "external_id") out[name] = row[name];
     else if (name === "url") out[name] = typeof settings.url === "string" ? maskedUrl(settings.url) : null;
     else if ((CHANNEL_SETTING_ATTRIBUTES as string[]).includes(name)) out[name] = settings[name] ?? null;
   }

@@ -2,6 +2,7 @@ import type { AppContext } from "../context.ts";
 import { validateGroupWrite, type GroupAttributes } from "../domain/group-schema.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
+import { externalIdTaken } from "../store/external-ids.ts";
 import * as store from "../store/groups.ts";
 import type { MonitorGroupRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -20,7 +21,7 @@ const TAKEN = "has already been taken";
 const logOf = (ctx: AppContext) => ctx.log.child("api.groups");
 
 function groupAttributes(r: MonitorGroupRow, monitorCount: number): GroupAttributes {
-  return { name: r.name, description: r.description, sort_order: Number(r.sort_order), monitor_count: monitorCount, created_at: toIso(r.created_at), updated_at: toIso(r.updated_at) };
+  return { name: r.name, description: r.description, sort_order: Number(r.sort_order), external_id: r.external_id, monitor_count: monitorCount, created_at: toIso(r.created_at), updated_at: toIso(r.updated_at) };
 }
 
 async function present(ctx: AppContext, row: MonitorGroupRow): Promise<GroupItem> {
@@ -37,6 +38,7 @@ async function owned(ctx: AppContext, actor: Actor, id: number): Promise<Monitor
 async function validated(ctx: AppContext, actor: Actor, attrs: Record<string, unknown>, exceptId?: number) {
   const { changes, details } = validateGroupWrite(attrs, exceptId === undefined);
   if (typeof changes.name === "string" && !details.name && (await store.groupNameTaken(ctx.db, actor.accountId, changes.name, exceptId))) details.name = [TAKEN];
+  if (typeof changes.external_id === "string" && !details.external_id && (await externalIdTaken(ctx.db, "monitor_groups", actor.accountId, changes.external_id, exceptId))) details.external_id = [TAKEN];
   if (Object.keys(details).length) throw validationError(details);
   return changes as store.GroupColumns;
 }

@@ -4,6 +4,7 @@ import type { WindowAttributes } from "../domain/maintenance-window-schema.ts";
 import { validateWindowWrite, type WindowChanges, type WindowWriteResult } from "../domain/maintenance-window-validation.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
+import { externalIdTaken } from "../store/external-ids.ts";
 import * as store from "../store/maintenance-windows.ts";
 import { ownedMonitorIds } from "../store/status-pages.ts";
 import type { MaintenanceWindowRow } from "../store/tables.ts";
@@ -40,6 +41,7 @@ function attributes(row: MaintenanceWindowRow, monitorIds: number[], now: number
   return {
     name: row.name,
     description: row.description,
+    external_id: row.external_id,
     monitor_ids: monitorIds,
     is_enabled: row.is_enabled === 1,
     timezone: row.timezone,
@@ -76,12 +78,19 @@ async function checkMonitors(ctx: AppContext, accountId: number, v: WindowWriteR
   if (missing.length) (v.details.monitor_ids ??= []).push(`monitor ${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not exist in this account`);
 }
 
+/** external_id is unique among the account's windows (README "Configuration as code"). */
+async function checkExternalId(ctx: AppContext, accountId: number, v: WindowWriteResult, exceptId?: number): Promise<void> {
+  const x = v.changes.external_id;
+  if (typeof x === "string" && !v.details.external_id && (await externalIdTaken(ctx.db, "maintenance_windows", accountId, x, exceptId))) v.details.external_id = ["has already been taken"];
+}
+
 /** The stored columns of a window: its settings merged over `before`, and the span they give at `now`. */
 function columnsOf(changes: WindowChanges, before: MaintenanceWindowRow | null, now: number): store.WindowColumns {
   const pick = <K extends keyof WindowChanges & keyof MaintenanceWindowRow>(k: K, fallback: MaintenanceWindowRow[K]) => (k in changes ? (changes[k] as MaintenanceWindowRow[K]) : (before?.[k] ?? fallback));
   const cols = {
     name: pick("name", ""),
     description: pick("description", null),
+    external_id: pick("external_id", null),
     is_enabled: "is_enabled" in changes ? (changes.is_enabled ? 1 : 0) : (before?.is_enabled ?? 1),
     timezone: pick("timezone", "UTC"),
     starts_at: pick("starts_at", null),
@@ -112,6 +121,7 @@ export async function createMaintenanceWindow(ctx: AppContext, actor: Actor, inp
   const { accountId } = actor;
   const v = validateWindowWrite(attributesOf(input, "maintenance_window"));
   await checkMonitors(ctx, accountId, v);
+  await checkExternalId(ctx, accountId, v);
   if (Object.keys(v.details).length) throw validationError(v.details);
   const now = ctx.clock.now();
   const row = await store.insertWindow(ctx.db, { accountId, cols: columnsOf(v.changes, null, now), monitorIds: v.changes.monitor_ids!, now });
@@ -129,6 +139,7 @@ export async function updateMaintenanceWindow(ctx: AppContext, actor: Actor, id:
   const row = await owned(ctx, actor, id);
   const v = validateWindowWrite(attributesOf(input, "maintenance_window", id), row);
   await checkMonitors(ctx, accountId, v);
+  await checkExternalId(ctx, accountId, v, id);
   if (Object.keys(v.details).length) throw validationError(v.details);
   const now = ctx.clock.now();
   const done = await store.updateWindow(ctx.db, { accountId, id, cols: (before) => columnsOf(v.changes, before, now), monitorIds: v.changes.monitor_ids, now });

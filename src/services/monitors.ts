@@ -6,6 +6,7 @@ import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor
 import { notFound, validationError } from "../http/errors.ts";
 import { randomToken } from "../lib/tokens.ts";
 import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
+import { externalIdTaken } from "../store/external-ids.ts";
 import { GroupMissing, ownedGroupIds } from "../store/groups.ts";
 import * as store from "../store/monitors.ts";
 import { recentChecks, uptimeCountsOf, type RecentCheck } from "../store/recent-checks.ts";
@@ -74,6 +75,12 @@ async function checkGroup(ctx: AppContext, accountId: number, v: MonitorWriteRes
   (v.details.group_id ??= []).push(groupMissing(id));
 }
 
+/** external_id is unique among the account's monitors (README "Configuration as code"). */
+async function checkExternalId(ctx: AppContext, accountId: number, v: MonitorWriteResult, exceptId?: number): Promise<void> {
+  const x = v.changes.external_id;
+  if (typeof x === "string" && !v.details.external_id && (await externalIdTaken(ctx.db, "monitors", accountId, x, exceptId))) v.details.external_id = ["has already been taken"];
+}
+
 const groupMissing = (id: number) => `group ${id} does not exist in this account`;
 
 /** The group was deleted between the check above and the write: the same 422. */
@@ -138,6 +145,7 @@ export async function createMonitor(ctx: AppContext, actor: Actor, input: WriteI
   await checkChannels(ctx, accountId, v);
   await checkAlertingReferences(ctx, accountId, v, null);
   await checkGroup(ctx, accountId, v);
+  await checkExternalId(ctx, accountId, v);
   await checkPrivateTargets(ctx, accountId, v, v.type);
   if (Object.keys(v.details).length) throw validationError(v.details);
   // monitor writes are write-queue jobs: concurrent writes share a commit (and the search index's
@@ -160,6 +168,7 @@ export async function updateMonitor(ctx: AppContext, actor: Actor, id: number, i
   await checkChannels(ctx, accountId, v);
   await checkAlertingReferences(ctx, accountId, v, id);
   await checkGroup(ctx, accountId, v);
+  await checkExternalId(ctx, accountId, v, id);
   await checkPrivateTargets(ctx, accountId, v, v.type ?? existing.type, existing.values);
   if (Object.keys(v.details).length) throw validationError(v.details);
   const written = await ctx.writes

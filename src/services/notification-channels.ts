@@ -4,6 +4,7 @@ import { validateChannelWrite, type ChannelWriteResult } from "../domain/notific
 import { isMaskOf } from "../domain/url-mask.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { sendTestAlert } from "../notify/test-send.ts";
+import { externalIdTaken } from "../store/external-ids.ts";
 import * as store from "../store/notification-channels.ts";
 import type { NotificationChannelRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -34,6 +35,12 @@ function refuse(v: ChannelWriteResult): void {
   if (Object.keys(v.details).length) throw validationError(v.details);
 }
 
+/** external_id is unique among the account's channels (README "Configuration as code"). */
+async function checkExternalId(ctx: AppContext, accountId: number, v: ChannelWriteResult, exceptId?: number): Promise<void> {
+  const x = (v.changes as Record<string, unknown>).external_id;
+  if (typeof x === "string" && !v.details.external_id && (await externalIdTaken(ctx.db, "notification_channels", accountId, x, exceptId))) v.details.external_id = ["has already been taken"];
+}
+
 /** The account's private-target rule for the receiver, at write time (private-targets.ts). */
 async function checkPrivateReceiver(ctx: AppContext, accountId: number, v: ChannelWriteResult): Promise<void> {
   if (Object.keys(v.details).length || !v.type || !(await ctx.privateTargets.blocksNow(accountId))) return;
@@ -60,6 +67,7 @@ export async function getChannel(ctx: AppContext, actor: Actor, id: number): Pro
 export async function createChannel(ctx: AppContext, actor: Actor, input: WriteInput | undefined): Promise<ChannelItem> {
   const { accountId } = actor;
   const v = validateChannelWrite(attributesOf(input, "notification_channel"));
+  await checkExternalId(ctx, accountId, v);
   await checkPrivateReceiver(ctx, accountId, v);
   refuse(v);
   const row = await store.insertChannel(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now() });
@@ -75,6 +83,7 @@ export async function updateChannel(ctx: AppContext, actor: Actor, id: number, i
   // the masked URL a client read and sends back unchanged keeps the stored one
   if (isMaskOf(attrs.url, store.channelSettings(row).url)) delete attrs.url;
   const v = validateChannelWrite(attrs, { type: row.channel_type as ChannelType, secrets: store.storedSecretNames(row, ctx.secrets) });
+  await checkExternalId(ctx, accountId, v, row.id);
   await checkPrivateReceiver(ctx, accountId, v);
   refuse(v);
   const after = await store.updateChannel(ctx.db, ctx.secrets, { accountId, id: row.id, changes: v.changes, now: ctx.clock.now() });

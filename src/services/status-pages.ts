@@ -4,6 +4,7 @@ import { needsAccessToken, validateStatusPageWrite, type StatusPageAttributes } 
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
 import { randomToken } from "../lib/tokens.ts";
+import { externalIdTaken } from "../store/external-ids.ts";
 import * as store from "../store/status-pages.ts";
 import type { StatusPageRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -25,6 +26,7 @@ function statusPageAttributes(r: StatusPageRow, monitorIds: number[]): StatusPag
     slug: r.slug,
     headline: r.headline,
     description: r.description,
+    external_id: r.external_id,
     is_public: r.is_public === 1,
     is_enabled: r.is_enabled === 1,
     is_token_protected: r.is_token_protected === 1,
@@ -60,6 +62,8 @@ async function checkReferences(ctx: AppContext, accountId: number, changes: Reco
     const missing = ids.filter((id) => !owned.has(id));
     if (missing.length) add("monitor_ids", `monitor ${missing.join(", ")} ${missing.length === 1 ? "does" : "do"} not exist in this account`);
   }
+  // external_id: unique within the account only (README "Configuration as code")
+  if (typeof changes.external_id === "string" && (await externalIdTaken(ctx.db, "status_pages", accountId, changes.external_id, exceptId))) add("external_id", TAKEN);
   if (typeof changes.slug === "string" && (await store.statusPageValueTaken(ctx.db, "slug", changes.slug, exceptId))) add("slug", TAKEN);
   if (typeof changes.custom_domain === "string" && (await store.statusPageValueTaken(ctx.db, "custom_domain", changes.custom_domain, exceptId))) add("custom_domain", TAKEN);
 }

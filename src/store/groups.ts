@@ -12,6 +12,7 @@ export interface GroupColumns {
   name?: string;
   description?: string | null;
   sort_order?: number;
+  external_id?: string | null;
 }
 
 /** Thrown when a monitor write names a group that is gone (deleted since the write was validated). */
@@ -42,7 +43,7 @@ export class GroupNameTaken extends Error {
 // SQLite's message names the columns (monitor_groups.account_id, monitor_groups.name); PostgreSQL's the index.
 function nameTaken(err: unknown): GroupNameTaken | null {
   const msg = String((err as Error)?.message ?? err);
-  return /unique/i.test(msg) && /monitor_groups/.test(msg) ? new GroupNameTaken() : null;
+  return /unique/i.test(msg) && /monitor_groups/.test(msg) && !/external_id/.test(msg) ? new GroupNameTaken() : null;
 }
 
 function ordered(db: Db, accountId: number) {

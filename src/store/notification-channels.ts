@@ -80,7 +80,7 @@ function toColumns(changes: ChannelChanges, secrets: SecretBox, before?: Notific
       else sealed[key] = value;
     } else if ((CHANNEL_SETTING_ATTRIBUTES as string[]).includes(key)) settings[key] = value;
     else if (key === "is_enabled" || key === "default_for_new_monitors") cols[key] = value ? 1 : 0;
-    else if (key === "name" || key === "channel_type") cols[key] = value;
+    else if (key === "name" || key === "channel_type" || key === "external_id") cols[key] = value;
   }
   cols.config_json = JSON.stringify(settings);
   cols.secrets_enc = Object.keys(sealed).length ? secrets.seal(JSON.stringify(sealed)) : null;
@@ -99,6 +99,7 @@ export async function insertChannel(db: Db, secrets: SecretBox, c: { accountId: 
       default_for_new_monitors: (cols.default_for_new_monitors as number) ?? 0,
       config_json: cols.config_json as string,
       secrets_enc: cols.secrets_enc as string | null,
+      external_id: (cols.external_id as string | null | undefined) ?? null,
       created_at: c.now,
       updated_at: c.now,
     })

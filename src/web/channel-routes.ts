@@ -92,7 +92,8 @@ function isChannelType(t: string | null): t is ChannelType {
 function channelFields(type: ChannelType): FieldSpec[] {
   return CHANNEL_ATTRIBUTE_NAMES.filter((n) => {
     const f = CHANNEL_FIELDS[n] as ChannelField;
-    return f.access !== "ro" && n !== "channel_type" && channelFieldApplies(n, type);
+    // external_id is set by configuration files (README "Configuration as code")
+    return f.access !== "ro" && n !== "channel_type" && n !== "external_id" && channelFieldApplies(n, type);
   }).map((n) => fieldFromSchema(n, (CHANNEL_FIELDS[n] as ChannelField).schema, LABELS[n] ?? humanize(n), n === "url" ? URL_HINTS[type] : undefined));
 }
 

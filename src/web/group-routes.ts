@@ -15,14 +15,15 @@ import type { WebContext } from "./web-context.ts";
  * Groups of monitors: list (with their order, saved at once), create, rename, delete; through
  * services/groups.ts (README "Groups, tags and status page updates").
  */
-const LABELS: Record<GroupAttributeName, [string, string?]> = {
+// external_id belongs to configuration files (README "Configuration as code"), not to the form
+const LABELS: Record<Exclude<GroupAttributeName, "external_id">, [string, string?]> = {
   name: ["Name"],
   description: ["Description"],
   sort_order: ["Order", "groups are listed by this number, smallest first, then by name"],
 };
 
-const FIELDS: FieldSpec[] = Object.entries(GROUP_FIELDS).map(([name, f]) => {
-  const [label, hint] = LABELS[name as GroupAttributeName];
+const FIELDS: FieldSpec[] = Object.entries(GROUP_FIELDS).filter(([name]) => Object.hasOwn(LABELS, name)).map(([name, f]) => {
+  const [label, hint] = LABELS[name as keyof typeof LABELS];
   return fieldFromSchema(name, f.schema, label, hint);
 });
 

@@ -15,7 +15,7 @@ import type { WebContext } from "./web-context.ts";
 
 /** Status page editor: list, create, edit (with the monitors to show), delete; through services/status-pages.ts. */
 
-const LABELS: Record<StatusPageAttributeName, [string, string?]> = {
+const LABELS: Record<Exclude<StatusPageAttributeName, "external_id">, [string, string?]> = {
   name: ["Name"],
   slug: ["Slug", "the address: /s/<slug>; generated from the name when left empty"],
   headline: ["Headline"],
@@ -30,8 +30,9 @@ const LABELS: Record<StatusPageAttributeName, [string, string?]> = {
 };
 
 function pageFields(monitors: MonitorItem[]): FieldSpec[] {
-  return Object.entries(STATUS_PAGE_FIELDS).map(([name, f]) => {
-    const [label, hint] = LABELS[name as StatusPageAttributeName];
+  // external_id is set by configuration files (README "Configuration as code"), not on the form
+  return Object.entries(STATUS_PAGE_FIELDS).filter(([name]) => Object.hasOwn(LABELS, name)).map(([name, f]) => {
+    const [label, hint] = LABELS[name as keyof typeof LABELS];
     if (name === "monitor_ids") return { name, label, hint, widget: "choices" as const, nullable: false, choices: monitors.map((m) => ({ value: m.id, label: m.attributes.name })) };
     return fieldFromSchema(name, f.schema, label, hint);
   });

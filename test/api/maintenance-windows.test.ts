@@ -36,7 +36,7 @@ describe("CRUD", () => {
     expect(r.json.data.type).toBe("maintenance_window");
     expect(r.json.data.id).toMatch(/^\d+$/);
     const a = r.json.data.attributes;
-    expect(Object.keys(a)).toEqual(["name", "description", "monitor_ids", "is_enabled", "timezone", "starts_at", "ends_at", "schedule", "duration_sec", "is_active", "next_starts_at", "next_ends_at", "created_at", "updated_at"]);
+    expect(Object.keys(a)).toEqual(["name", "description", "external_id", "monitor_ids", "is_enabled", "timezone", "starts_at", "ends_at", "schedule", "duration_sec", "is_active", "next_starts_at", "next_ends_at", "created_at", "updated_at"]);
     expect(a).toMatchObject({ name: "DB upgrade", description: "Postgres 17", monitor_ids: [m1, m2].sort((x, y) => x - y), is_enabled: true, timezone: "UTC", schedule: null, duration_sec: null, is_active: false });
     expect(a.starts_at).toBe(iso(starts));
     expect(a.next_starts_at).toBe(iso(starts));

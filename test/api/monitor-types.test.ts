@@ -23,7 +23,7 @@ async function call(method: string, path: string, body?: unknown) {
 
 const of = (type: string, o: Record<string, unknown> = {}) => ({ ...VALID_BY_TYPE[type], ...o });
 
-const COMMON = ["name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at", "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids", "tags", "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes", "api_max_latency_ms"];
+const COMMON = ["name", "external_id", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at", "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids", "tags", "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes", "api_max_latency_ms"];
 
 /** Each type with every attribute of its own set, and what a response shows besides the common ones. */
 const FULL: Record<string, { body: Record<string, unknown>; shown: Record<string, unknown> }> = {

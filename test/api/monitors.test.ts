@@ -20,7 +20,7 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-const COMMON = ["name", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at", "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids",
+const COMMON = ["name", "external_id", "monitor_type", "target", "method", "interval_sec", "timeout_ms", "group_id", "is_paused", "is_in_maintenance", "last_status", "last_checked_at", "next_run_at", "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids",
   "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes"];
 const HTTP_ONLY = ["editor_ui_profile", "expected_http_codes", "keyword", "api_expected_content_type", "api_expected_body_contains", "synthetic_enabled", "api_json_assertions_json", "api_headers_json", "api_body", "synthetic_steps_json", "api_auth_type", "api_auth_basic_user", "api_auth_api_key_header"];
 const HEARTBEAT_ONLY = ["heartbeat_token", "heartbeat_period_sec", "heartbeat_grace_sec", "heartbeat_notify_on_late", "heartbeat_payload_policy", "heartbeat_payload_status_key", "heartbeat_last_ping_at", "heartbeat_schedule", "heartbeat_timezone"];

@@ -68,6 +68,7 @@ describe("notification channels API", () => {
         channel_type: "webhook",
         is_enabled: true,
         default_for_new_monitors: false,
+        external_id: null,
         url: `${r.url}/***`,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
         updated_at: expect.stringMatching(/Z$/),
@@ -117,13 +118,13 @@ describe("notification channels API", () => {
       expect({ type: b.channel_type, status: res.status }).toEqual({ type: b.channel_type, status: 201 });
     }
     const tg = (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === "telegram");
-    expect(Object.keys(tg.attributes).sort()).toEqual(["channel_type", "created_at", "default_for_new_monitors", "is_enabled", "name", "telegram_chat_id", "updated_at", "url"]);
+    expect(Object.keys(tg.attributes).sort()).toEqual(["channel_type", "created_at", "default_for_new_monitors", "external_id", "is_enabled", "name", "telegram_chat_id", "updated_at", "url"]);
     expect(tg.attributes.telegram_chat_id).toBe("-1001234");
     const mail = (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === "email");
     expect(mail.attributes).toMatchObject({ email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_port: null, smtp_security: "starttls", smtp_user: "vigil", smtp_from: "vigil@example.com" });
     expect("smtp_pass" in mail.attributes).toBe(false);
     const byType = async (type: string) => (await s.api("GET", `${BASE}?per_page=100`)).json.data.find((d: { attributes: { channel_type: string } }) => d.attributes.channel_type === type).attributes;
-    const common = ["channel_type", "created_at", "default_for_new_monitors", "is_enabled", "name", "updated_at"];
+    const common = ["channel_type", "created_at", "default_for_new_monitors", "external_id", "is_enabled", "name", "updated_at"];
     expect(Object.keys(await byType("matrix")).sort()).toEqual([...common, "matrix_room_id", "url"].sort());
     expect(Object.keys(await byType("pagerduty")).sort()).toEqual([...common, "url"].sort());
     expect(Object.keys(await byType("apprise")).sort()).toEqual([...common, "url"].sort());

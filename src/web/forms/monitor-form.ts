@@ -191,6 +191,7 @@ export function monitorFields(type: MonitorType, channels: Choice[], groups: Cho
   return MONITOR_ATTRIBUTE_NAMES.filter((n) => {
     const f = MONITOR_FIELDS[n] as MonitorField;
     if (f.access === "ro" || n === "monitor_type" || n === "is_paused" || HIDDEN.has(n) || !fieldApplies(n, type)) return false;
+    if (n === "external_id") return false; // set by configuration files (README "Configuration as code")
     if (ALERTING_ATTRIBUTES.has(n)) return false; // a section of their own (alerting-section.ts)
     // the API takes them on every type; only http uses them (its method, its multi-step traces)
     if (n === "method" || n === "synthetic_trace_body_detail") return type === "http";

@@ -1,0 +1,14 @@
+import type { Db } from "./database.ts";
+
+/**
+ * Lookups by external_id (README "Configuration as code"). The tables' writers own the column; this
+ * reads it, for the services' "has already been taken" check and the lists' ?external_id= filter.
+ */
+export type ExternalIdTable = "monitors" | "monitor_groups" | "notification_channels" | "maintenance_windows" | "status_pages";
+
+/** Whether another row of `table` in the account (not `exceptId`) has this external_id. */
+export async function externalIdTaken(db: Db, table: ExternalIdTable, accountId: number, externalId: string, exceptId?: number): Promise<boolean> {
+  let q = db.selectFrom(table).select("id").where("account_id", "=", accountId).where("external_id", "=", externalId);
+  if (exceptId !== undefined) q = q.where("id", "!=", exceptId);
+  return (await q.executeTakeFirst()) !== undefined;
+}
