@@ -52,8 +52,10 @@ describe.each(Object.entries(KINDS))("%s external_id", (kind, { path, attrs }) =
     const patch = await s.api("PATCH", `${path}/${c.json.data.id}`, { external_id: `${kind}/b` });
     expect(patch.status).toBe(422);
     expect(patch.json.error.details.external_id).toEqual(["has already been taken"]);
-    const theirs = kind === "maintenance_window" ? { ...attrs(`${kind}-x`), monitor_ids: [await createMonitor(s, httpAttrs(), other.token)] } : { ...attrs(`${kind}-x`), slug: "their-page" };
-    if (kind !== "status_page") delete theirs.slug;
+    // the other account's own monitor for a window; a slug is unique across the instance
+    const theirs: Record<string, unknown> = { ...attrs(`${kind}-x`) };
+    if (kind === "maintenance_window") theirs.monitor_ids = [await createMonitor(s, httpAttrs(), other.token)];
+    if (kind === "status_page") theirs.slug = "their-page";
     expect((await s.api("POST", path, { ...theirs, external_id: `${kind}/b` }, { token: other.token })).status).toBe(201);
   });
 
