@@ -68,3 +68,8 @@ describe.each(Object.entries(KINDS))("%s external_id", (kind, { path, attrs }) =
     expect((await s.api("POST", path, { ...attrs(`${kind}-long`), external_id: "x".repeat(200) })).status).toBe(201);
   });
 });
+
+test("the OpenAPI document shows external_id on each kind of resource", async () => {
+  const doc = (await s.api("GET", "/api/v1/openapi.json")).json;
+  for (const { path } of Object.values(KINDS)) expect(JSON.stringify(doc.paths[path])).toContain('"external_id"');
+});
