@@ -5,7 +5,7 @@ import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type Group
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
 /** Groups of monitors: the envelopes, validation and tenancy of monitors (README "Groups, tags and status page updates"). */
 const BASE = "/api/v1/groups";
@@ -23,13 +23,14 @@ export const groupRoutes: RouteDef[] = [
     scope: "monitors:read",
     summary: "List groups (by sort_order, then name)",
     tag: TAG,
-    query: Type.Object(PageQuery),
+    query: Type.Object({ ...PageQuery, ...ExternalIdQuery }),
     response: listResponse(TYPE, GroupAttributesSchema),
     async handler(req, ctx) {
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
+      const externalId = q.string("external_id");
       q.done();
-      const { items, total } = await listGroups(ctx, actorOf(req), { limit: perPage, offset });
+      const { items, total } = await listGroups(ctx, actorOf(req), { limit: perPage, offset }, { externalId });
       return list(items.map((g) => resource(TYPE, g.id, g.attributes)), page, perPage, total);
     },
   },

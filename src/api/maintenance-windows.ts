@@ -12,7 +12,7 @@ import {
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
 /** Same envelopes, validation and tenancy as monitors (README "Maintenance windows"). */
 const BASE = "/api/v1/maintenance-windows";
@@ -31,13 +31,14 @@ export const maintenanceWindowRoutes: RouteDef[] = [
     scope: "monitors:read",
     summary: "List maintenance windows (id ascending)",
     tag: TAG,
-    query: Type.Object(PageQuery),
+    query: Type.Object({ ...PageQuery, ...ExternalIdQuery }),
     response: listResponse(TYPE, Attributes),
     async handler(req, ctx) {
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
+      const externalId = q.string("external_id");
       q.done();
-      const { items, total } = await listMaintenanceWindows(ctx, actorOf(req), { limit: perPage, offset });
+      const { items, total } = await listMaintenanceWindows(ctx, actorOf(req), { limit: perPage, offset }, { externalId });
       return list(items.map((w) => resource(TYPE, w.id, w.attributes)), page, perPage, total);
     },
   },

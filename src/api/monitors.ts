@@ -8,13 +8,14 @@ import { createMonitor, deleteMonitor, getMonitor, listMonitors, rotateHeartbeat
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, listResponse, PageQuery, singleResponse } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, singleResponse } from "./schemas.ts";
 
 const BASE = "/api/v1/monitors";
 const TAG = "Monitors";
 
 export const MonitorListQuery = Type.Object({
   ...PageQuery,
+  ...ExternalIdQuery,
   status: enumOf(MONITOR_STATES, { description: "only monitors in this aggregate state" }),
   type: enumOf(MONITOR_TYPES, { description: "only monitors of this type" }),
   q: Type.String({ maxLength: 200, description: "case-insensitive substring of the name or the target" }),
@@ -41,7 +42,7 @@ export const monitorRoutes: RouteDef[] = [
     async handler(req, ctx) {
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
-      const filter = { status: q.oneOf("status", MONITOR_STATES), type: q.oneOf("type", MONITOR_TYPES), q: q.string("q"), groupId: q.positiveInt("group_id"), tags: q.repeated("tag", MAX_TAGS, tagProblem) };
+      const filter = { status: q.oneOf("status", MONITOR_STATES), type: q.oneOf("type", MONITOR_TYPES), q: q.string("q"), groupId: q.positiveInt("group_id"), externalId: q.string("external_id"), tags: q.repeated("tag", MAX_TAGS, tagProblem) };
       q.done();
       const { items, total } = await listMonitors(ctx, actorOf(req), filter, { limit: perPage, offset });
       return list(items.map((m) => resource("monitor", m.id, m.attributes)), page, perPage, total);

@@ -5,7 +5,7 @@ import { createChannel, deleteChannel, getChannel, listChannels, sendTestNotific
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
 /** Same envelopes, validation and tenancy as monitors (README "Alerts and notification channels"). */
 const BASE = "/api/v1/notification-channels";
@@ -37,13 +37,14 @@ export const notificationChannelRoutes: RouteDef[] = [
     scope: "monitors:read",
     summary: "List notification channels (id ascending)",
     tag: TAG,
-    query: Type.Object(PageQuery),
+    query: Type.Object({ ...PageQuery, ...ExternalIdQuery }),
     response: listResponse(TYPE, Attributes),
     async handler(req, ctx) {
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
+      const externalId = q.string("external_id");
       q.done();
-      const { items, total } = await listChannels(ctx, actorOf(req), { limit: perPage, offset });
+      const { items, total } = await listChannels(ctx, actorOf(req), { limit: perPage, offset }, { externalId });
       return list(items.map((c) => resource(TYPE, c.id, c.attributes)), page, perPage, total);
     },
   },

@@ -49,6 +49,11 @@ export function listResponse(type: ResourceType, attributes: TSchema): TSchema {
   return Type.Object({ data: Type.Array(resourceSchema(type, attributes)), pagination: PaginationSchema, meta: MetaSchema });
 }
 
+/** ?external_id= on the lists of resources a configuration file names (README "Configuration as code"). */
+export const ExternalIdQuery = {
+  external_id: Type.String({ minLength: 1, maxLength: 200, description: "only the resource with this external_id" }),
+};
+
 export const PageQuery = {
   page: Type.Integer({ minimum: 1, default: 1, description: "page number, from 1" }),
   per_page: Type.Integer({ minimum: 1, default: DEFAULT_PER_PAGE, description: `items per page; above ${MAX_PER_PAGE} is clamped to ${MAX_PER_PAGE}` }),

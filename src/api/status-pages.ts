@@ -5,7 +5,7 @@ import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, upd
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
 
 const BASE = "/api/v1/status-pages";
 const TAG = "Status pages";
@@ -20,14 +20,15 @@ export const statusPageRoutes: RouteDef[] = [
     scope: "status_pages:read",
     summary: "List status pages (id ascending)",
     tag: TAG,
-    query: Type.Object({ ...PageQuery, q: Type.String({ maxLength: 200, description: "case-insensitive substring of the name" }) }),
+    query: Type.Object({ ...PageQuery, ...ExternalIdQuery, q: Type.String({ maxLength: 200, description: "case-insensitive substring of the name" }) }),
     response: listResponse("status_page", StatusPageAttributesSchema),
     async handler(req, ctx) {
       const q = new QueryReader(req.query);
       const { page, perPage, offset } = q.page();
       const search = q.string("q");
+      const externalId = q.string("external_id");
       q.done();
-      const { items, total } = await listStatusPages(ctx, actorOf(req), { q: search }, { limit: perPage, offset });
+      const { items, total } = await listStatusPages(ctx, actorOf(req), { q: search, externalId }, { limit: perPage, offset });
       return list(items.map((p) => resource("status_page", p.id, p.attributes)), page, perPage, total);
     },
   },

@@ -49,8 +49,8 @@ function takenError(err: unknown): never {
 }
 
 /** A page of the account's groups, by sort_order, then name. */
-export async function listGroups(ctx: AppContext, actor: Actor, window: PageWindow): Promise<Listed<GroupAttributes>> {
-  const { rows, total } = await store.listGroups(ctx.db, actor.accountId, window);
+export async function listGroups(ctx: AppContext, actor: Actor, window: PageWindow, filter: { externalId?: string } = {}): Promise<Listed<GroupAttributes>> {
+  const { rows, total } = await store.listGroups(ctx.db, actor.accountId, window, filter);
   const counts = await store.monitorCounts(ctx.db, actor.accountId, rows.map((r) => r.id));
   return { items: rows.map((r) => ({ id: r.id, attributes: groupAttributes(r, counts.get(r.id) ?? 0) })), total };
 }

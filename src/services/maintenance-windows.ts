@@ -108,8 +108,8 @@ function changed(ctx: AppContext, windowId: number, accountId: number, left: num
 }
 
 /** A page of the account's windows, id ascending. */
-export async function listMaintenanceWindows(ctx: AppContext, actor: Actor, window: PageWindow): Promise<Listed<WindowAttributes>> {
-  const { rows, total } = await store.listWindows(ctx.db, actor.accountId, window);
+export async function listMaintenanceWindows(ctx: AppContext, actor: Actor, window: PageWindow, filter: { externalId?: string } = {}): Promise<Listed<WindowAttributes>> {
+  const { rows, total } = await store.listWindows(ctx.db, actor.accountId, window, filter);
   return { items: await present(ctx, rows), total };
 }
 

@@ -55,8 +55,8 @@ async function owned(ctx: AppContext, actor: Actor, id: number): Promise<Notific
 }
 
 /** A page of the account's channels, id ascending. */
-export async function listChannels(ctx: AppContext, actor: Actor, window: PageWindow): Promise<Listed<ChannelAttributes>> {
-  const { rows, total } = await store.listChannels(ctx.db, actor.accountId, window);
+export async function listChannels(ctx: AppContext, actor: Actor, window: PageWindow, filter: { externalId?: string } = {}): Promise<Listed<ChannelAttributes>> {
+  const { rows, total } = await store.listChannels(ctx.db, actor.accountId, window, filter);
   return { items: rows.map(present), total };
 }
 

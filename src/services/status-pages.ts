@@ -80,7 +80,7 @@ async function owned(ctx: AppContext, actor: Actor, id: number): Promise<StatusP
 }
 
 /** A page of the account's status pages, id ascending; `q` is a substring of the name. */
-export async function listStatusPages(ctx: AppContext, actor: Actor, filter: { q?: string }, window: PageWindow): Promise<Listed<StatusPageAttributes>> {
+export async function listStatusPages(ctx: AppContext, actor: Actor, filter: { q?: string; externalId?: string }, window: PageWindow): Promise<Listed<StatusPageAttributes>> {
   const { rows, total } = await store.listStatusPages(ctx.db, actor.accountId, filter, window);
   const ids = await store.monitorIdsByPage(ctx.db, rows.map((r) => r.id));
   return { items: rows.map((r) => ({ id: r.id, attributes: statusPageAttributes(r, ids.get(r.id) ?? []) })), total };

@@ -50,8 +50,9 @@ function ordered(db: Db, accountId: number) {
   return db.selectFrom("monitor_groups").where("account_id", "=", accountId);
 }
 
-export async function listGroups(db: Db, accountId: number, page: PageWindow): Promise<{ rows: MonitorGroupRow[]; total: number }> {
-  const query = ordered(db, accountId);
+export async function listGroups(db: Db, accountId: number, page: PageWindow, f: { externalId?: string } = {}): Promise<{ rows: MonitorGroupRow[]; total: number }> {
+  let query = ordered(db, accountId);
+  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
   const [{ n }, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
     query.selectAll().orderBy("sort_order").orderBy(inCodePointOrder(db, "name")).orderBy("id").limit(page.limit).offset(page.offset).execute(),

@@ -19,8 +19,9 @@ export function windowPlanOf(w: Pick<MaintenanceWindowRow, "starts_at" | "ends_a
   return { startsAt: w.starts_at, endsAt: w.ends_at, schedule: w.schedule, durationSec: w.duration_sec, timezone: w.timezone };
 }
 
-export async function listWindows(db: Db, accountId: number, page: PageWindow): Promise<{ rows: MaintenanceWindowRow[]; total: number }> {
-  const query = db.selectFrom("maintenance_windows").where("account_id", "=", accountId);
+export async function listWindows(db: Db, accountId: number, page: PageWindow, f: { externalId?: string } = {}): Promise<{ rows: MaintenanceWindowRow[]; total: number }> {
+  let query = db.selectFrom("maintenance_windows").where("account_id", "=", accountId);
+  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(n) };

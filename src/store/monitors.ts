@@ -30,6 +30,8 @@ export interface MonitorFilter {
   paused?: boolean;
   /** these monitors only */
   ids?: number[];
+  /** the monitor a configuration file names (monitors_account_external_id) */
+  externalId?: string;
 }
 
 export interface PageWindow {
@@ -51,6 +53,7 @@ export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   }
   if (f.paused !== undefined) query = query.where("is_paused", "=", f.paused ? 1 : 0);
   if (f.groupId !== undefined) query = query.where("group_id", "=", f.groupId);
+  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
   const [firstTag, ...moreTags] = [...new Set(f.tags ?? [])];
   if (firstTag !== undefined) {
     // one list of ids: each tag's monitors (a range of monitor_tags_account_tag), intersected. One IN

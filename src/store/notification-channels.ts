@@ -26,8 +26,9 @@ export interface ChannelConfig {
   secretValues: string[];
 }
 
-export async function listChannels(db: Db, accountId: number, page: PageWindow): Promise<{ rows: NotificationChannelRow[]; total: number }> {
-  const query = db.selectFrom("notification_channels").where("account_id", "=", accountId);
+export async function listChannels(db: Db, accountId: number, page: PageWindow, f: { externalId?: string } = {}): Promise<{ rows: NotificationChannelRow[]; total: number }> {
+  let query = db.selectFrom("notification_channels").where("account_id", "=", accountId);
+  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(n) };

@@ -59,6 +59,16 @@ describe.each(Object.entries(KINDS))("%s external_id", (kind, { path, attrs }) =
     expect((await s.api("POST", path, { ...theirs, external_id: `${kind}/b` }, { token: other.token })).status).toBe(201);
   });
 
+  test("?external_id= lists only the resource with it", async () => {
+    const id = (await s.api("POST", path, { ...attrs(`${kind}-f`), external_id: `${kind}/f x` })).json.data.id;
+    const found = await s.api("GET", `${path}?external_id=${encodeURIComponent(`${kind}/f x`)}`);
+    expect(found.status).toBe(200);
+    expect(found.json.data.map((d: { id: string }) => d.id)).toEqual([id]);
+    expect((await s.api("GET", `${path}?external_id=none-such`)).json.data).toEqual([]);
+    // another account's resource with the same external_id is not listed
+    expect((await s.api("GET", `${path}?external_id=${encodeURIComponent(`${kind}/f x`)}`, undefined, { token: other.token })).json.data).toEqual([]);
+  });
+
   test("must be 1 to 200 characters", async () => {
     for (const bad of ["", "x".repeat(201), 7]) {
       const res = await s.api("POST", path, { ...attrs(`${kind}-bad`), external_id: bad });

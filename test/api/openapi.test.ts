@@ -102,11 +102,13 @@ test("operations carry their scope, path and query parameters, body and response
 
 test("list endpoints document paging and their filters", () => {
   const names = (path: string) => doc.paths[path].get.parameters.filter((p: { in: string }) => p.in === "query").map((p: { name: string }) => p.name);
-  expect(names("/api/v1/monitors")).toEqual(["page", "per_page", "status", "type", "q", "group_id", "tag"]);
+  expect(names("/api/v1/monitors")).toEqual(["page", "per_page", "external_id", "status", "type", "q", "group_id", "tag"]);
   expect(names("/api/v1/monitors/{id}/checks")).toEqual(["page", "per_page", "status", "from", "to", "region"]);
   expect(names("/api/v1/incidents")).toEqual(["page", "per_page", "monitor_id", "resolved", "from", "to"]);
-  expect(names("/api/v1/status-pages")).toEqual(["page", "per_page", "q"]);
-  expect(names("/api/v1/groups")).toEqual(["page", "per_page"]);
+  expect(names("/api/v1/status-pages")).toEqual(["page", "per_page", "external_id", "q"]);
+  expect(names("/api/v1/groups")).toEqual(["page", "per_page", "external_id"]);
+  expect(names("/api/v1/notification-channels")).toEqual(["page", "per_page", "external_id"]);
+  expect(names("/api/v1/maintenance-windows")).toEqual(["page", "per_page", "external_id"]);
   expect(names("/api/v1/status-pages/{id}/updates")).toEqual(["page", "per_page"]);
   const list = doc.paths["/api/v1/monitors"].get.responses["200"].content["application/json"].schema;
   expect(Object.keys(list.properties.pagination.properties)).toEqual(["page", "per_page", "total", "total_pages"]);
