@@ -2,7 +2,7 @@ import type { AppContext } from "../context.ts";
 import { validateGroupWrite, type GroupAttributes } from "../domain/group-schema.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
-import { externalIdTaken } from "../store/external-ids.ts";
+import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
 import * as store from "../store/groups.ts";
 import type { MonitorGroupRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -45,6 +45,7 @@ async function validated(ctx: AppContext, actor: Actor, attrs: Record<string, un
 
 function takenError(err: unknown): never {
   if (err instanceof store.GroupNameTaken) throw validationError({ name: [TAKEN] });
+  if (isExternalIdConflict(err)) throw validationError({ external_id: [TAKEN] });
   throw err;
 }
 

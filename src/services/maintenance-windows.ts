@@ -4,7 +4,7 @@ import type { WindowAttributes } from "../domain/maintenance-window-schema.ts";
 import { validateWindowWrite, type WindowChanges, type WindowWriteResult } from "../domain/maintenance-window-validation.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
-import { externalIdTaken } from "../store/external-ids.ts";
+import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
 import * as store from "../store/maintenance-windows.ts";
 import { ownedMonitorIds } from "../store/status-pages.ts";
 import type { MaintenanceWindowRow } from "../store/tables.ts";
@@ -84,6 +84,12 @@ async function checkExternalId(ctx: AppContext, accountId: number, v: WindowWrit
   if (typeof x === "string" && !v.details.external_id && (await externalIdTaken(ctx.db, "maintenance_windows", accountId, x, exceptId))) v.details.external_id = ["has already been taken"];
 }
 
+/** Another write took the external_id after the check: the same 422. */
+function externalIdRace(err: unknown): never {
+  if (isExternalIdConflict(err)) throw validationError({ external_id: ["has already been taken"] });
+  throw err;
+}
+
 /** The stored columns of a window: its settings merged over `before`, and the span they give at `now`. */
 function columnsOf(changes: WindowChanges, before: MaintenanceWindowRow | null, now: number): store.WindowColumns {
   const pick = <K extends keyof WindowChanges & keyof MaintenanceWindowRow>(k: K, fallback: MaintenanceWindowRow[K]) => (k in changes ? (changes[k] as MaintenanceWindowRow[K]) : (before?.[k] ?? fallback));
@@ -124,7 +130,7 @@ export async function createMaintenanceWindow(ctx: AppContext, actor: Actor, inp
   await checkExternalId(ctx, accountId, v);
   if (Object.keys(v.details).length) throw validationError(v.details);
   const now = ctx.clock.now();
-  const row = await store.insertWindow(ctx.db, { accountId, cols: columnsOf(v.changes, null, now), monitorIds: v.changes.monitor_ids!, now });
+  const row = await store.insertWindow(ctx.db, { accountId, cols: columnsOf(v.changes, null, now), monitorIds: v.changes.monitor_ids!, now }).catch(externalIdRace);
   logOf(ctx).info("maintenance window created", { request_id: actor.requestId, account_id: accountId, window_id: row.id, active_from: toIso(row.active_from), active_until: toIso(row.active_until) });
   changed(ctx, row.id, accountId, []);
   return (await present(ctx, [row]))[0]!;
@@ -142,7 +148,7 @@ export async function updateMaintenanceWindow(ctx: AppContext, actor: Actor, id:
   await checkExternalId(ctx, accountId, v, id);
   if (Object.keys(v.details).length) throw validationError(v.details);
   const now = ctx.clock.now();
-  const done = await store.updateWindow(ctx.db, { accountId, id, cols: (before) => columnsOf(v.changes, before, now), monitorIds: v.changes.monitor_ids, now });
+  const done = await store.updateWindow(ctx.db, { accountId, id, cols: (before) => columnsOf(v.changes, before, now), monitorIds: v.changes.monitor_ids, now }).catch(externalIdRace);
   if (!done) throw notFound("maintenance window"); // deleted between the read and the write
   const { before, beforeMonitorIds, after } = done;
   const stillHeld = activeAt(after, now) ? new Set(v.changes.monitor_ids ?? beforeMonitorIds) : new Set<number>();

@@ -6,7 +6,7 @@ import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor
 import { notFound, validationError } from "../http/errors.ts";
 import { randomToken } from "../lib/tokens.ts";
 import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
-import { externalIdTaken } from "../store/external-ids.ts";
+import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
 import { GroupMissing, ownedGroupIds } from "../store/groups.ts";
 import * as store from "../store/monitors.ts";
 import { recentChecks, uptimeCountsOf, type RecentCheck } from "../store/recent-checks.ts";
@@ -83,9 +83,13 @@ async function checkExternalId(ctx: AppContext, accountId: number, v: MonitorWri
 
 const groupMissing = (id: number) => `group ${id} does not exist in this account`;
 
-/** The group was deleted between the check above and the write: the same 422. */
+/**
+ * The group was deleted between the check above and the write, or another write took the
+ * external_id meanwhile: the same 422 as the checks give.
+ */
 function groupGone(err: unknown): never {
   if (err instanceof GroupMissing) throw validationError({ group_id: [groupMissing(err.groupId)] });
+  if (isExternalIdConflict(err)) throw validationError({ external_id: ["has already been taken"] });
   throw err;
 }
 

@@ -4,7 +4,7 @@ import { validateChannelWrite, type ChannelWriteResult } from "../domain/notific
 import { isMaskOf } from "../domain/url-mask.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { sendTestAlert } from "../notify/test-send.ts";
-import { externalIdTaken } from "../store/external-ids.ts";
+import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
 import * as store from "../store/notification-channels.ts";
 import type { NotificationChannelRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -41,6 +41,12 @@ async function checkExternalId(ctx: AppContext, accountId: number, v: ChannelWri
   if (typeof x === "string" && !v.details.external_id && (await externalIdTaken(ctx.db, "notification_channels", accountId, x, exceptId))) v.details.external_id = ["has already been taken"];
 }
 
+/** Another write took the external_id after the check: the same 422. */
+function externalIdRace(err: unknown): never {
+  if (isExternalIdConflict(err)) throw validationError({ external_id: ["has already been taken"] });
+  throw err;
+}
+
 /** The account's private-target rule for the receiver, at write time (private-targets.ts). */
 async function checkPrivateReceiver(ctx: AppContext, accountId: number, v: ChannelWriteResult): Promise<void> {
   if (Object.keys(v.details).length || !v.type || !(await ctx.privateTargets.blocksNow(accountId))) return;
@@ -70,7 +76,7 @@ export async function createChannel(ctx: AppContext, actor: Actor, input: WriteI
   await checkExternalId(ctx, accountId, v);
   await checkPrivateReceiver(ctx, accountId, v);
   refuse(v);
-  const row = await store.insertChannel(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now() });
+  const row = await store.insertChannel(ctx.db, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now() }).catch(externalIdRace);
   logOf(ctx).info("notification channel created", { request_id: actor.requestId, account_id: accountId, channel_id: row.id, channel_type: row.channel_type });
   return present(row);
 }
@@ -86,7 +92,7 @@ export async function updateChannel(ctx: AppContext, actor: Actor, id: number, i
   await checkExternalId(ctx, accountId, v, row.id);
   await checkPrivateReceiver(ctx, accountId, v);
   refuse(v);
-  const after = await store.updateChannel(ctx.db, ctx.secrets, { accountId, id: row.id, changes: v.changes, now: ctx.clock.now() });
+  const after = await store.updateChannel(ctx.db, ctx.secrets, { accountId, id: row.id, changes: v.changes, now: ctx.clock.now() }).catch(externalIdRace);
   if (!after) throw notFound("notification channel");
   return present(after);
 }

@@ -4,7 +4,7 @@ import { needsAccessToken, validateStatusPageWrite, type StatusPageAttributes } 
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
 import { randomToken } from "../lib/tokens.ts";
-import { externalIdTaken } from "../store/external-ids.ts";
+import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
 import * as store from "../store/status-pages.ts";
 import type { StatusPageRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
@@ -70,6 +70,7 @@ async function checkReferences(ctx: AppContext, accountId: number, changes: Reco
 
 function takenError(err: unknown): never {
   if (err instanceof store.UniqueValueTaken) throw validationError({ [err.column]: [TAKEN] });
+  if (isExternalIdConflict(err)) throw validationError({ external_id: [TAKEN] });
   throw err;
 }
 

@@ -12,3 +12,12 @@ export async function externalIdTaken(db: Db, table: ExternalIdTable, accountId:
   if (exceptId !== undefined) q = q.where("id", "!=", exceptId);
   return (await q.executeTakeFirst()) !== undefined;
 }
+
+/**
+ * Whether a write failed on a *_account_external_id index: two writes of one external_id that both
+ * passed the service's check (SQLite names "table.external_id", PostgreSQL the index).
+ */
+export function isExternalIdConflict(err: unknown): boolean {
+  const msg = String((err as Error)?.message ?? err);
+  return /unique|duplicate key/i.test(msg) && /external_id/.test(msg);
+}

@@ -83,3 +83,10 @@ test("the OpenAPI document shows external_id on each kind of resource", async ()
   const doc = (await s.api("GET", "/api/v1/openapi.json")).json;
   for (const { path } of Object.values(KINDS)) expect(JSON.stringify(doc.paths[path])).toContain('"external_id"');
 });
+
+test("concurrent writes of one external_id: one is created, the others are 422, none is a 500", async () => {
+  for (const [kind, { path, attrs }] of Object.entries(KINDS)) {
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => s.api("POST", path, { ...attrs(`${kind}-race-${i}`), external_id: `${kind}/race` })));
+    expect({ kind, statuses: answers.map((r) => r.status).sort() }).toEqual({ kind, statuses: [201, 422, 422, 422, 422, 422] });
+  }
+});
