@@ -62,3 +62,23 @@ test("the filter box narrows the monitors to depend on; the pick and the reminde
   expect(await deps.getByRole("link", { name: "Core switch" }).getAttribute("href")).toBe(`/monitors/${parent}`);
   expect(await deps.textContent()).toContain("every 30 min while an incident is open");
 }, T);
+
+test("a form that asks before it acts (rotating a ping URL) asks once, not once per script that bound it", async () => {
+  const created = await s.api("POST", "/api/v1/monitors", { name: "nightly", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 1000 });
+  const id = created.json.data.id as string;
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${s.url}/login`);
+  await page.getByLabel("Username").fill("admin");
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${s.url}/`);
+  await page.goto(`${s.url}/monitors/${id}`);
+  let asked = 0;
+  page.on("dialog", (d) => {
+    asked++;
+    void d.accept();
+  });
+  await page.getByRole("button", { name: "Rotate ping URL" }).click();
+  await page.waitForURL(/msg=/);
+  expect(asked).toBe(1);
+}, T);

@@ -145,13 +145,13 @@
       setInterval(reloadAll, 5000); // no EventSource: poll
     }
   }
-  // A search field over a list of checkboxes (the maintenance window's monitors): rows that do not
-  // match are hidden, checked or not, and stay in the form.
+  // A search field over a list of checkboxes (a maintenance window's monitors, a monitor's parents):
+  // rows that do not match are hidden, checked or not, and stay in the form.
   document.querySelectorAll("[data-filter]").forEach(function (input) {
     var list = document.getElementById(input.getAttribute("data-filter"));
     if (!list) return;
     var none = list.querySelector("[data-filter-empty]");
-    input.parentNode.hidden = false;
+    (input.closest("[data-filter-box]") || input.parentNode).hidden = false;
     input.addEventListener("input", function () {
       var q = input.value.trim().toLowerCase();
       var shown = 0;
@@ -196,24 +196,6 @@
     authChoice.addEventListener("change", showAuth);
     showAuth();
   }
-  // A long list of checkboxes (the monitors a monitor depends on) narrowed by a filter box.
-  document.querySelectorAll("[data-filter]").forEach(function (input) {
-    var list = document.getElementById(input.getAttribute("data-filter"));
-    var box = input.closest("[data-filter-box]");
-    if (!list) return;
-    if (box) box.hidden = false;
-    input.addEventListener("input", function () {
-      var q = input.value.trim().toLowerCase();
-      list.querySelectorAll(".check").forEach(function (row) {
-        row.hidden = q !== "" && row.textContent.toLowerCase().indexOf(q) === -1;
-      });
-    });
-  });
-  // Forms that destroy something ask once more (the no-script path has its own confirm page).
-  document.querySelectorAll("form[data-confirm]").forEach(function (f) {
-    f.addEventListener("submit", function (e) { if (!confirm(f.getAttribute("data-confirm"))) e.preventDefault(); });
-  });
-
   enhance(document);
   // relative times age: refresh them now and then
   setInterval(function () { upgradeTimes(document); }, 30000);
