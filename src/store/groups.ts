@@ -1,4 +1,5 @@
 import type { Db } from "./database.ts";
+import { externalIdIs } from "./external-ids.ts";
 import { engineOf } from "./engine-of.ts";
 import type { PageWindow } from "./monitors.ts";
 import { inCodePointOrder } from "./text-match.ts";
@@ -52,7 +53,7 @@ function ordered(db: Db, accountId: number) {
 
 export async function listGroups(db: Db, accountId: number, page: PageWindow, f: { externalId?: string } = {}): Promise<{ rows: MonitorGroupRow[]; total: number }> {
   let query = ordered(db, accountId);
-  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
+  if (f.externalId !== undefined) query = query.where(externalIdIs(f.externalId));
   const [{ n }, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
     query.selectAll().orderBy("sort_order").orderBy(inCodePointOrder(db, "name")).orderBy("id").limit(page.limit).offset(page.offset).execute(),

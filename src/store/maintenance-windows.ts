@@ -1,4 +1,5 @@
 import { sql, type ExpressionBuilder } from "kysely";
+import { externalIdIs } from "./external-ids.ts";
 import type { WindowPlan } from "../domain/maintenance-schedule.ts";
 import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
@@ -21,7 +22,7 @@ export function windowPlanOf(w: Pick<MaintenanceWindowRow, "starts_at" | "ends_a
 
 export async function listWindows(db: Db, accountId: number, page: PageWindow, f: { externalId?: string } = {}): Promise<{ rows: MaintenanceWindowRow[]; total: number }> {
   let query = db.selectFrom("maintenance_windows").where("account_id", "=", accountId);
-  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
+  if (f.externalId !== undefined) query = query.where(externalIdIs(f.externalId));
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(n) };

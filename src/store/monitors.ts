@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { externalIdIs } from "./external-ids.ts";
 import type { SecretAttribute } from "../domain/monitor-schema.ts";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
 import type { ExpiryMark } from "../domain/expiry-stage.ts";
@@ -53,7 +54,7 @@ export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   }
   if (f.paused !== undefined) query = query.where("is_paused", "=", f.paused ? 1 : 0);
   if (f.groupId !== undefined) query = query.where("group_id", "=", f.groupId);
-  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
+  if (f.externalId !== undefined) query = query.where(externalIdIs(f.externalId));
   const [firstTag, ...moreTags] = [...new Set(f.tags ?? [])];
   if (firstTag !== undefined) {
     // one list of ids: each tag's monitors (a range of monitor_tags_account_tag), intersected. One IN

@@ -1,4 +1,5 @@
 import { CHANNEL_SECRET_ATTRIBUTES, CHANNEL_SETTING_ATTRIBUTES, type ChannelType } from "../domain/notification-channel-schema.ts";
+import { externalIdIs } from "./external-ids.ts";
 import type { ChannelChanges } from "../domain/notification-channel-validation.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
@@ -28,7 +29,7 @@ export interface ChannelConfig {
 
 export async function listChannels(db: Db, accountId: number, page: PageWindow, f: { externalId?: string } = {}): Promise<{ rows: NotificationChannelRow[]; total: number }> {
   let query = db.selectFrom("notification_channels").where("account_id", "=", accountId);
-  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
+  if (f.externalId !== undefined) query = query.where(externalIdIs(f.externalId));
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();
   const rows = await query.selectAll().orderBy("id", "asc").limit(page.limit).offset(page.offset).execute();
   return { rows, total: Number(n) };

@@ -1,4 +1,5 @@
 import { sql } from "kysely";
+import { externalIdIs } from "./external-ids.ts";
 import type { Db } from "./database.ts";
 import { containsText, likePrefix } from "./text-match.ts";
 import type { PageWindow } from "./monitors.ts";
@@ -7,7 +8,7 @@ import type { StatusPageRow, StatusPagesTable } from "./tables.ts";
 /** Status page repository; reads and writes are scoped to an account except the instance-wide uniqueness probes. */
 export async function listStatusPages(db: Db, accountId: number, f: { q?: string; externalId?: string }, page: PageWindow): Promise<{ rows: StatusPageRow[]; total: number }> {
   let query = db.selectFrom("status_pages").where("account_id", "=", accountId);
-  if (f.externalId !== undefined) query = query.where("external_id", "=", f.externalId);
+  if (f.externalId !== undefined) query = query.where(externalIdIs(f.externalId));
   if (f.q?.includes("\0")) return { rows: [], total: 0 }; // no stored text holds one (docs/api-rules.md "Text")
   if (f.q) query = query.where(containsText(db, sql.ref("name"), f.q));
   const { n } = await query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow();

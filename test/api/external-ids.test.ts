@@ -65,6 +65,9 @@ describe.each(Object.entries(KINDS))("%s external_id", (kind, { path, attrs }) =
     expect(found.status).toBe(200);
     expect(found.json.data.map((d: { id: string }) => d.id)).toEqual([id]);
     expect((await s.api("GET", `${path}?external_id=none-such`)).json.data).toEqual([]);
+    // no stored text holds a NUL: such a value names nothing (PostgreSQL's text would refuse it)
+    const nul = await s.api("GET", `${path}?external_id=a%00b`);
+    expect([nul.status, nul.json.data]).toEqual([200, []]);
     // another account's resource with the same external_id is not listed
     expect((await s.api("GET", `${path}?external_id=${encodeURIComponent(`${kind}/f x`)}`, undefined, { token: other.token })).json.data).toEqual([]);
   });
