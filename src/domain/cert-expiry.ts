@@ -2,21 +2,21 @@
  * Certificate expiry rule shared by the http and ssl probes (docs/monitors.md "Up, degraded and
  * down": degraded when the certificate expires within `ssl_expiry_warn_days`, default 14).
  */
+import { daysLeft } from "./expiry-stage.ts";
 import { DEFAULT_SSL_EXPIRY_WARN_DAYS } from "./monitor.ts";
+import { DAY_MS } from "./uptime.ts";
 
 export type ExpiryVerdict =
   | { kind: "ok" }
   | { kind: "expiring"; reason: string }
   | { kind: "expired"; reason: string };
 
-const DAY_MS = 86_400_000;
-
 export function certExpiryVerdict(notAfter: number, now: number, warnDays: number | null): ExpiryVerdict {
   const days = warnDays ?? DEFAULT_SSL_EXPIRY_WARN_DAYS;
   const at = new Date(notAfter).toISOString();
   if (notAfter <= now) return { kind: "expired", reason: `certificate expired at ${at}` };
   if (notAfter - now <= days * DAY_MS) {
-    const left = Math.floor((notAfter - now) / DAY_MS);
+    const left = daysLeft(notAfter, now);
     return { kind: "expiring", reason: `certificate expires in ${left} day${left === 1 ? "" : "s"} (${at}), within the ${days}-day warning window` };
   }
   return { kind: "ok" };

@@ -5,12 +5,8 @@
  * certificate was renewed). An expiry already past alerts nothing here: the check is down then, and
  * `monitor.down` says so.
  */
-import { DEFAULT_SSL_EXPIRY_WARN_DAYS } from "./monitor.ts";
-
-const DAY_MS = 86_400_000;
-
-/** Days of notice before a domain's registration expiry, when the monitor sets none. */
-export const DEFAULT_DOMAIN_EXPIRY_WARN_DAYS = 30;
+import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, DEFAULT_SSL_EXPIRY_WARN_DAYS } from "./monitor.ts";
+import { DAY_MS } from "./uptime.ts";
 
 /** 0: outside the warn window; 1: inside it; 2: 7 days or fewer left; 3: 1 day or fewer. */
 export type ExpiryStage = 0 | 1 | 2 | 3;

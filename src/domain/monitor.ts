@@ -117,3 +117,5 @@ export interface SyntheticExtraction {
 
 /** Days of notice before certificate expiry degrades a check, when ssl_expiry_warn_days is null. */
 export const DEFAULT_SSL_EXPIRY_WARN_DAYS = 14;
+/** Days of notice before a domain's registration expiry degrades a check, when domain_expiry_warn_days is null. */
+export const DEFAULT_DOMAIN_EXPIRY_WARN_DAYS = 30;

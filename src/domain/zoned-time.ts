@@ -3,6 +3,7 @@
  * "Attributes"): `2026-12-01T02:00` with no offset means 02:00 in the window's zone, and the
  * dashboard's date-time fields show a stored time in that zone.
  */
+import { DAY_MS } from "./uptime.ts";
 
 const WALL_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3})\d*)?)?(Z|z|[+-]\d{2}:?\d{2})?$/;
 
@@ -31,7 +32,6 @@ function offsetAt(t: number, timezone: string): number {
   return wallClockAsUtc(whole, timezone) - whole;
 }
 
-const DAY_MS = 86_400_000;
 
 /**
  * Epoch ms of a wall-clock reading in `timezone`. A reading that does not exist (skipped by a

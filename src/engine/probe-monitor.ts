@@ -1,4 +1,4 @@
-import { DNS_RECORD_TYPES, SMTP_SECURITY, type AuthType, type SmtpSecurity, type DnsRecordType, type HttpMethod, type JsonAssertion, type MonitorType, type ProbeMonitor, type SyntheticScenario, type TraceBodyDetail } from "../domain/monitor.ts";
+import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, DNS_RECORD_TYPES, SMTP_SECURITY, type AuthType, type SmtpSecurity, type DnsRecordType, type HttpMethod, type JsonAssertion, type MonitorType, type ProbeMonitor, type SyntheticScenario, type TraceBodyDetail } from "../domain/monitor.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { MonitorRow } from "../store/tables.ts";
 
@@ -71,7 +71,7 @@ export function rowToProbeMonitor(row: MonitorRow, secrets: SecretBox, blockPriv
     db_tls: row.db_tls === 1,
     redis_username: row.redis_username,
     docker_host: row.docker_host,
-    domain_expiry_warn_days: row.domain_expiry_warn_days ?? 30,
+    domain_expiry_warn_days: row.domain_expiry_warn_days ?? DEFAULT_DOMAIN_EXPIRY_WARN_DAYS,
     block_private_targets: blockPrivateTargets,
   };
 }

@@ -6,14 +6,14 @@
 import { domainToASCII } from "node:url";
 import { emptyResult, failed } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
+import { daysLeft } from "../domain/expiry-stage.ts";
+import { DAY_MS } from "../domain/uptime.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { elapsedMs, startDeadline } from "../net/deadline.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
 import { IANA_RDAP_BOOTSTRAP, registrationExpiry } from "./rdap-lookup.ts";
 import { type Probe } from "./types.ts";
 
-const DAY_MS = 86_400_000;
-const DEFAULT_WARN_DAYS = 30;
 /** letters, digits and inner hyphens per label, two labels at least: all that may reach an RDAP path */
 const DOMAIN_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
 
@@ -42,8 +42,8 @@ export const domainProbe: Probe = async (m, ctx) => {
     const observed = { latency_ms: latency, ssl_not_after: expiresAt };
     const now = ctx.now();
     if (expiresAt <= now) return failed(checkedAt, "domain_expired", `the registration of ${domain} expired at ${at}`, observed);
-    const warnDays = m.domain_expiry_warn_days ?? DEFAULT_WARN_DAYS;
-    const left = Math.floor((expiresAt - now) / DAY_MS);
+    const warnDays = m.domain_expiry_warn_days;
+    const left = daysLeft(expiresAt, now);
     const reasons = [
       expiresAt - now <= warnDays * DAY_MS ? `the registration of ${domain} expires in ${left} day${left === 1 ? "" : "s"} (${at}), within the ${warnDays}-day warning window` : null,
       latencyReason(latency, m.api_max_latency_ms),

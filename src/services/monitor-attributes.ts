@@ -1,4 +1,4 @@
-import type { MonitorType } from "../domain/monitor.ts";
+import { DEFAULT_DOMAIN_EXPIRY_WARN_DAYS, type MonitorType } from "../domain/monitor.ts";
 import { responseAttributes, type MonitorAttributeName, type MonitorAttributes } from "../domain/monitor-schema.ts";
 import type { ExistingMonitor } from "../domain/monitor-validation.ts";
 import { toIso } from "../lib/dates.ts";
@@ -37,7 +37,7 @@ function value(row: MonitorRow, name: MonitorAttributeName, channelIds: number[]
   if (name === "heartbeat_timezone") return raw ?? "UTC";
   if (name === "grpc_service") return raw ?? "";
   if (name === "smtp_security") return raw ?? "none";
-  if (name === "domain_expiry_warn_days") return raw ?? 30;
+  if (name === "domain_expiry_warn_days") return raw ?? DEFAULT_DOMAIN_EXPIRY_WARN_DAYS;
   return raw ?? null;
 }
 
