@@ -16,7 +16,6 @@ import { CHECK_STATUSES, type CheckStatus } from "../domain/check-result.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { PingJournal } from "../store/ping-journal.ts";
-import type { WriteQueue } from "../store/write-queue.ts";
 import type { PingMonitorRow, PingStatements, SqlitePingStatements } from "../store/ping-statements.ts";
 import { ACCEPTED, applyBatch, type BatchJournal, type BatchResult, type HeartbeatOp, type PingOutcome, type PingRequest } from "./apply-batch.ts";
 import { applyToCache, splitJournalable } from "./journalable.ts";
@@ -60,8 +59,6 @@ class Batch {
 }
 
 export interface PingBatchesOptions {
-  /** the write queue the batches are jobs of (default ctx.writes) */
-  writes?: WriteQueue;
   /** told after each batch was written: pings may have been journaled */
   afterBatch(): void;
   /** after each commit or journal record, in the order they happened */
@@ -223,7 +220,7 @@ export class PingBatches {
   private write(ops: HeartbeatOp[]): Promise<BatchResult> {
     const path = this.path;
     const side: BatchJournal | null = path.journal === null ? null : { journal: path.journal, stmts: path.stmts, cacheEpoch: this.rowsEpoch };
-    return (this.o.writes ?? this.ctx.writes).run((trx) => applyBatch(trx, this.ctx, path.stmts.forBatch(trx), ops, side), { gathered: true });
+    return this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, path.stmts.forBatch(trx), ops, side), { gathered: true });
   }
 
   /** What a committed transaction wrote, for the ops at places `rest` of the batch (null: all of them). */

@@ -25,8 +25,7 @@ import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
 import { FOLD_SLICE, FoldScheduler } from "./fold-scheduler.ts";
 import { startFoldThread } from "./fold-thread.ts";
-import { type Committed, type PingPath } from "./ping-batches.ts";
-import { PingLanes } from "./ping-lanes.ts";
+import { PingBatches, type Committed, type PingPath } from "./ping-batches.ts";
 import { TokenCache } from "./token-cache.ts";
 
 /** after a batch failed to commit, its evaluations are tried again this much later */
@@ -47,7 +46,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   const path: PingPath = journaling
     ? { journal: journaling.journal, stmts: preparePingStatements(journaling.store.sqlite, ctx.config.region) }
     : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
-  const batches = new PingLanes(ctx, path, {
+  const batches = new PingBatches(ctx, path, {
     afterBatch: () => journaling?.folds.soon(),
     onCommitted,
     onEvaluateFailed: (ids) => {

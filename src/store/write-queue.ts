@@ -18,8 +18,6 @@ export interface WriteQueueOptions {
   /** most jobs in one transaction, so one batch never holds the database for long (default 500) */
   maxBatch?: number;
   log?: Logger;
-  /** another queue whose lastStorageFailure this one's refused batches also set (readiness reads that one) */
-  reportTo?: WriteQueue;
 }
 
 /**
@@ -40,7 +38,6 @@ export class WriteQueue {
   private readonly windowMs: number;
   private readonly maxBatch: number;
   private readonly log: Logger | undefined;
-  private readonly reportTo: WriteQueue | undefined;
   /** batches committed and jobs written, for the metrics */
   readonly counters = { batches: 0, jobs: 0, retriedBatches: 0 };
   /**
@@ -54,7 +51,6 @@ export class WriteQueue {
     this.windowMs = opts.windowMs ?? 2;
     this.maxBatch = opts.maxBatch ?? 500;
     this.log = opts.log;
-    this.reportTo = opts.reportTo;
   }
 
   /**
@@ -146,10 +142,7 @@ export class WriteQueue {
       // A full disk or an I/O error fails every job alike: re-running them one by one would only
       // repeat the failure, so the whole batch is refused at once and the next batch tries again.
       const storage = storageFailure(err);
-      if (storage) {
-        this.lastStorageFailure = { kind: storage, at: Date.now() };
-        if (this.reportTo) this.reportTo.lastStorageFailure = this.lastStorageFailure;
-      }
+      if (storage) this.lastStorageFailure = { kind: storage, at: Date.now() };
       if (storage && this.log) logStorageFailure(this.log, storage, { jobs: batch.length });
       if (batch.length === 1 || storage) {
         for (const p of batch) p.reject(err);
