@@ -28,7 +28,10 @@ Requests are checked in this order: authentication (401), plan (403 \`plan_featu
 (429), scope (403 \`insufficient_scope\`), then the request itself. Errors have the body
 \`{"error": {"code", "message", "details"?}, "meta": {"request_id", "rate_limit"?}}\`; every response has
 \`X-Request-Id\`, and once the token is known \`X-RateLimit-Limit/Remaining/Reset\` and \`meta.rate_limit\`.
-HEAD is answered like GET, without a body. The README of the project describes the rest.`;
+HEAD is answered like GET, without a body. The README of the project describes the rest.
+
+Beside this document, \`GET /api/v1/config-schema.json\` (no token needed) serves the JSON Schema of the
+configuration files of \`vigil export\` and \`vigil apply\`, built from the same attribute schemas.`;
 
 /** `/api/v1/monitors/:id` → `/api/v1/monitors/{id}` */
 export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");

@@ -1,5 +1,6 @@
 import { Elysia } from "elysia";
 import type { AppContext } from "../context.ts";
+import { CONFIG_SCHEMA_PATH } from "../domain/config-file-schema.ts";
 import type { Scope } from "../domain/scopes.ts";
 import { readJsonObject } from "../http/json-body.ts";
 import { insufficientScope, methodNotAllowed, notFound, unauthorized } from "../http/errors.ts";
@@ -13,7 +14,8 @@ import { touchApiToken } from "../store/api-tokens.ts";
 export const API_PREFIX = "/api/v1";
 /** the OpenAPI document (api/openapi.ts), served without a token */
 export const OPENAPI_PATH = `${API_PREFIX}/openapi.json`;
-const PUBLIC_API_PATHS = new Set([OPENAPI_PATH]);
+/** the OpenAPI document and the configuration files' JSON Schema (api/docs.ts) */
+const PUBLIC_API_PATHS = new Set([OPENAPI_PATH, CONFIG_SCHEMA_PATH]);
 
 /**
  * The /api/v1 pipeline as an Elysia plugin. Authentication, plan, rate limit, route match and scope
