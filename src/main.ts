@@ -1,6 +1,8 @@
 #!/usr/bin/env bun
 import { accountCommand } from "./cli/account.ts";
+import { applyCommand } from "./cli/apply.ts";
 import { backupCommand, restoreCommand } from "./cli/backup.ts";
+import { exportCommand } from "./cli/export.ts";
 import { healthcheckCommand } from "./cli/healthcheck.ts";
 import { processIo, UsageError, type CliIo } from "./cli/io.ts";
 import { importCommand } from "./cli/import.ts";
@@ -23,6 +25,8 @@ const COMMANDS: Record<string, { run: Command; summary: string }> = {
   backup: { run: backupCommand, summary: "write a consistent copy of the database while serving" },
   restore: { run: restoreCommand, summary: "restore a checked backup (SQLite: server stopped; PostgreSQL: into an empty database)" },
   import: { run: importCommand, summary: "import monitors, channels, maintenance and status pages from Uptime Kuma or Gatus" },
+  export: { run: exportCommand, summary: "print an account as a configuration file (YAML) through the API" },
+  apply: { run: applyCommand, summary: "make an account match a configuration file through the API (--plan, --prune)" },
   migrate: { run: migrateCommand, summary: "copy an SQLite instance into an empty PostgreSQL database (server stopped)" },
   healthcheck: { run: healthcheckCommand, summary: "exit 0 when the local server is ready, 1 when not (for Docker and supervisors)" },
 };
