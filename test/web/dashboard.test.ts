@@ -133,7 +133,7 @@ describe("monitor forms", () => {
     const id = idFrom(r.res.headers.get("location"));
     const edit = await c.get(`/monitors/${id}/edit`);
     expect(edit.text).toContain('<option value="basic" selected>');
-    expect(edit.text).toMatch(/<details open><summary>Authentication \(User name and password/);
+    expect(edit.text).toMatch(/<details open><summary>Authentication \(<span data-auth-label>User name and password/);
     expect(edit.text).not.toContain("basic-s3cret");
     expect(edit.text).toMatch(/id="f-api_auth_basic_pass-hint">stored; leave empty to keep it</);
     expect((await c.post(`/monitors/${id}`, { name: "signed in", target: "http://127.0.0.1:9/", interval_sec: "60", timeout_ms: "5000", api_auth_type: "basic", api_auth_basic_user: "ops", api_auth_basic_pass: "" })).res.status).toBe(303);

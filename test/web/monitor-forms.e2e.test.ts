@@ -67,7 +67,7 @@ describe("monitor forms in a browser", () => {
     }, T);
   }
 
-  test("the authentication section shows the chosen kind's fields; without script it shows every kind's, with a note", async () => {
+  test("the authentication section shows the chosen kind's fields and names it in its heading; without script it shows every kind's, with a note", async () => {
     const context = await signedIn(1280);
     const page = await context.newPage();
     await page.goto(`${s.url}/monitors/new?type=http`);
@@ -75,10 +75,14 @@ describe("monitor forms in a browser", () => {
     const visible = async (label: string) => page.getByLabel(label, { exact: true }).isVisible();
     expect(await visible("Token")).toBe(false);
     expect(await page.getByText("Only the fields of the kind chosen above are used.").isVisible()).toBe(false);
+    const heading = page.locator("details:has([data-auth-choice]) > summary");
     await page.getByLabel("Sign in with").selectOption("bearer");
     expect([await visible("Token"), await visible("User name"), await visible("Header name")]).toEqual([true, false, false]);
+    // the heading follows the choice, as the fields do
+    expect(await heading.textContent()).toBe("Authentication (A token (Bearer))");
     await page.getByLabel("Sign in with").selectOption("basic");
     expect([await visible("Token"), await visible("User name"), await visible("Password")]).toEqual([false, true, true]);
+    expect(await heading.textContent()).toBe("Authentication (User name and password (Basic))");
     await page.screenshot({ path: join(shotsDir, "monitor-form-http-auth-basic.png"), fullPage: true });
     await context.close();
 

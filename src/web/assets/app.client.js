@@ -186,11 +186,14 @@
       b.focus();
     });
   });
-  // A monitor's authentication: only the chosen kind's fields show (without script, every kind's do).
+  // A monitor's authentication: only the chosen kind's fields show (without script, every kind's do),
+  // and the section's heading names the kind chosen, as the server wrote it for the saved one.
   var authChoice = document.querySelector("[data-auth-choice]");
   if (authChoice) {
     var showAuth = function () {
       document.querySelectorAll("[data-auth]").forEach(function (p) { p.hidden = p.getAttribute("data-auth") !== authChoice.value; });
+      var chosen = authChoice.options[authChoice.selectedIndex];
+      document.querySelectorAll("[data-auth-label]").forEach(function (l) { if (chosen) l.textContent = chosen.textContent; });
     };
     document.querySelectorAll("[data-auth-note]").forEach(function (n) { n.hidden = true; });
     authChoice.addEventListener("change", showAuth);

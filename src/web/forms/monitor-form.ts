@@ -251,14 +251,14 @@ ${o.section?.body ?? ""}
 /**
  * One section for signing in to the target: the kind picked, then that kind's fields. Without
  * script every kind's fields show, each under its name; the script (app.client.js) shows the chosen
- * kind's alone. Fields of another kind are sent as they are and the service keeps them, as the API does.
+ * kind's alone and names it in the heading as the choice changes. Fields of another kind are sent as they are and the service keeps them, as the API does.
  */
 function authSection(fields: FieldSpec[], values: Record<string, unknown>, errors: Errors, field: (f: FieldSpec) => SafeHtml): SafeHtml {
   const chosen = typeof values.api_auth_type === "string" ? values.api_auth_type : "none";
   const byName = new Map(fields.map((f) => [f.name, f]));
   const open = chosen !== "none" || fields.some((f) => errors[f.name]);
   const msgs = errors.api_auth_type ?? [];
-  return html`<details${open ? html` open` : ""}><summary>Authentication (${AUTH_KINDS.find((k) => k.value === chosen)?.label ?? chosen})</summary><div class="panel" data-auth-section>
+  return html`<details${open ? html` open` : ""}><summary>Authentication (<span data-auth-label>${AUTH_KINDS.find((k) => k.value === chosen)?.label ?? chosen}</span>)</summary><div class="panel" data-auth-section>
 <div class="field"><label for="f-api_auth_type">${LABELS.api_auth_type!}</label><select id="f-api_auth_type" name="api_auth_type" data-auth-choice${msgs.length ? html` aria-invalid="true" aria-describedby="f-api_auth_type-err"` : ""}>${AUTH_KINDS.map((k) => html`<option value="${k.value}"${k.value === chosen ? html` selected` : ""}>${k.label}</option>`)}</select>${msgs.length ? html`<span class="err" id="f-api_auth_type-err">${msgs.map((m) => `${LABELS.api_auth_type!} ${m}`).join("; ")}</span>` : ""}</div>
 <p class="hint" data-auth-note>Only the fields of the kind chosen above are used.</p>
 ${AUTH_KINDS.filter((k) => k.fields.length).map((k) => html`<fieldset class="auth-kind" data-auth="${k.value}"><legend>${k.label}</legend>${k.fields.map((n) => byName.get(n)).filter((f): f is FieldSpec => !!f).map(field)}</fieldset>`)}
