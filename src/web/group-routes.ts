@@ -46,7 +46,9 @@ export function groupRoutes(web: WebContext) {
     const orderForm = html`<form method="post" action="/groups/order" novalidate>${csrfField(s.session)}
 <table><caption class="sr-only">Groups, in the order they are shown</caption><thead><tr><th scope="col">Order</th><th scope="col">Name</th><th scope="col" class="wide-only">Description</th><th scope="col">Monitors</th><th scope="col">Actions</th></tr></thead><tbody>${groups.map((g) => {
       const a = g.attributes;
-      return html`<tr><td><label class="sr-only" for="order-${g.id}">Order of ${a.name}</label><input class="order" type="number" inputmode="numeric" id="order-${g.id}" name="order_${g.id}" value="${a.sort_order}"></td><td><a href="/?group_id=${g.id}">${a.name}</a></td><td class="wide-only">${a.description ?? ""}</td><td class="num">${a.monitor_count}</td><td><a href="/groups/${g.id}/edit">Rename</a> · <a href="/groups/${g.id}/delete">Delete</a></td></tr>`;
+      // on a phone each row is a card and data-label names each of its fields (dashboard.css); a
+      // cell holds one element, so its parts stay together beside the label
+      return html`<tr><td data-label="Order"><label class="sr-only" for="order-${g.id}">Order of ${a.name}</label><input class="order" type="number" inputmode="numeric" id="order-${g.id}" name="order_${g.id}" value="${a.sort_order}"></td><td data-label="Name"><a href="/?group_id=${g.id}">${a.name}</a></td><td class="wide-only" data-label="Description">${a.description ?? ""}</td><td class="num" data-label="Monitors">${a.monitor_count}</td><td data-label="Actions"><span><a href="/groups/${g.id}/edit">Rename</a> · <a href="/groups/${g.id}/delete">Delete</a></span></td></tr>`;
     })}</tbody></table>
 <div class="row"><button type="submit">Save order</button><span class="muted">Smallest first; groups with the same number are listed by name.</span></div></form>`;
     const body = html`${flash(s.url.searchParams.get("msg"))}<h1>Groups</h1>

@@ -52,7 +52,7 @@ export async function updatesPanel(web: WebContext, s: Signed, page: StatusPageI
 <p class="muted">What you write here is shown on the page (open incidents at the top, the last 14 days below) and in its feed.</p>
 ${updates.length === 0 ? html`<p class="empty">No updates yet.</p>` : html`<table><caption class="sr-only">Updates, newest first</caption><thead><tr><th scope="col">Published</th><th scope="col">Title</th><th scope="col">Kind</th><th scope="col">Status</th><th scope="col">Actions</th></tr></thead><tbody>${updates.map((u) => {
     const a = u.attributes;
-    return html`<tr><td class="num" data-label="Published">${when(a.published_at)}</td><td data-label="Title">${a.title}</td><td data-label="Kind">${KIND_LABEL[a.kind]}</td><td data-label="Status">${statusText(a)}</td><td data-label="Actions"><a href="${base}/${u.id}/edit">Edit</a> · <a href="${base}/${u.id}/delete">Delete</a></td></tr>`;
+    return html`<tr><td class="num" data-label="Published">${when(a.published_at)}</td><td data-label="Title">${a.title}</td><td data-label="Kind">${KIND_LABEL[a.kind]}</td><td data-label="Status">${statusText(a)}</td><td data-label="Actions"><span><a href="${base}/${u.id}/edit">Edit</a> · <a href="${base}/${u.id}/delete">Delete</a></span></td></tr>`;
   })}</tbody></table>`}</section>`;
 }
 

@@ -20,7 +20,7 @@ afterAll(() => s.stop());
 const groupIdByName = async (name: string) => Number((await s.api("GET", "/api/v1/groups?per_page=100")).json.data.find((g: { attributes: { name: string } }) => g.attributes.name === name).id);
 const monitorAttrs = async (id: number) => (await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes;
 /** Group names in the order the groups page lists them. */
-const listedGroups = (page: string) => [...page.matchAll(/<td><a href="\/\?group_id=\d+">([^<]+)<\/a><\/td>/g)].map((m) => unescape(m[1]!));
+const listedGroups = (page: string) => [...page.matchAll(/<td data-label="Name"><a href="\/\?group_id=\d+">([^<]+)<\/a><\/td>/g)].map((m) => unescape(m[1]!));
 
 describe("the groups page", () => {
   test("create, refuse a duplicate name, rename, reorder, delete (its monitors stay, ungrouped)", async () => {

@@ -105,6 +105,41 @@ test("a tag chip filters the list; the filter form narrows it to a group", async
   await page.close();
 }, T);
 
+test("the groups page: at 390 px each group is a card whose order box, monitor count and the rest are labelled, at 1280 px the columns' headers say it", async () => {
+  /** each row's shown cells: the label a phone shows beside it (CSS data-label), and its text or its box's value */
+  const cells = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll("main tbody tr")].map((tr) =>
+        [...tr.querySelectorAll("td")]
+          .filter((td) => getComputedStyle(td).display !== "none")
+          .map((td) => {
+            const label = getComputedStyle(td, "::before").content;
+            return [label === "none" || label === "normal" ? null : JSON.parse(label), td.querySelector("input")?.value ?? (td as HTMLElement).innerText.trim()];
+          }),
+      ),
+    );
+  const phone = await open(390, "/groups");
+  const rows = await cells(phone);
+  expect(rows[0]).toEqual([["Order", "1"], ["Name", "Web front"], ["Monitors", "2"], ["Actions", "Rename · Delete"]]);
+  expect(rows.every((r) => r.every(([label]) => label !== null))).toBe(true);
+  // the label sits beside its value, inside the card, and nothing scrolls sideways
+  const fit = await phone.evaluate(() => {
+    const td = document.querySelector("main tbody tr td.num") as HTMLElement;
+    return { grid: getComputedStyle(td).display, scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth, cardRight: td.closest("tr")!.getBoundingClientRect().right };
+  });
+  expect(fit.grid).toBe("grid");
+  expect(fit.scrollWidth).toBeLessThanOrEqual(fit.innerWidth);
+  expect(fit.cardRight).toBeLessThanOrEqual(fit.innerWidth);
+  // the label names the box for the eye; its accessible name stays the group's own
+  expect(await phone.getByLabel("Order of Web front").inputValue()).toBe("1");
+  await phone.close();
+
+  const desk = await open(1280, "/groups");
+  expect(await desk.locator("main thead th").allTextContents()).toEqual(["Order", "Name", "Description", "Monitors", "Actions"]);
+  expect((await cells(desk))[0]).toEqual([[null, "1"], [null, "Web front"], [null, "Web front of the shop"], [null, "2"], [null, "Rename · Delete"]]);
+  await desk.close();
+}, T);
+
 test("pictures at 1280 and 390 px: the list, the groups page, the editor's updates, the status page", async () => {
   for (const width of WIDTHS) {
     let page = await open(width, "/");
@@ -116,6 +151,8 @@ test("pictures at 1280 and 390 px: the list, the groups page, the editor's updat
     await shot(page, `groups-${width}.png`);
     await page.goto(`${s.url}/status-pages/${pageId}/edit`);
     expect(await page.getByRole("heading", { name: "Updates" }).isVisible()).toBe(true);
+    // Edit and Delete stay on one line beside their label on a phone's card
+    expect(await page.locator('#updates td[data-label="Actions"]').first().evaluate((td) => (td as HTMLElement).innerText.trim())).toBe("Edit · Delete");
     await page.locator("#updates").screenshot({ path: join(shotsDir, `editor-updates-${width}.png`) });
     await page.close();
     const visitor = await browser.newContext({ viewport: { width, height: 860 } });

@@ -56,6 +56,8 @@ beforeAll(async () => {
   const page = await s.api("POST", "/api/v1/status-pages", { name: "Acme Status", slug: "acme", headline: "Our services", monitor_ids: [ids.http, ids.heartbeat] });
   ids.page = Number(page.json.data.id);
   slug = page.json.data.attributes.slug;
+  // a group, so the groups page has a row to fit (no monitor in it: the list stays one table)
+  await s.api("POST", "/api/v1/groups", { name: "Nightly jobs with a long group name", description: "Backups and reports", sort_order: 10 });
   const locked = await s.api("POST", "/api/v1/status-pages", { name: "Internal", slug: "internal", is_token_protected: true });
   ids.locked = Number(locked.json.data.id);
   await seedHistory(ids.http);
@@ -109,6 +111,7 @@ function dashboardPaths(): string[] {
     `/monitors/${ids.heartbeat}`,
     `/monitors/${ids.http}/edit`,
     `/monitors/${ids.http}/delete`,
+    "/groups",
     "/status-pages",
     "/status-pages/new",
     `/status-pages/${ids.page}/edit`,
@@ -298,6 +301,7 @@ describe("axe-core", () => {
         [await context.newPage(), `/monitors/${ids.http}`],
         [await context.newPage(), `/monitors/${ids.heartbeat}`],
         [await context.newPage(), "/monitors/new?type=http"],
+        [await context.newPage(), "/groups"],
         [await context.newPage(), `/status-pages/${ids.page}/edit`],
         [await context.newPage(), "/channels"],
         [await context.newPage(), "/tokens"],
