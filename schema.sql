@@ -520,9 +520,12 @@ CREATE TABLE status_page_updates (
   status          TEXT,                      -- incidents only: investigating, identified, monitoring, resolved
   published_at    INTEGER NOT NULL,
   created_at      INTEGER NOT NULL,
-  updated_at      INTEGER NOT NULL
+  updated_at      INTEGER NOT NULL,
+  mail_pending    INTEGER NOT NULL DEFAULT 0,  -- 1: subscribers are owed a mail of it (README "Email subscriptions")
+  mailed_status   TEXT                       -- the status the last mail of it said
 );
 CREATE INDEX status_page_updates_page ON status_page_updates(status_page_id, published_at);
+CREATE INDEX status_page_updates_mail_due ON status_page_updates(published_at) WHERE mail_pending = 1;
 
 CREATE TABLE status_page_update_monitors (
   update_id   INTEGER NOT NULL REFERENCES status_page_updates(id) ON DELETE CASCADE,
@@ -555,3 +558,14 @@ CREATE TABLE status_mail_queue (
   created_at       INTEGER NOT NULL
 );
 CREATE INDEX status_mail_queue_due ON status_mail_queue(next_attempt_at);
+
+-- incidents opening and resolving on a page's monitors, not yet mailed: one mail per subscriber
+-- once the oldest is --status-mail-period old (README "Email subscriptions")
+CREATE TABLE status_mail_changes (
+  id              INTEGER PRIMARY KEY AUTOINCREMENT,
+  status_page_id  INTEGER NOT NULL REFERENCES status_pages(id) ON DELETE CASCADE,
+  monitor_id      INTEGER NOT NULL REFERENCES monitors(id) ON DELETE CASCADE,
+  at              INTEGER NOT NULL,
+  is_down         INTEGER NOT NULL    -- 1 an incident opened, 0 it resolved
+);
+CREATE INDEX status_mail_changes_page ON status_mail_changes(status_page_id, at);

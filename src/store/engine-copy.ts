@@ -48,6 +48,7 @@ export const COPIED_TABLES = [
   "status_page_update_monitors",
   "status_page_subscribers",
   "status_mail_queue",
+  "status_mail_changes",
 ] as const;
 
 /**

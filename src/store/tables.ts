@@ -435,6 +435,10 @@ export interface StatusPageUpdatesTable {
   published_at: number;
   created_at: number;
   updated_at: number;
+  /** 1: subscribers are owed a mail of it (published, or its incident status changed) */
+  mail_pending: ColumnType<number, number | undefined, number>;
+  /** the status the last mail of it said (null: none, or not an incident) */
+  mailed_status: ColumnType<string | null, string | null | undefined, string | null>;
 }
 
 export interface StatusPageSubscribersTable {
@@ -457,6 +461,16 @@ export interface StatusMailQueueTable {
   attempts: ColumnType<number, number | undefined, number>;
   next_attempt_at: number;
   created_at: number;
+}
+
+/** An incident opening or resolving on a page's monitor, not yet mailed to the page's subscribers. */
+export interface StatusMailChangesTable {
+  id: Generated<number>;
+  status_page_id: number;
+  monitor_id: number;
+  at: number;
+  /** 1 an incident opened, 0 it resolved */
+  is_down: number;
 }
 
 export interface StatusPageUpdateMonitorsTable {
@@ -501,6 +515,7 @@ export interface DB {
   status_page_update_monitors: StatusPageUpdateMonitorsTable;
   status_page_subscribers: StatusPageSubscribersTable;
   status_mail_queue: StatusMailQueueTable;
+  status_mail_changes: StatusMailChangesTable;
 }
 
 export type Account = Selectable<AccountsTable>;

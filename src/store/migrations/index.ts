@@ -19,6 +19,7 @@ import m030 from "./030-groups-tags-updates.sql" with { type: "text" };
 import m033 from "./033-last-latency.sql" with { type: "text" };
 import m034 from "./034-subscriptions.sql" with { type: "text" };
 import m035 from "./035-external-ids.sql" with { type: "text" };
+import m036 from "./036-status-mail-digest.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
@@ -28,6 +29,7 @@ import pg030 from "./postgres/030-groups-tags-updates.sql" with { type: "text" }
 import pg033 from "./postgres/033-last-latency.sql" with { type: "text" };
 import pg034 from "./postgres/034-subscriptions.sql" with { type: "text" };
 import pg035 from "./postgres/035-external-ids.sql" with { type: "text" };
+import pg036 from "./postgres/036-status-mail-digest.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -59,6 +61,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 33, name: "last-latency", sql: m033 },
   { version: 34, name: "subscriptions", sql: m034 },
   { version: 35, name: "external-ids", sql: m035 },
+  { version: 36, name: "status-mail-digest", sql: m036 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -79,4 +82,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 33, name: "last-latency", sql: pg033 },
   { version: 34, name: "subscriptions", sql: pg034 },
   { version: 35, name: "external-ids", sql: pg035 },
+  { version: 36, name: "status-mail-digest", sql: pg036 },
 ];
