@@ -29,6 +29,8 @@ export interface Config {
   /** --smtp-url: status page subscriptions are offered and mailed only when set (README "Status pages") */
   readonly smtpUrl: string | null;
   readonly smtpFrom: string;
+  /** --status-mail-period in ms: how long a page's incident changes gather before they are mailed */
+  readonly statusMailPeriodMs: number;
   readonly pingLimitToken: number;
   readonly pingLimitIp: number;
   readonly trustedProxies: readonly string[];

@@ -4,8 +4,7 @@ import type { Db } from "../store/database.ts";
 import { findOpenIncident, insertIncident, resolveIncidentRow } from "../store/incidents.ts";
 import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { setMonitorState } from "../store/monitors.ts";
-import { queueNotices } from "../store/status-subscriptions.ts";
-import { incidentNotice } from "../domain/status-mail.ts";
+import { noteMonitorChange } from "../store/status-subscriptions.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { raiseAlert, type AlertEvent } from "./alerts.ts";
 import { inMaintenance } from "./maintenance-end.ts";
@@ -78,9 +77,10 @@ export async function applyStateChange(db: Db, ctx: AppContext, c: StateChange):
   }
 
   // status page subscribers hear of an incident opening or resolving on a page's monitor, whoever
-  // else is alerted, in this transaction (README "Status pages")
+  // else is alerted: noted in this transaction, mailed with the page's other changes once they
+  // have gathered for --status-mail-period (README "Email subscriptions")
   if (ctx.config.smtpUrl !== null && (opened || resolved)) {
-    await queueNotices(db, { monitorId: c.monitor.id, ...incidentNotice(c.monitor.name, opened !== null), base: ctx.config.baseUrl, now: c.at });
+    await noteMonitorChange(db, { monitorId: c.monitor.id, down: opened !== null, at: c.at });
   }
 
   // dependencies, reminders and escalation (engine/incident-follow.ts): may hold the alert back

@@ -2,17 +2,22 @@ import nodemailer from "nodemailer";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
 import { logWriteFailure } from "../lib/storage-errors.ts";
-import { dueMail, mailFailed, mailSent } from "../store/status-subscriptions.ts";
+import { changesNotice, updateNotice } from "../domain/status-mail.ts";
+import { dueMail, mailFailed, mailSent, queueChangeMail, queueUpdateMail } from "../store/status-subscriptions.ts";
 
 const BATCH = 20;
 const MAX_ATTEMPTS = 8;
 
 /**
- * Sends status page subscription mail through --smtp-url (README "Status pages"): what is due in
- * status_mail_queue, oldest first; a row is deleted once the server took it, so mail queued before
- * a restart goes out after it. A refusal is tried again later (30 s, doubling, at most an hour
- * apart), and given up after MAX_ATTEMPTS. Notices carry List-Unsubscribe and
- * List-Unsubscribe-Post (RFC 8058), so a mail client's unsubscribe button works in one click.
+ * Sends status page subscription mail through --smtp-url (README "Email subscriptions"). Each pass
+ * first turns what is owed into mail rows: updates written by people once published (and again at
+ * each new incident status), and a page's incident changes once the oldest is --status-mail-period
+ * old, all of them in one mail per subscriber (a flapping monitor sends one, with its latest state).
+ * Then it sends what is due in status_mail_queue, oldest first; a row is deleted once the server
+ * took it, so mail queued before a restart goes out after it. A refusal is tried again later (30 s,
+ * doubling, at most an hour apart), and given up after MAX_ATTEMPTS. Notices carry
+ * List-Unsubscribe and List-Unsubscribe-Post (RFC 8058), so a mail client's unsubscribe button
+ * works in one click.
  */
 export async function startStatusMailer(ctx: AppContext, o: { pollMs?: number } = {}): Promise<Service> {
   const smtpUrl = ctx.config.smtpUrl!;
@@ -24,6 +29,9 @@ export async function startStatusMailer(ctx: AppContext, o: { pollMs?: number } 
 
   const pass = async () => {
     const now = ctx.clock.now();
+    const base = ctx.config.baseUrl;
+    await queueUpdateMail(ctx.db, { now, base, limit: BATCH, words: (u, previous) => updateNotice(u.page_name, u, `${base}/s/${u.page_slug}`, previous) });
+    await queueChangeMail(ctx.db, { dueBy: now - ctx.config.statusMailPeriodMs, now, base, words: changesNotice });
     for (const m of await dueMail(ctx.db, now, BATCH)) {
       if (stopped) return;
       const text = m.kind === "confirm" ? m.body.replace("{link}", m.link) : `${m.body}\n\n--\nUnsubscribe: ${m.link}\n`;

@@ -7,7 +7,6 @@ import { pageMonitors } from "../store/status-history.ts";
 import { findStatusPage, monitorIdsByPage } from "../store/status-pages.ts";
 import type { StatusPageUpdateRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
-import { mailUpdate } from "./status-subscriptions.ts";
 import type { Item, Listed, PageWindow } from "./items.ts";
 import { attributesOf, type WriteInput } from "./write-input.ts";
 
@@ -86,22 +85,25 @@ export async function getUpdate(ctx: AppContext, actor: Actor, pageId: number, i
 }
 
 export async function createUpdate(ctx: AppContext, actor: Actor, pageId: number, input: WriteInput | undefined): Promise<UpdateItem> {
-  const page = await findStatusPage(ctx.db, actor.accountId, pageId);
-  if (!page) throw notFound("status page");
+  await ownedPage(ctx, actor, pageId);
   const changes = await validated(ctx, pageId, attributesOf(input, "status_page_update"));
-  const row = await store.insertUpdate(ctx.db, { pageId, changes: changes as Parameters<typeof store.insertUpdate>[1]["changes"], now: ctx.clock.now() });
+  // its subscribers get it once it is published (README "Email subscriptions")
+  const row = await store.insertUpdate(ctx.db, { pageId, changes: changes as Parameters<typeof store.insertUpdate>[1]["changes"], now: ctx.clock.now(), mail: ctx.config.smtpUrl !== null });
   logOf(ctx).info("status page update created", { request_id: actor.requestId, account_id: actor.accountId, status_page_id: pageId, update_id: row.id, kind: row.kind });
-  // its subscribers hear of it (README "Status pages"); a change to it later is not mailed again
-  await mailUpdate(ctx, page, row);
   return present(ctx, row);
 }
 
-/** Changes only the attributes given. */
+/**
+ * Changes only the attributes given. A new incident status is a step subscribers are mailed
+ * (README "Email subscriptions"); an edit of the words, the services or the time is not: the next
+ * mail of it, if any, carries them.
+ */
 export async function updateUpdate(ctx: AppContext, actor: Actor, pageId: number, id: number, input: WriteInput | undefined): Promise<UpdateItem> {
   const row = await owned(ctx, actor, pageId, id);
   const changes = await validated(ctx, pageId, attributesOf(input, "status_page_update", id), row);
   if (Object.keys(changes).length === 0) return present(ctx, row);
-  const after = await store.updateUpdate(ctx.db, { pageId, id, changes, now: ctx.clock.now() });
+  const step = changes.status !== undefined && changes.status !== null && changes.status !== row.status;
+  const after = await store.updateUpdate(ctx.db, { pageId, id, changes, now: ctx.clock.now(), mail: step && ctx.config.smtpUrl !== null });
   if (!after) throw notFound("status page update");
   return present(ctx, after);
 }

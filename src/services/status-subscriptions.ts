@@ -1,8 +1,7 @@
 import { randomBytes } from "node:crypto";
 import type { AppContext } from "../context.ts";
-import { CONFIRM_TTL_MS, confirmMail, normalEmail, updateNotice } from "../domain/status-mail.ts";
+import { CONFIRM_TTL_MS, confirmMail, normalEmail } from "../domain/status-mail.ts";
 import * as store from "../store/status-subscriptions.ts";
-import type { StatusPageUpdateRow } from "../store/tables.ts";
 import type { PublicStatusPage } from "./public-status.ts";
 
 /**
@@ -43,11 +42,4 @@ export function confirmSubscription(ctx: AppContext, page: PublicStatusPage, tok
 
 export function endSubscription(ctx: AppContext, page: PublicStatusPage, token: string): Promise<boolean> {
   return store.unsubscribe(ctx.db, page.id, token);
-}
-
-/** A new update written by people goes to the page's confirmed subscribers. */
-export async function mailUpdate(ctx: AppContext, page: { id: number; name: string; slug: string }, row: StatusPageUpdateRow): Promise<void> {
-  if (ctx.config.smtpUrl === null) return;
-  const words = updateNotice(page.name, row, `${ctx.config.baseUrl}/s/${page.slug}`);
-  await store.queueNotices(ctx.db, { pageId: page.id, ...words, base: ctx.config.baseUrl, now: ctx.clock.now() });
 }

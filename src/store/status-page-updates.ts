@@ -40,11 +40,12 @@ function columns(c: UpdateChanges) {
   return cols;
 }
 
-export async function insertUpdate(db: Db, u: { pageId: number; changes: UpdateChanges & { title: string; kind: string; published_at: number }; now: number }): Promise<StatusPageUpdateRow> {
+/** `mail`: the page's subscribers are owed a mail of it, sent once it is published (README "Email subscriptions"). */
+export async function insertUpdate(db: Db, u: { pageId: number; changes: UpdateChanges & { title: string; kind: string; published_at: number }; now: number; mail: boolean }): Promise<StatusPageUpdateRow> {
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .insertInto("status_page_updates")
-      .values({ ...columns(u.changes), title: u.changes.title, kind: u.changes.kind, published_at: u.changes.published_at, status: u.changes.status ?? null, status_page_id: u.pageId, created_at: u.now, updated_at: u.now })
+      .values({ ...columns(u.changes), title: u.changes.title, kind: u.changes.kind, published_at: u.changes.published_at, status: u.changes.status ?? null, status_page_id: u.pageId, created_at: u.now, updated_at: u.now, mail_pending: u.mail ? 1 : 0 })
       .returningAll()
       .executeTakeFirstOrThrow();
     await setMonitors(trx, row.id, u.changes.affected_monitor_ids ?? []);
@@ -52,11 +53,12 @@ export async function insertUpdate(db: Db, u: { pageId: number; changes: UpdateC
   });
 }
 
-export async function updateUpdate(db: Db, u: { pageId: number; id: number; changes: UpdateChanges; now: number }): Promise<StatusPageUpdateRow | undefined> {
+/** `mail`: a mail of it is owed again (its incident status changed); otherwise whatever was owed stays so. */
+export async function updateUpdate(db: Db, u: { pageId: number; id: number; changes: UpdateChanges; now: number; mail: boolean }): Promise<StatusPageUpdateRow | undefined> {
   return db.transaction().execute(async (trx) => {
     const row = await trx
       .updateTable("status_page_updates")
-      .set({ ...columns(u.changes), updated_at: u.now })
+      .set({ ...columns(u.changes), updated_at: u.now, ...(u.mail ? { mail_pending: 1 } : {}) })
       .where("id", "=", u.id)
       .where("status_page_id", "=", u.pageId)
       .returningAll()
@@ -64,6 +66,52 @@ export async function updateUpdate(db: Db, u: { pageId: number; id: number; chan
     if (row && u.changes.affected_monitor_ids) await setMonitors(trx, u.id, u.changes.affected_monitor_ids);
     return row;
   });
+}
+
+/** An update owed a mail, with what the mail needs of its page. */
+export interface OwedUpdateMail {
+  id: number;
+  status_page_id: number;
+  title: string;
+  body: string;
+  kind: string;
+  status: string | null;
+  mailed_status: string | null;
+  updated_at: number;
+  page_name: string;
+  page_slug: string;
+}
+
+/** Updates owed a mail and published by `now`, oldest published first. */
+export async function owedUpdateMail(db: Db, now: number, limit: number): Promise<OwedUpdateMail[]> {
+  const rows = await db
+    .selectFrom("status_page_updates as u")
+    .innerJoin("status_pages as p", "p.id", "u.status_page_id")
+    .select(["u.id", "u.status_page_id", "u.title", "u.body", "u.kind", "u.status", "u.mailed_status", "u.updated_at", "p.name as page_name", "p.slug as page_slug"])
+    .where("u.mail_pending", "=", 1)
+    .where("u.published_at", "<=", now)
+    .orderBy("u.published_at")
+    .orderBy("u.id")
+    .limit(limit)
+    .execute();
+  return rows.map((r) => ({ ...r, id: Number(r.id), status_page_id: Number(r.status_page_id), updated_at: Number(r.updated_at) }));
+}
+
+/**
+ * Takes the mail of `u` as read: true when it was still owed and unchanged since (a write in
+ * between leaves it owed, for the next pass to read afresh), and then it is owed no more and
+ * mailed_status is the status read.
+ */
+export async function claimUpdateMail(db: Db, u: OwedUpdateMail): Promise<boolean> {
+  const r = await db
+    .updateTable("status_page_updates")
+    .set({ mail_pending: 0, mailed_status: u.status })
+    .where("id", "=", u.id)
+    .where("mail_pending", "=", 1)
+    .where("updated_at", "=", u.updated_at)
+    .where("status", u.status === null ? "is" : "=", u.status)
+    .executeTakeFirst();
+  return Number(r.numUpdatedRows) > 0;
 }
 
 export async function deleteUpdate(db: Db, pageId: number, id: number): Promise<boolean> {

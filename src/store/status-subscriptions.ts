@@ -1,10 +1,14 @@
 import { sql } from "kysely";
+import type { NotedChange } from "../domain/status-mail.ts";
 import type { Db } from "./database.ts";
+import { claimUpdateMail, owedUpdateMail, type OwedUpdateMail } from "./status-page-updates.ts";
 
 /**
- * Email subscriptions to status pages and the mail they are owed (README "Status pages"): this
- * module owns status_page_subscribers and status_mail_queue. Mail rows are written with what caused
- * them (an incident's in its state change's transaction) and deleted once the SMTP server took them.
+ * Email subscriptions to status pages and the mail they are owed (README "Email subscriptions"):
+ * this module owns status_page_subscribers, status_mail_changes and status_mail_queue. What causes
+ * mail is written in its own transaction (an incident's note in its state change's, an update's
+ * flag with the update); it becomes mail rows in the transaction that claims it, and those are
+ * deleted once the SMTP server took them.
  */
 
 export interface ConfirmMail {
@@ -56,14 +60,13 @@ export async function unsubscribe(db: Db, pageId: number, token: string): Promis
 }
 
 /**
- * One notice to every confirmed subscriber of the pages given (by id, or those showing a monitor),
- * when the page still offers subscriptions (enabled, public, no access token). `base` is the public
- * address the unsubscribe links start with.
+ * One notice to every confirmed subscriber of the page, when it still offers subscriptions
+ * (enabled, public, no access token). `base` is the public address the unsubscribe links start with.
  */
-export async function queueNotices(db: Db, n: { pageId?: number; monitorId?: number; subject: string; body: string; base: string; now: number }): Promise<number> {
+async function queueNotices(db: Db, n: { pageId: number; subject: string; body: string; base: string; now: number }): Promise<number> {
   const text = (v: string) => sql<string>`cast(${v} as text)`;
   const when = sql<number>`cast(${n.now} as bigint)`;
-  let select = db
+  const select = db
     .selectFrom("status_page_subscribers as s")
     .innerJoin("status_pages as p", "p.id", "s.status_page_id")
     .where("s.confirmed_at", "is not", null)
@@ -79,11 +82,80 @@ export async function queueNotices(db: Db, n: { pageId?: number; monitorId?: num
       text("notice").as("kind"),
       when.as("next_attempt_at"),
       when.as("created_at"),
-    ]);
-  if (n.pageId !== undefined) select = select.where("p.id", "=", n.pageId);
-  if (n.monitorId !== undefined) select = select.where("p.id", "in", (eb) => eb.selectFrom("status_page_monitors").select("status_page_id").where("monitor_id", "=", n.monitorId!));
+    ])
+    .where("p.id", "=", n.pageId);
   const r = await db.insertInto("status_mail_queue").columns(["subscriber_id", "subject", "body", "link", "kind", "next_attempt_at", "created_at"]).expression(select).executeTakeFirst();
   return Number(r.numInsertedOrUpdatedRows ?? 0);
+}
+
+/**
+ * Notes an incident opening (`down`) or resolving on the monitor for every page that shows it,
+ * offers subscriptions and has a confirmed subscriber; queueChangeMail mails a page's notes
+ * together. Only inserts: a state change never waits on the rows a mail pass holds.
+ */
+export async function noteMonitorChange(db: Db, c: { monitorId: number; down: boolean; at: number }): Promise<void> {
+  const pages = db
+    .selectFrom("status_pages as p")
+    .where("p.id", "in", (eb) => eb.selectFrom("status_page_monitors").select("status_page_id").where("monitor_id", "=", c.monitorId))
+    .where("p.is_enabled", "=", 1)
+    .where("p.is_public", "=", 1)
+    .where("p.is_token_protected", "=", 0)
+    .where((eb) => eb.exists(eb.selectFrom("status_page_subscribers as s").select("s.id").whereRef("s.status_page_id", "=", "p.id").where("s.confirmed_at", "is not", null)))
+    .select([
+      "p.id as status_page_id",
+      sql<number>`cast(${c.monitorId} as bigint)`.as("monitor_id"),
+      sql<number>`cast(${c.at} as bigint)`.as("at"),
+      sql<number>`cast(${c.down ? 1 : 0} as smallint)`.as("is_down"),
+    ]);
+  await db.insertInto("status_mail_changes").columns(["status_page_id", "monitor_id", "at", "is_down"]).expression(pages).execute();
+}
+
+/**
+ * Pages whose oldest note is at `dueBy` or earlier get one notice per confirmed subscriber, worded
+ * by `words` from all of the page's notes. Each page's notes are claimed by deleting them in the
+ * transaction that queues the mail, so a note is mailed once whatever restarts, and a second pass
+ * (or instance) finds nothing left to claim.
+ */
+export async function queueChangeMail(db: Db, o: { dueBy: number; now: number; base: string; words: (changes: NotedChange[]) => { subject: string; body: string } }): Promise<number> {
+  const due = await db
+    .selectFrom("status_mail_changes")
+    .select("status_page_id")
+    .groupBy("status_page_id")
+    .having((eb) => eb(eb.fn.min("at"), "<=", o.dueBy))
+    .execute();
+  let queued = 0;
+  for (const row of due) {
+    const pageId = Number(row.status_page_id);
+    queued += await db.transaction().execute(async (trx) => {
+      const claimed = await trx.deleteFrom("status_mail_changes").where("status_page_id", "=", pageId).returning(["id", "monitor_id", "at", "is_down"]).execute();
+      if (claimed.length === 0) return 0;
+      const ids = [...new Set(claimed.map((c) => Number(c.monitor_id)))];
+      const names = new Map((await trx.selectFrom("monitors").select(["id", "name"]).where("id", "in", ids).execute()).map((m) => [Number(m.id), m.name]));
+      const changes = claimed
+        .sort((a, b) => Number(a.id) - Number(b.id))
+        .map((c) => ({ monitorId: Number(c.monitor_id), name: names.get(Number(c.monitor_id)) ?? `Monitor ${c.monitor_id}`, at: Number(c.at), isDown: Number(c.is_down) === 1 }));
+      return queueNotices(trx, { pageId, ...o.words(changes), base: o.base, now: o.now });
+    });
+  }
+  return queued;
+}
+
+/**
+ * Updates owed a mail and published by `now` get one notice per confirmed subscriber of their page,
+ * worded by `words` (`previous`: the status the last mail of it said, null for its first). Each is
+ * claimed in the transaction that queues its mail; an incident whose status went back to what its
+ * last mail said is claimed without one.
+ */
+export async function queueUpdateMail(db: Db, o: { now: number; base: string; limit: number; words: (u: OwedUpdateMail, previous: string | null) => { subject: string; body: string } }): Promise<number> {
+  let queued = 0;
+  for (const u of await owedUpdateMail(db, o.now, o.limit)) {
+    queued += await db.transaction().execute(async (trx) => {
+      if (!(await claimUpdateMail(trx, u))) return 0;
+      if (u.mailed_status !== null && u.status === u.mailed_status) return 0;
+      return queueNotices(trx, { pageId: u.status_page_id, ...o.words(u, u.mailed_status), base: o.base, now: o.now });
+    });
+  }
+  return queued;
 }
 
 export interface DueMail {

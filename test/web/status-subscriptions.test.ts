@@ -14,8 +14,10 @@ let pageId = 0;
 
 beforeAll(async () => {
   sink = await startSmtpSink();
-  s = await startTestServer(["--smtp-url", sink.url]);
-  heartbeat = await createHeartbeat(s, { name: "Backups", periodSec: 1, graceSec: 0 });
+  // incidents gathered for a second only: the tests below of the period start their own servers
+  s = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "1"]);
+  // a day between pings: only /fail and a ping change its state, never a deadline
+  heartbeat = await createHeartbeat(s, { name: "Backups", periodSec: 86_400, graceSec: 3600 });
   const page = await s.api("POST", "/api/v1/status-pages", { name: "Acme Status", slug: "acme", monitor_ids: [heartbeat.id] });
   pageId = Number(page.json.data.id);
 });
@@ -32,12 +34,20 @@ async function mailTo(to: string, match: (m: SunkMessage) => boolean = () => tru
   return found;
 }
 /** a link of ours in a mail, pointed at the test server */
-const ourLink = (text: string, kind: "confirm" | "unsubscribe") => {
-  const m = new RegExp(`https?://[^\\s]+/s/acme/${kind}\\?token=[A-Za-z0-9_-]+`).exec(text);
+const ourLink = (text: string, kind: "confirm" | "unsubscribe", server: TestServer = s, slug = "acme") => {
+  const m = new RegExp(`https?://[^\\s]+/s/${slug}/${kind}\\?token=[A-Za-z0-9_-]+`).exec(text);
   expect(m).not.toBeNull();
   const u = new URL(m![0]);
-  return `${s.url}${u.pathname}${u.search}`;
+  return `${server.url}${u.pathname}${u.search}`;
 };
+/** a confirmed subscriber of the page */
+async function subscribed(server: TestServer, slug: string, email: string): Promise<void> {
+  const r = await fetch(`${server.url}/s/${slug}/subscribe`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email }) });
+  expect(r.status).toBe(303);
+  expect((await fetch(ourLink((await mailTo(email)).body, "confirm", server, slug))).status).toBe(200);
+}
+const mailsTo = (to: string, match: (m: SunkMessage) => boolean) => sink.messages.filter((m) => m.to.includes(to) && match(m));
+const about = (name: string) => (m: SunkMessage) => m.body.includes(`${name} is down`) || m.body.includes(`${name} works again`);
 
 describe("email subscriptions to a status page", () => {
   test("a public page offers the form; the answer is the same for a new, a pending and an unknown address", async () => {
@@ -89,7 +99,9 @@ describe("email subscriptions to a status page", () => {
 
   test("confirmed subscribers hear of an incident opening and resolving on the page's monitors", async () => {
     await ping(s.url, heartbeat.token);
-    await mailTo("bob@example.com", (m) => m.headers.subject === "[Acme Status] Backups is down");
+    await ping(s.url, heartbeat.token, { suffix: "/fail" });
+    const down = await mailTo("bob@example.com", (m) => m.headers.subject === "[Acme Status] Backups is down");
+    expect(down.body).toMatch(/^Backups is down since \d{4}-\d\d-\d\d \d\d:\d\d UTC\.\n/);
     await ping(s.url, heartbeat.token);
     const up = await mailTo("bob@example.com", (m) => m.headers.subject === "[Acme Status] Backups is back up");
     expect(up.headers["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click");
@@ -112,7 +124,145 @@ describe("email subscriptions to a status page", () => {
   });
 });
 
+// Incidents on a page's monitors are gathered for --status-mail-period (README "Email
+// subscriptions"): 8 s here, room for a few pings (which change the state at once) and a mail pass.
+describe("incident mail gathered over the period", () => {
+  let g: TestServer;
+  const hb: Record<"flappy" | "steady" | "marker", { id: number; token: string }> = {} as never;
+  const erin = "erin@example.com";
+  let path = "";
+  let sidePath = "";
+
+  beforeAll(async () => {
+    g = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "8"]);
+    // a day between pings: only /fail and a ping change the state, never a deadline
+    for (const name of ["flappy", "steady", "marker"] as const) {
+      hb[name] = await createHeartbeat(g, { name: name[0]!.toUpperCase() + name.slice(1), periodSec: 86_400, graceSec: 3600 });
+      expect((await ping(g.url, hb[name].token)).status).toBe(200); // unknown → up: no incident
+    }
+    const page = await g.api("POST", "/api/v1/status-pages", { name: "Gather", slug: "gather", monitor_ids: [hb.flappy.id, hb.steady.id, hb.marker.id] });
+    path = `/api/v1/status-pages/${page.json.data.id}/updates`;
+    await subscribed(g, "gather", erin);
+    // another page, whose updates show when the mailer has made a pass
+    const side = await g.api("POST", "/api/v1/status-pages", { name: "Side", slug: "side" });
+    sidePath = `/api/v1/status-pages/${side.json.data.id}/updates`;
+    await subscribed(g, "side", "sid@example.com");
+  });
+  afterAll(async () => {
+    await g?.stop();
+  });
+
+  /** a mail pass has run since now: an update on the other page was mailed */
+  async function aPassRan(title: string): Promise<void> {
+    expect((await g.api("POST", sidePath, { title, kind: "info" })).status).toBe(201);
+    await mailTo("sid@example.com", (m) => m.headers.subject === `[Side] Update: ${title}`);
+  }
+
+  /** the marker monitor changes and a new mail of it arrives: every mail owed before it has been sent */
+  async function markerMail(down: boolean): Promise<SunkMessage> {
+    const subject = (m: SunkMessage) => m.headers.subject === `[Gather] Marker is ${down ? "down" : "back up"}`;
+    const before = mailsTo(erin, subject).length;
+    expect((await ping(g.url, hb.marker.token, down ? { suffix: "/fail" } : {})).status).toBe(200);
+    const arrived = await waitFor(() => mailsTo(erin, subject).length > before, { timeoutMs: 15_000 });
+    expect(arrived).toBe(true);
+    return mailsTo(erin, subject).at(-1)!;
+  }
+
+  test("a monitor flapping within the period yields one mail, with its final state and how often it went down", async () => {
+    for (let i = 0; i < 3; i++) {
+      expect((await ping(g.url, hb.flappy.token, { suffix: "/fail" })).status).toBe(200);
+      expect((await ping(g.url, hb.flappy.token)).status).toBe(200);
+      // a pass in the middle of the flapping: it mails none of it, the period has not ended
+      if (i === 1) await aPassRan("Between flaps");
+    }
+    expect((await ping(g.url, hb.flappy.token, { suffix: "/fail" })).status).toBe(200);
+    const mail = await mailTo(erin, (m) => m.headers.subject === "[Gather] Flappy is down");
+    expect(mail.body).toMatch(/^Flappy is down since .+ UTC\. It went down 4 times since .+ UTC\.\n\nWe will write again when this changes\./);
+    expect(mail.headers["list-unsubscribe-post"]).toBe("List-Unsubscribe=One-Click");
+    const marker = await markerMail(true);
+    expect(marker.body).not.toContain("Flappy");
+    expect(mailsTo(erin, about("Flappy"))).toHaveLength(1);
+  }, 60_000);
+
+  test("a change that holds yields exactly one mail; one that comes back within the period is reported back up", async () => {
+    expect((await ping(g.url, hb.steady.token, { suffix: "/fail" })).status).toBe(200);
+    const mail = await mailTo(erin, (m) => m.headers.subject === "[Gather] Steady is down");
+    expect(mail.body).not.toContain("went down");
+    // the flapper comes back and goes down again, and the marker comes back, in one period
+    expect((await ping(g.url, hb.flappy.token)).status).toBe(200);
+    expect((await ping(g.url, hb.flappy.token, { suffix: "/fail" })).status).toBe(200);
+    expect((await ping(g.url, hb.flappy.token)).status).toBe(200);
+    expect((await ping(g.url, hb.marker.token)).status).toBe(200);
+    const both = await mailTo(erin, (m) => m.headers.subject === "[Gather] Flappy back up, Marker back up");
+    expect(both.body).toContain("Flappy works again since");
+    expect(both.body).toContain("It went down once since");
+    expect(both.body).toContain("Marker works again since");
+    expect(both.body).not.toContain("Steady");
+    expect(both.body).toContain("Everything named here works again.");
+    await markerMail(true);
+    expect(mailsTo(erin, about("Steady"))).toHaveLength(1);
+    expect(mailsTo(erin, about("Flappy"))).toHaveLength(2);
+    await markerMail(false);
+  }, 60_000);
+
+  test("a new update and each new status step are mailed; an edit of the text is not, nor a scheduled update before its time", async () => {
+    const created = await g.api("POST", path, { title: "Slow database", kind: "incident", body: "Looking into it." });
+    expect(created.status).toBe(201);
+    const first = await mailTo(erin, (m) => m.headers.subject === "[Gather] Incident (investigating): Slow database");
+    expect(first.body).toContain("Looking into it.");
+    expect(first.body).not.toContain("Status:");
+
+    // an edit of the words, and an update scheduled an hour ahead; then a note to know the pass ran
+    expect((await g.api("PATCH", `${path}/${created.json.data.id}`, { body: "The disk is full." })).status).toBe(200);
+    const later = await g.api("POST", path, { title: "Upgrade tonight", kind: "maintenance", published_at: new Date(Date.now() + 3600_000).toISOString() });
+    expect(later.status).toBe(201);
+    expect((await g.api("POST", path, { title: "A note", kind: "info" })).status).toBe(201);
+    await mailTo(erin, (m) => m.headers.subject === "[Gather] Update: A note");
+    expect(mailsTo(erin, (m) => m.headers.subject?.includes("Slow database") ?? false)).toHaveLength(1);
+    expect(mailsTo(erin, (m) => m.headers.subject?.includes("Upgrade tonight") ?? false)).toHaveLength(0);
+
+    // a new status is a step: mailed, with what it was and the edited words
+    expect((await g.api("PATCH", `${path}/${created.json.data.id}`, { status: "identified" })).status).toBe(200);
+    const step = await mailTo(erin, (m) => m.headers.subject === "[Gather] Incident (identified): Slow database");
+    expect(step.body).toStartWith("Status: identified (was investigating)\n\n");
+    expect(step.body).toContain("The disk is full.");
+
+    // published now: mailed now
+    expect((await g.api("PATCH", `${path}/${later.json.data.id}`, { published_at: new Date().toISOString() })).status).toBe(200);
+    await mailTo(erin, (m) => m.headers.subject === "[Gather] Maintenance: Upgrade tonight");
+    expect(mailsTo(erin, (m) => m.headers.subject?.includes("Slow database") ?? false)).toHaveLength(2);
+  }, 60_000);
+});
+
 describe("subscription mail across a restart", () => {
+  test("an incident noted but not yet mailed when Vigil stops is mailed once after it starts again", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), "vigil-sub-note-"));
+    const args = ["--smtp-url", sink.url, "--status-mail-period", "3"];
+    const first = await startTestServer(args, { dataDir });
+    let job = { id: 0, token: "" };
+    try {
+      job = await createHeartbeat(first, { name: "Nightly", periodSec: 86_400, graceSec: 3600 });
+      expect((await ping(first.url, job.token)).status).toBe(200);
+      await first.api("POST", "/api/v1/status-pages", { name: "Noted", slug: "noted", monitor_ids: [job.id] });
+      await subscribed(first, "noted", "frank@example.com");
+      expect((await ping(first.url, job.token, { suffix: "/fail" })).status).toBe(200);
+    } finally {
+      await first.stop();
+    }
+    const second = await startTestServer(args, { dataDir });
+    try {
+      await mailTo("frank@example.com", (m) => m.headers.subject === "[Noted] Nightly is down");
+      // a later change, mailed after: the first was sent once
+      expect((await ping(second.url, job.token)).status).toBe(200);
+      await mailTo("frank@example.com", (m) => m.headers.subject === "[Noted] Nightly is back up");
+      expect(mailsTo("frank@example.com", (m) => m.headers.subject === "[Noted] Nightly is down")).toHaveLength(1);
+    } finally {
+      await second.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+
   test("mail not yet taken by the SMTP server when Vigil stops goes out after it starts again", async () => {
     // a server that never answers: the confirmation mail is still waiting when Vigil stops
     const silent = await startSmtpServer({ mode: "silent" });
