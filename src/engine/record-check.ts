@@ -44,7 +44,8 @@ export type RecordOutcome =
  */
 export async function recordCheckResult(ctx: AppContext, monitorId: number, region: string, checked: CheckResult, resultUid?: string, fromPeer = false): Promise<RecordOutcome> {
   const result = withoutNul(checked);
-  const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null, fromPeer));
+  // keyed by monitor: its results stay in order, other monitors' go side by side on PostgreSQL
+  const outcome = await ctx.writes.run((trx) => recordInTransaction(trx, ctx, monitorId, region, result, resultUid ?? null, fromPeer), { key: monitorId });
   if (outcome.recorded) ctx.metrics.checks.inc({ status: result.status, type: outcome.monitorType, region });
   if (outcome.recorded && outcome.changed) {
     ctx.events.emit("monitor.state", { monitorId, accountId: outcome.accountId, from: outcome.from, to: outcome.to, at: result.checked_at });

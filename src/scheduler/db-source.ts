@@ -50,7 +50,7 @@ export function dbMonitorSource(ctx: AppContext, region: string, owns: (monitorI
       const row = await findMonitorRow(ctx.db, id);
       return row && schedulable(row, region) ? toSchedulable(row) : null;
     },
-    persistNextRuns: (times) => ctx.writes.run((trx) => setNextRunTimes(trx, mine(times, owns))),
+    persistNextRuns: (times) => ctx.writes.runByKey(mine(times, owns), (part) => (trx) => setNextRunTimes(trx, part)),
   };
 }
 

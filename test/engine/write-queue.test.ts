@@ -1,5 +1,6 @@
-import { afterEach, beforeEach, expect, test } from "bun:test";
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { WriteQueue } from "../../src/store/write-queue.ts";
+import { TEST_ENGINE } from "../helpers/engine.ts";
 import { engineHarness, type EngineHarness } from "./helpers.ts";
 
 let h: EngineHarness;
@@ -55,4 +56,44 @@ test("close writes what is queued and refuses new jobs", async () => {
   expect(await pending).toBe("late");
   expect(await kv("late")).toEqual({ value: "1" });
   await expect(q.run(put("after"))).rejects.toThrow("closed");
+});
+
+// Lanes are for PostgreSQL, whose pool gives each lane a connection of its own; SQLite has one
+// connection, so a second lane's transaction would only wait for the first.
+describe.skipIf(TEST_ENGINE !== "postgres")("lanes (PostgreSQL)", () => {
+  test("a job in one lane commits while another lane's transaction is still open", async () => {
+    const q = new WriteQueue(h.ctx.db, { lanes: 2 });
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    // key 0: its transaction stays open until the other lane's job has committed
+    const slow = q.run(async (trx) => {
+      await put("slow")(trx);
+      await held;
+      return "slow";
+    }, { key: 0 });
+    const fast = await q.run(put("fast"), { key: 1 });
+    expect(fast).toBe("fast");
+    expect(await kv("fast")).toEqual({ value: "1" });
+    expect(await kv("slow")).toBeUndefined();
+    release();
+    expect(await slow).toBe("slow");
+    expect(await kv("slow")).toEqual({ value: "1" });
+  });
+
+  test("jobs with the same key keep their order", async () => {
+    const q = new WriteQueue(h.ctx.db, { lanes: 4, windowMs: 1 });
+    const order: number[] = [];
+    const jobs = Array.from({ length: 40 }, (_, i) => q.run(async () => void order.push(i), { key: 7 }));
+    await Promise.all(jobs);
+    expect(order).toEqual(Array.from({ length: 40 }, (_, i) => i));
+  });
+
+  test("runByKey gives each lane only the keys that pick it", async () => {
+    const q = new WriteQueue(h.ctx.db, { lanes: 3 });
+    const parts: number[][] = [];
+    await q.runByKey(new Map(Array.from({ length: 12 }, (_, i) => [i + 1, `v${i + 1}`] as const)), (part) => async () => void parts.push([...part.keys()]));
+    expect(parts).toHaveLength(3);
+    for (const keys of parts) expect(new Set(keys.map((k) => k % 3)).size).toBe(1);
+    expect(parts.flat().sort((a, b) => a - b)).toEqual(Array.from({ length: 12 }, (_, i) => i + 1));
+  });
 });
