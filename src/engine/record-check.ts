@@ -6,7 +6,7 @@ import { insertCheck, resultAlreadyStored } from "../store/checks.ts";
 import { PACK_GRACE_MS } from "./retention.ts";
 import type { Db } from "../store/database.ts";
 import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
-import { deleteRegionState, getRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
+import { deleteRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
 import { markMonitorChecked } from "../store/monitors.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
@@ -70,12 +70,18 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   // the region's view moves only forward in time: a late, older result is kept as history only;
   // a newer one that does not count takes the region out of the quorum
   const counts = countsTowardQuorum(monitor, result.error_code, fromPeer);
-  const prev = stillValid(monitor, await getRegionState(trx, monitorId, region));
+  // every region's view in one read; after this result's write the list is updated here rather than
+  // read again (on PostgreSQL each statement is a round trip, and a result is written with several)
+  let states = await listRegionStates(trx, monitorId);
+  const prev = stillValid(monitor, states.find((r) => r.region === region));
   const newest = !prev || prev.last_checked_at <= result.checked_at;
   if (newest && !counts) {
-    if (prev) await deleteRegionState(trx, monitorId, region);
+    if (prev) {
+      await deleteRegionState(trx, monitorId, region);
+      states = states.filter((r) => r.region !== region);
+    }
   } else if (newest) {
-    await upsertRegionState(trx, {
+    const row: RegionStateRow = {
       monitor_id: monitorId,
       region,
       last_status: result.status,
@@ -83,19 +89,21 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
       consecutive_down: result.status === "down" ? (prev?.last_status === "down" ? prev.consecutive_down : 0) + 1 : 0,
       last_check_id: checkId,
       last_latency_ms: result.latency_ms,
-    });
+    };
+    await upsertRegionState(trx, row);
+    states = [...states.filter((r) => r.region !== region), row];
   }
 
   const lastCheckedAt = Math.max(monitor.last_checked_at ?? 0, result.checked_at);
   await markMonitorChecked(trx, monitorId, monitor.monitor_type, lastCheckedAt, { notAfter: result.ssl_not_after, issuer: result.ssl_issuer });
 
   // while an incident is open every failed check, from any region, counts into it
-  const open = await findOpenIncident(trx, monitorId);
-  if (open && counts && result.status === "down") {
+  const open = counts && result.status === "down" ? await findOpenIncident(trx, monitorId) : undefined;
+  if (open) {
     await addIncidentFailure(trx, open.id, { errorCode: result.error_code, errorMessage: result.error_message, httpCode: result.http_code, at: result.checked_at });
   }
 
-  const regions = (await listRegionStates(trx, monitorId))
+  const regions = states
     .map((r) => stillValid(monitor, r))
     .filter((r): r is RegionStateRow => !!r && (!allowed || allowed.includes(r.region)))
     .map(toView);

@@ -10,10 +10,6 @@ export async function listRegionStates(db: Db, monitorId: number): Promise<Regio
   return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).orderBy(inCodePointOrder(db, "region")).execute();
 }
 
-export async function getRegionState(db: Db, monitorId: number, region: string): Promise<RegionStateRow | undefined> {
-  return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).where("region", "=", region).executeTakeFirst();
-}
-
 export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void> {
   await db
     .insertInto("monitor_region_states")
