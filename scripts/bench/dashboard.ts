@@ -10,14 +10,15 @@
  * form and loads the list `loads` times, each in a new tab: first contentful paint and the load
  * event from the Performance API, p50 and max. References in the same run, their loads interleaved
  * with the list's: the same HTML (fetched once from the server, with its CSS and script) served as a
- * static file by Bun.serve, and a small page (the sign-in form). Then the
+ * static file by Bun.serve, and a small page (the sign-in form). Then all three again, each
+ * navigated to in one open tab (a new tab's FCP includes Chromium making the tab's renderer). Then the
  * server's own time for a few list addresses (sorts, search, a deep page), p50 over `loads` fetches.
  * Loopback only; bounded in time.
  */
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type BrowserContext } from "playwright-core";
+import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { createUser } from "../../src/auth/users.ts";
 import { openStore } from "../../src/store/database.ts";
 import { fmt, percentile } from "./lib/load.ts";
@@ -99,11 +100,15 @@ interface Paint {
   load: number;
 }
 
-/** Loads `url` `n` times, each in a new tab of `context`; FCP and the load event, ms from navigation start. */
-async function paints(context: BrowserContext, url: string, n: number): Promise<Paint[]> {
+/**
+ * Loads `url` `n` times, each in a new tab of `context` (a cold start: Chromium makes the tab's
+ * renderer within the navigation), or with `tab` in that open tab (a person moving between pages of
+ * the dashboard: a new document in a warm renderer); FCP and the load event, ms from navigation start.
+ */
+async function paints(context: BrowserContext, url: string, n: number, tab?: Page): Promise<Paint[]> {
   const out: Paint[] = [];
   for (let i = 0; i < n; i++) {
-    const page = await context.newPage();
+    const page = tab ?? (await context.newPage());
     await page.goto(url, { waitUntil: "load", timeout: 60_000 });
     // the paint entry may be queued after the load event: wait for it (bounded)
     const p = await page.evaluate(
@@ -121,7 +126,7 @@ async function paints(context: BrowserContext, url: string, n: number): Promise<
         }),
     );
     out.push(p);
-    await page.close();
+    if (!tab) await page.close();
   }
   return out;
 }
@@ -193,6 +198,19 @@ export async function main(args: string[]): Promise<number> {
     console.log(summary("vigil serve: GET / (page 1)", served));
     console.log(summary("reference: the same files from Bun.serve", staticRef));
     console.log(summary("floor: GET /login (a small page)", floor));
+    // the same three again, each navigated to in one open tab
+    const tab = await context.newPage();
+    await paints(context, `${vigil.url}/`, 1, tab);
+    const servedTab: Paint[] = [], staticTab: Paint[] = [], floorTab: Paint[] = [];
+    for (let i = 0; i < o.loads; i++) {
+      servedTab.push(...(await paints(context, `${vigil.url}/`, 1, tab)));
+      staticTab.push(...(await paints(context, `http://127.0.0.1:${reference.port}/`, 1, tab)));
+      floorTab.push(...(await paints(context, `${vigil.url}/login`, 1, tab)));
+    }
+    await tab.close();
+    console.log(summary("in one tab: vigil serve GET / (page 1)", servedTab));
+    console.log(summary("in one tab: the same files from Bun.serve", staticTab));
+    console.log(summary("in one tab: GET /login (a small page)", floorTab));
 
     // the server's own time for a few addresses of the list
     for (const path of ["/", "/?sort=name", "/?sort=state", "/?sort=uptime", "/?q=billing", `/?page=${Math.max(1, Math.floor(o.monitors / 100))}`, "/monitors/rows"]) {

@@ -1,7 +1,7 @@
 /**
  * The scheduler bench's sustained mode (issue 18, point 9):
  *   npm run bench -- scheduler --sustained [--duration 600] [--every 60] [--history 60] [--warmup 60]
- *                              [--http N] [--tcp N] [--no-btree] [--keep]
+ *                              [--http N] [--tcp N] [--no-btree] [--keep] [--profile DIR]
  *
  * An hour of history cannot be written at the real rate in a bench run (100,000 monitors a minute
  * apart make 6.6 million checks an hour), so it is seeded: `--history` minutes of checks of every
@@ -41,6 +41,8 @@ export interface SchedulerSustainedOptions {
   history: number;
   btrees: boolean;
   keep: boolean;
+  /** a CPU profile of the server (Bun's --cpu-prof-md) into this directory */
+  profile: string | null;
 }
 
 const MiB = 1024 * 1024;
@@ -73,7 +75,7 @@ export async function schedulerSustainedRun(o: SchedulerSustainedOptions, list: 
     const m = await maintainOnce(dir);
     console.log(`maintenance over the seeded history (in the bench process): ${fmt(m.seconds, 1)} s, ${fmt(m.report.hourlyBuckets)} hourly buckets, ${fmt(m.report.checksPacked)} checks packed`);
   }
-  const vigil = await startVigil(dir, ["--log-level", "info", "--metrics-public"]);
+  const vigil = await startVigil(dir, ["--log-level", "info", "--metrics-public"], { profileDir: o.profile });
   const sampler = new Sampler(vigil.pid, dir, vigil.url, { writer: "serving", btrees: o.btrees ? ["checks", "checks_monitor_time"] : [], counts: ["checks", "check_blocks"] });
   const required = (o.http + o.tcp) / o.interval;
   const samples: Sample[] = [];
