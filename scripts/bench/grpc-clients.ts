@@ -12,7 +12,7 @@
  * with `bun build --compile`, its executable's size beside an empty program's, and run.
  * Bounded: rounds x 2 candidates x 2 modes x --checks (at most 2,000) checks.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { grpcProbe } from "../../src/probes/grpc.ts";
@@ -20,6 +20,7 @@ import { makeCerts } from "../../test/helpers/certs.ts";
 import { closedPort } from "../../test/helpers/targets.ts";
 import { context, monitor } from "../../test/probes/fixtures.ts";
 import { grpcJsCheck } from "./lib/grpc-js-check.ts";
+import { compileEach } from "./lib/compile-size.ts";
 import { fmt, percentile } from "./lib/load.ts";
 import { machine, ROOT, spawnUntil } from "./lib/proc.ts";
 
@@ -107,27 +108,19 @@ export async function main(args: string[]): Promise<number> {
 
     if (o.compile) {
       console.log("\nbun build --compile, each candidate alone:");
-      writeFileSync(join(dir, "empty.ts"), "console.log(JSON.stringify({ ok: true }));\n");
-      const entries: [string, string][] = [
-        ["empty program", join(dir, "empty.ts")],
+      for (const c of compileEach(dir, [
         ["node:http2", join(ROOT, "scripts/bench/lib/grpc-compile-http2.ts")],
         ["grpc-js", join(ROOT, "scripts/bench/lib/grpc-compile-grpcjs.ts")],
-      ];
-      let base = 0;
-      for (const [name, entry] of entries) {
-        const exe = join(dir, name.replace(/\W+/g, "-"));
-        const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", entry, "--outfile", exe], { cwd: ROOT, stdout: "pipe", stderr: "pipe", timeout: 180_000 });
-        if (build.exitCode !== 0) {
-          console.log(`  ${name.padEnd(14)} build FAILED: ${build.stderr.toString().slice(0, 300)}`);
+      ])) {
+        if ("error" in c) {
+          console.log(`  ${c.name.padEnd(14)} ${c.error}`);
           continue;
         }
-        const size = statSync(exe).size;
-        if (name === "empty program") base = size;
         const runs = [[`127.0.0.1:${ports.plain}`], [`localhost:${ports.tls}`, "tls", certs.caPath]].map((a) => {
-          const r = Bun.spawnSync([exe, ...a], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+          const r = Bun.spawnSync([c.exe, ...a], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
           return r.exitCode === 0 ? r.stdout.toString().trim() : `exit ${r.exitCode}: ${r.stderr.toString().slice(0, 200)}`;
         });
-        console.log(`  ${name.padEnd(14)} ${(size / 1048576).toFixed(2)} MiB (+${((size - base) / 1024).toFixed(0)} KiB over the empty program); plain ${runs[0]}; TLS ${runs[1]}`);
+        console.log(`  ${c.name.padEnd(14)} ${(c.bytes / 1048576).toFixed(2)} MiB (+${(c.overEmpty / 1024).toFixed(0)} KiB over the empty program); plain ${runs[0]}; TLS ${runs[1]}`);
       }
     }
     return 0;

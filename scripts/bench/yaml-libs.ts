@@ -9,10 +9,11 @@
  * reference that adds nothing (its errors carry no line). Then, unless --skip-compile, each library
  * alone in a small program built with `bun build --compile --minify`: its size beside an empty one's.
  */
-import { mkdtempSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { LineCounter, parse, parseDocument, stringify } from "yaml";
+import { compileEach } from "./lib/compile-size.ts";
 import { ROOT } from "./lib/proc.ts";
 
 interface Options { monitors: number; rounds: number; compile: boolean }
@@ -82,25 +83,17 @@ export async function main(args: string[]): Promise<number> {
   console.log("\nbun build --compile --minify, each library alone:");
   const dir = mkdtempSync(join(tmpdir(), "vigil-yaml-bench-"));
   try {
-    writeFileSync(join(dir, "empty.ts"), "console.log(JSON.stringify({ ok: true }));\n");
-    const entries: [string, string][] = [
-      ["empty program", join(dir, "empty.ts")],
+    for (const c of compileEach(dir, [
       ["yaml", join(ROOT, "scripts/bench/lib/yaml-compile-yaml.ts")],
       ["js-yaml", join(ROOT, "scripts/bench/lib/yaml-compile-js-yaml.ts")],
-    ];
-    let base = 0;
-    for (const [name, entry] of entries) {
-      const exe = join(dir, name.replace(/\W+/g, "-"));
-      const build = Bun.spawnSync([process.execPath, "build", "--compile", "--minify", entry, "--outfile", exe], { cwd: ROOT, stdout: "pipe", stderr: "pipe", timeout: 180_000 });
-      if (build.exitCode !== 0) {
-        console.log(`  ${name.padEnd(14)} build FAILED: ${build.stderr.toString().slice(0, 300)}`);
+    ])) {
+      if ("error" in c) {
+        console.log(`  ${c.name.padEnd(14)} ${c.error}`);
         continue;
       }
-      const size = statSync(exe).size;
-      if (name === "empty program") base = size;
-      const run = Bun.spawnSync([exe], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
+      const run = Bun.spawnSync([c.exe], { stdout: "pipe", stderr: "pipe", timeout: 30_000 });
       const out = run.exitCode === 0 ? run.stdout.toString().trim() : `exit ${run.exitCode}`;
-      console.log(`  ${name.padEnd(14)} ${size.toLocaleString("en")} bytes (+${((size - base) / 1024).toFixed(0)} KiB over the empty program); runs: ${out.slice(0, 80)}`);
+      console.log(`  ${c.name.padEnd(14)} ${c.bytes.toLocaleString("en")} bytes (+${(c.overEmpty / 1024).toFixed(0)} KiB over the empty program); runs: ${out.slice(0, 80)}`);
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
