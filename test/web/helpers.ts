@@ -1,5 +1,6 @@
 import { createUser } from "../../src/auth/users.ts";
 import { findAccountByName } from "../../src/store/accounts.ts";
+import type { Page } from "playwright-core";
 import type { TestServer } from "../helpers/server.ts";
 
 export const PASSWORD = "correct horse battery staple";
@@ -71,6 +72,15 @@ export async function signedInClient(s: TestServer, username: string): Promise<W
 }
 
 /** Every validation message of a rendered form, in order ("<label> <message>"). */
+/** Signs `page` in through the dashboard's form, as a person would, and waits for the monitor list. */
+export async function signIn(page: Page, baseUrl: string, username = "admin"): Promise<void> {
+  await page.goto(`${baseUrl}/login`);
+  await page.getByLabel("Username").fill(username);
+  await page.getByLabel("Password").fill(PASSWORD);
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.waitForURL(`${baseUrl}/`);
+}
+
 export function formErrors(page: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const m of page.matchAll(/<span class="err" id="f-([a-z_]+)-err">([\s\S]*?)<\/span>/g)) out[m[1]!] = m[2]!.split("<br>");

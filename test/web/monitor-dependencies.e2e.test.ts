@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { chromium, type Browser } from "playwright-core";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser, signIn } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
@@ -33,11 +33,7 @@ test("the filter box narrows the monitors to depend on; the pick and the reminde
   for (let i = 0; i < 10; i++) await createMonitor(s, httpAttrs({ name: `service ${i}` }));
   const parent = await createMonitor(s, httpAttrs({ name: "Core switch" }));
   const page = await (await browser.newContext()).newPage();
-  await page.goto(`${s.url}/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/`);
+  await signIn(page, s.url);
 
   await page.goto(`${s.url}/monitors/new?type=heartbeat`);
   const filter = page.getByLabel("Find a monitor");
@@ -67,11 +63,7 @@ test("a form that asks before it acts (rotating a ping URL) asks once, not once 
   const created = await s.api("POST", "/api/v1/monitors", { name: "nightly", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 1000 });
   const id = created.json.data.id as string;
   const page = await (await browser.newContext()).newPage();
-  await page.goto(`${s.url}/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/`);
+  await signIn(page, s.url);
   await page.goto(`${s.url}/monitors/${id}`);
   let asked = 0;
   page.on("dialog", (d) => {

@@ -13,7 +13,7 @@ import { issueLeaf, makeCerts, TEST_CA_ORGANISATION, type TestCerts } from "../h
 import { startRenewableHttpsServer, type RenewableHttpsServer } from "../helpers/renewable-https-server.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 import { startDnsTarget, type DnsTarget } from "../helpers/targets.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser, signIn } from "./helpers.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
 const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
@@ -66,11 +66,7 @@ test("the certificate and DNS panels read well at 1280 and at 390 pixels", async
   for (const [width, height] of [[1280, 860], [390, 844]] as const) {
     const context = await browser.newContext({ viewport: { width, height } });
     const page = await context.newPage();
-    await page.goto(`${s.url}/login`);
-    await page.getByLabel("Username").fill("admin");
-    await page.getByLabel("Password").fill(PASSWORD);
-    await page.getByRole("button", { name: "Sign in" }).click();
-    await page.waitForURL(`${s.url}/`);
+    await signIn(page, s.url);
 
     await page.goto(`${s.url}/monitors/${ssl}`);
     const cert = page.getByRole("region", { name: "Certificate" });
