@@ -11,6 +11,7 @@ import type { Insertable } from "kysely";
 import type { CheckResult, CheckTimings } from "../domain/check-result.ts";
 import { packedCheckExists, packedUntil } from "./check-blocks.ts";
 import type { Db } from "./database.ts";
+import { fixedQuery } from "./fixed-query.ts";
 import { arrayParams, GatheredRows, statementFrom } from "./gathered-rows.ts";
 import { MultiRowInsert } from "./multi-row-insert.ts";
 import type { ChecksTable } from "./tables.ts";
@@ -50,10 +51,16 @@ const CHECK_COLUMNS = [
   "resolved_ip", "ssl_not_after", "dns_answer", "synthetic_trace_json", "result_uid", "dns_ms", "connect_ms", "tls_ms", "ttfb_ms",
 ] as const satisfies readonly (keyof CheckValues)[];
 
+const checkInsert = fixedQuery((db, v: CheckValues) =>
+  db
+    .insertInto("checks")
+    .values(Object.fromEntries(CHECK_COLUMNS.map((c) => [c, v[c]])) as CheckValues)
+    .returning("id"),
+);
+
 /** Writes one check row; returns its id. */
 export async function insertCheck(db: Db, monitorId: number, region: string, r: CheckResult, resultUid: string | null = null): Promise<number> {
-  const row = await db.insertInto("checks").values(checkValues(monitorId, region, r, resultUid)).returning("id").executeTakeFirstOrThrow();
-  return row.id;
+  return (await checkInsert(db, checkValues(monitorId, region, r, resultUid))).rows[0]!.id;
 }
 
 /**

@@ -1,9 +1,12 @@
 import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
+import { firstRow, fixedQuery } from "./fixed-query.ts";
 import type { IncidentRow } from "./tables.ts";
 
+const openIncidentOf = fixedQuery((db, v: { id: number }) => db.selectFrom("incidents").selectAll().where("monitor_id", "=", v.id).where("status", "=", "open"));
+
 export async function findOpenIncident(db: Db, monitorId: number): Promise<IncidentRow | undefined> {
-  return db.selectFrom("incidents").selectAll().where("monitor_id", "=", monitorId).where("status", "=", "open").executeTakeFirst();
+  return firstRow(openIncidentOf(db, { id: monitorId }));
 }
 
 export async function insertIncident(
@@ -35,18 +38,21 @@ export async function addIncidentFailure(
   incidentId: number,
   f: { errorCode: string | null; errorMessage: string | null; httpCode: number | null; at: number },
 ): Promise<void> {
-  await db
+  await incidentFailure(db, { id: incidentId, ...f });
+}
+
+const incidentFailure = fixedQuery((db, v: { id: number; errorCode: string | null; errorMessage: string | null; httpCode: number | null; at: number }) =>
+  db
     .updateTable("incidents")
     .set((eb) => ({
       failure_count: eb("failure_count", "+", 1),
-      last_error_code: f.errorCode,
-      last_error_message: f.errorMessage,
-      last_http_code: f.httpCode,
-      updated_at: f.at,
+      last_error_code: v.errorCode,
+      last_error_message: v.errorMessage,
+      last_http_code: v.httpCode,
+      updated_at: v.at,
     }))
-    .where("id", "=", incidentId)
-    .execute();
-}
+    .where("id", "=", v.id),
+);
 
 /** duration_ms is resolved_at - started_at rounded to whole seconds (docs/monitors.md "Incidents"). */
 export async function resolveIncidentRow(db: Db, incident: IncidentRow, at: number, resolvedCheckId: number | null): Promise<IncidentRow> {

@@ -1,5 +1,6 @@
 import { sql } from "kysely";
 import { externalIdIs } from "./external-ids.ts";
+import { fixedQuery } from "./fixed-query.ts";
 import type { SecretAttribute } from "../domain/monitor-schema.ts";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
 import type { ExpiryMark } from "../domain/expiry-stage.ts";
@@ -315,14 +316,19 @@ export async function setMonitorState(db: Db, id: number, from: string, to: stri
  * registration's, which its check carries as ssl_not_after (domain_expires_at).
  */
 export async function markMonitorChecked(db: Db, id: number, monitorType: string, lastCheckedAt: number, cert: { notAfter: number | null; issuer: string | null }): Promise<void> {
-  const expiry =
-    cert.notAfter === null ? {} : monitorType === "domain" ? { domain_expires_at: cert.notAfter } : { ssl_expiry_last_not_after: cert.notAfter, ssl_last_issuer: cert.issuer };
-  await db
-    .updateTable("monitors")
-    .set({ last_checked_at: lastCheckedAt, ...expiry })
-    .where("id", "=", id)
-    .execute();
+  const at = lastCheckedAt;
+  if (cert.notAfter === null) await markChecked(db, { id, at });
+  else if (monitorType === "domain") await markCheckedDomain(db, { id, at, notAfter: cert.notAfter });
+  else await markCheckedCert(db, { id, at, notAfter: cert.notAfter, issuer: cert.issuer });
 }
+
+const markChecked = fixedQuery((db, v: { id: number; at: number }) => db.updateTable("monitors").set({ last_checked_at: v.at }).where("id", "=", v.id));
+const markCheckedDomain = fixedQuery((db, v: { id: number; at: number; notAfter: number }) =>
+  db.updateTable("monitors").set({ last_checked_at: v.at, domain_expires_at: v.notAfter }).where("id", "=", v.id),
+);
+const markCheckedCert = fixedQuery((db, v: { id: number; at: number; notAfter: number; issuer: string | null }) =>
+  db.updateTable("monitors").set({ last_checked_at: v.at, ssl_expiry_last_not_after: v.notAfter, ssl_last_issuer: v.issuer }).where("id", "=", v.id),
+);
 
 /**
  * Moves the monitor's expiry alert mark from `from` (as read) to `to`; false when it no longer was

@@ -1,4 +1,5 @@
 import type { Db } from "./database.ts";
+import { fixedQuery } from "./fixed-query.ts";
 import { inCodePointOrder } from "./text-match.ts";
 import type { Selectable } from "kysely";
 import type { MonitorRegionStatesTable } from "./tables.ts";
@@ -6,14 +7,26 @@ import type { MonitorRegionStatesTable } from "./tables.ts";
 export type RegionStateRow = Selectable<MonitorRegionStatesTable>;
 
 /** Every region's view of one monitor (what the consensus rule reads). */
+const regionStatesOf = fixedQuery((db, v: { id: number }) =>
+  db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", v.id).orderBy(inCodePointOrder(db, "region")),
+);
+
 export async function listRegionStates(db: Db, monitorId: number): Promise<RegionStateRow[]> {
-  return db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", monitorId).orderBy(inCodePointOrder(db, "region")).execute();
+  return (await regionStatesOf(db, { id: monitorId })).rows;
 }
 
-export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void> {
-  await db
+const regionStateUpsert = fixedQuery((db, s: RegionStateRow) =>
+  db
     .insertInto("monitor_region_states")
-    .values(s)
+    .values({
+      monitor_id: s.monitor_id,
+      region: s.region,
+      last_status: s.last_status,
+      last_checked_at: s.last_checked_at,
+      consecutive_down: s.consecutive_down,
+      last_check_id: s.last_check_id,
+      last_latency_ms: s.last_latency_ms,
+    })
     .onConflict((oc) =>
       oc.columns(["monitor_id", "region"]).doUpdateSet({
         last_status: s.last_status,
@@ -22,8 +35,11 @@ export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void
         last_check_id: s.last_check_id,
         last_latency_ms: s.last_latency_ms,
       }),
-    )
-    .execute();
+    ),
+);
+
+export async function upsertRegionState(db: Db, s: RegionStateRow): Promise<void> {
+  await regionStateUpsert(db, s);
 }
 
 

@@ -1,4 +1,5 @@
 import type { Db } from "./database.ts";
+import { firstRow, fixedQuery } from "./fixed-query.ts";
 import type { MonitorRow } from "./tables.ts";
 
 /**
@@ -9,8 +10,10 @@ export async function listSchedulableMonitors(db: Db): Promise<MonitorRow[]> {
   return db.selectFrom("monitors").selectAll().where("is_paused", "=", 0).where("monitor_type", "!=", "heartbeat").orderBy("id").execute();
 }
 
+const monitorById = fixedQuery((db, v: { id: number }) => db.selectFrom("monitors").selectAll().where("id", "=", v.id));
+
 export async function findMonitorRow(db: Db, monitorId: number): Promise<MonitorRow | undefined> {
-  return db.selectFrom("monitors").selectAll().where("id", "=", monitorId).executeTakeFirst();
+  return firstRow(monitorById(db, { id: monitorId }));
 }
 
 /**
@@ -19,9 +22,8 @@ export async function findMonitorRow(db: Db, monitorId: number): Promise<Monitor
  * monitors show next_run_at null (docs/monitors.md "Maintenance and pause").
  */
 export async function setNextRunTimes(db: Db, times: ReadonlyMap<number, number | null>): Promise<void> {
-  for (const [id, at] of times) {
-    let q = db.updateTable("monitors").set({ next_run_at: at }).where("id", "=", id);
-    if (at !== null) q = q.where("is_paused", "=", 0);
-    await q.execute();
-  }
+  for (const [id, at] of times) await (at === null ? unscheduleMonitor(db, { id }) : scheduleMonitor(db, { id, at }));
 }
+
+const scheduleMonitor = fixedQuery((db, v: { id: number; at: number }) => db.updateTable("monitors").set({ next_run_at: v.at }).where("id", "=", v.id).where("is_paused", "=", 0));
+const unscheduleMonitor = fixedQuery((db, v: { id: number }) => db.updateTable("monitors").set({ next_run_at: null }).where("id", "=", v.id));
