@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
 import type { Store } from "../../src/store/database.ts";
+import type { AccountsTable } from "../../src/store/tables.ts";
 import { changedRows, firstRow, fixedQuery } from "../../src/store/fixed-query.ts";
 import { openTestStore } from "../helpers/engine.ts";
 import { tempDir } from "../helpers/server.ts";
@@ -14,14 +15,16 @@ const dir = tempDir("vigil-fixed-query-");
 let store: Store;
 beforeAll(async () => {
   store = await openTestStore(dir);
-  for (const [name, plan] of [["a", "free"], ["b", "pro"], ["c", "pro"]]) await store.db.insertInto("accounts").values({ name: name!, plan: plan!, created_at: 5 }).execute();
+  for (const [name, plan] of [["a", "free"], ["b", "pro"], ["c", "pro"]] as const) await store.db.insertInto("accounts").values({ name, plan, created_at: 5 }).execute();
 });
 afterAll(async () => {
   await store.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-const byPlan = fixedQuery((db, v: { plan: string; after: number }) =>
+type Plan = AccountsTable["plan"];
+
+const byPlan = fixedQuery((db, v: { plan: Plan; after: number }) =>
   db.selectFrom("accounts").select(["name", "plan"]).where("plan", "=", v.plan).where("created_at", ">", v.after).where("name", "!=", "zzz").orderBy("name"),
 );
 
@@ -35,7 +38,7 @@ test("each call binds its own values; constants of the query stay", async () => 
 });
 
 test("a value used twice is bound at both places; updates report the rows they changed; inside a transaction too", async () => {
-  const rename = fixedQuery((db, v: { name: string; plan: string }) => db.updateTable("accounts").set({ plan: v.plan }).where("name", "=", v.name).where("plan", "!=", v.plan));
+  const rename = fixedQuery((db, v: { name: string; plan: Plan }) => db.updateTable("accounts").set({ plan: v.plan }).where("name", "=", v.name).where("plan", "!=", v.plan));
   const one = fixedQuery((db, v: { name: string }) => db.selectFrom("accounts").select("plan").where("name", "=", v.name));
   expect(await changedRows(rename(store.db, { name: "a", plan: "enterprise" }))).toBe(1);
   expect(await changedRows(rename(store.db, { name: "a", plan: "enterprise" }))).toBe(0);
