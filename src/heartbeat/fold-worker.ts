@@ -13,6 +13,7 @@
  * Loaded as a module (scripts/build.ts lists it as an entry point, so the single binary has it).
  */
 import { Database } from "bun:sqlite";
+import { runAsBackgroundThread } from "../lib/background-thread.ts";
 import { PendingPings } from "../store/pending-pings.ts";
 import { preparePingFold, takeSlice } from "../store/ping-fold.ts";
 import { readJournalBatches } from "../store/ping-journal-file.ts";
@@ -64,6 +65,7 @@ async function pass(after: number, through: number): Promise<void> {
 self.onmessage = (e: MessageEvent<ToFoldWorker>) => {
   const m = e.data;
   if (m.type === "start") {
+    runAsBackgroundThread();
     main = new Database(m.databasePath, { strict: false });
     applyPragmas(main);
     // the checkpointer (store/checkpointer.ts) checkpoints; a commit here must not do it inline

@@ -6,6 +6,7 @@
  * Loaded as a module (scripts/build.ts lists it as an entry point, so the single binary has it).
  */
 import { Database } from "bun:sqlite";
+import { runAsBackgroundThread } from "../lib/background-thread.ts";
 import { checkpointWal, setBusyTimeout } from "./pragmas.ts";
 
 export type ToCheckpointWorker = { type: "start"; path: string; everyMs: number; restartAbove: number } | { type: "stop" };
@@ -37,6 +38,7 @@ function tick(): void {
 self.onmessage = (e: MessageEvent<ToCheckpointWorker>) => {
   const m = e.data;
   if (m.type === "start") {
+    runAsBackgroundThread();
     db = new Database(m.path);
     setBusyTimeout(db, BUSY_TIMEOUT_MS);
     restartAbove = m.restartAbove;

@@ -1,0 +1,53 @@
+/**
+ * The housekeeping threads of a server on SQLite, the ping journal's fold worker and the WAL
+ * checkpointer, run at a lower CPU priority than the thread that answers requests (README "Heartbeat
+ * monitors", lib/background-thread.ts): on Linux the nice value is per thread, read here from
+ * /proc/self/task/<tid>/stat of the test process, which runs the server.
+ */
+import { afterAll, beforeAll, expect, test } from "bun:test";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { BACKGROUND_NICE } from "../../src/lib/background-thread.ts";
+import { TEST_ENGINE } from "../helpers/engine.ts";
+import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+
+const linux = existsSync("/proc/self/task");
+let s: TestServer | null = null;
+
+/** name → nice value of this process's threads (a thread may end between the listing and the read) */
+function threads(): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const tid of readdirSync("/proc/self/task")) {
+    try {
+      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+      // fields after "(comm) ": state is the 3rd field of stat, nice the 19th
+      const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+      out.set(name, nice);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
+
+// the fold worker and the checkpointer exist on SQLite only
+const onSqliteLinux = linux && TEST_ENGINE === "sqlite";
+
+beforeAll(async () => {
+  if (onSqliteLinux) s = await startTestServer();
+});
+afterAll(async () => {
+  await s?.stop();
+});
+
+test.skipIf(!onSqliteLinux)("the fold worker and the checkpointer run at the background nice value; the serving thread does not", async () => {
+  expect(await waitFor(() => threads().has("vigil-fold") && threads().has("vigil-checkpnt"))).toBe(true);
+  const t = threads();
+  expect(t.get("vigil-fold")).toBe(BACKGROUND_NICE);
+  expect(t.get("vigil-checkpnt")).toBe(BACKGROUND_NICE);
+  // the main thread's id is the process id: it serves the requests, and keeps its priority
+  const main = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
+  expect(Number(main.slice(main.lastIndexOf(")") + 2).split(" ")[16])).toBe(0);
+  // and the server still answers
+  expect((await fetch(`${s!.url}/healthz`)).status).toBe(200);
+});
