@@ -6,11 +6,11 @@ import type { MonitorRegionStatesTable } from "./tables.ts";
 
 export type RegionStateRow = Selectable<MonitorRegionStatesTable>;
 
-/** Every region's view of one monitor (what the consensus rule reads). */
 const regionStatesOf = fixedQuery((db, v: { id: number }) =>
   db.selectFrom("monitor_region_states").selectAll().where("monitor_id", "=", v.id).orderBy(inCodePointOrder(db, "region")),
 );
 
+/** Every region's view of one monitor (what the consensus rule reads). */
 export async function listRegionStates(db: Db, monitorId: number): Promise<RegionStateRow[]> {
   return (await regionStatesOf(db, { id: monitorId })).rows;
 }

@@ -71,7 +71,6 @@ export async function signedInClient(s: TestServer, username: string): Promise<W
   return c;
 }
 
-/** Every validation message of a rendered form, in order ("<label> <message>"). */
 /** Signs `page` in through the dashboard's form, as a person would, and waits for the monitor list. */
 export async function signIn(page: Page, baseUrl: string, username = "admin"): Promise<void> {
   await page.goto(`${baseUrl}/login`);
@@ -81,6 +80,7 @@ export async function signIn(page: Page, baseUrl: string, username = "admin"): P
   await page.waitForURL(`${baseUrl}/`);
 }
 
+/** Every validation message of a rendered form, in order ("<label> <message>"). */
 export function formErrors(page: string): Record<string, string[]> {
   const out: Record<string, string[]> = {};
   for (const m of page.matchAll(/<span class="err" id="f-([a-z_]+)-err">([\s\S]*?)<\/span>/g)) out[m[1]!] = m[2]!.split("<br>");
