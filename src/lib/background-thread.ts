@@ -7,15 +7,13 @@ export const BACKGROUND_NICE = 10;
  * Lowers the calling thread's CPU priority, so a housekeeping thread (folding the ping journal,
  * checkpointing the WAL) yields to the thread that answers requests when both want a core, and
  * takes what is left otherwise. On Linux the nice value is per thread; elsewhere it would lower
- * the whole process, so it is left alone there. Returns the nice value the thread now has, or null
- * when it was not changed (another OS, or not permitted).
+ * the whole process, so it is left alone there, as it is where it may not be changed.
  */
-export function runAsBackgroundThread(): number | null {
-  if (process.platform !== "linux") return null;
+export function runAsBackgroundThread(): void {
+  if (process.platform !== "linux") return;
   try {
     if (getPriority() < BACKGROUND_NICE) setPriority(BACKGROUND_NICE);
-    return getPriority();
   } catch {
-    return null;
+    // not permitted: the thread keeps the priority it has
   }
 }

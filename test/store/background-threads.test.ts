@@ -13,16 +13,18 @@ import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts"
 const linux = existsSync("/proc/self/task");
 let s: TestServer | null = null;
 
+/** A thread's nice value: the 19th field of its stat, counted from the state that follows "(comm) ". */
+function niceOf(tid: string | number): number {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
+}
+
 /** name → nice value of this process's threads (a thread may end between the listing and the read) */
 function threads(): Map<string, number> {
   const out = new Map<string, number>();
   for (const tid of readdirSync("/proc/self/task")) {
     try {
-      const name = readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim();
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
-      // fields after "(comm) ": state is the 3rd field of stat, nice the 19th
-      const nice = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16]);
-      out.set(name, nice);
+      out.set(readFileSync(`/proc/self/task/${tid}/comm`, "utf8").trim(), niceOf(tid));
     } catch {
       // gone meanwhile
     }
@@ -46,8 +48,7 @@ test.skipIf(!onSqliteLinux)("the fold worker and the checkpointer run at the bac
   expect(t.get("vigil-fold")).toBe(BACKGROUND_NICE);
   expect(t.get("vigil-checkpnt")).toBe(BACKGROUND_NICE);
   // the main thread's id is the process id: it serves the requests, and keeps its priority
-  const main = readFileSync(`/proc/self/task/${process.pid}/stat`, "utf8");
-  expect(Number(main.slice(main.lastIndexOf(")") + 2).split(" ")[16])).toBe(0);
+  expect(niceOf(process.pid)).toBe(0);
   // and the server still answers
   expect((await fetch(`${s!.url}/healthz`)).status).toBe(200);
 });
