@@ -25,8 +25,6 @@ const SLICE_MS = 10;
 export interface MaintenanceOptions {
   /** raw checks deleted per statement (default 5,000) */
   batchSize?: number;
-  /** monitors rolled up per transaction (default 100) */
-  monitorsPerTransaction?: number;
   /** stop early (shutdown); checked between batches */
   shouldStop?: () => boolean;
   /** most raw checks deleted in one run; the rest waits for the next (default 1,000,000) */
@@ -85,24 +83,18 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
       return 0;
     }
   };
-  const perTx = opts.monitorsPerTransaction ?? 100;
-
   // rollups never reach back past raw retention: those checks may be gone, and a recomputed bucket
   // would overwrite a good rollup with a partial one
   const rollRange = async (key: string, g: "h" | "d", done: number | null, start: number, end: number): Promise<number | null> => {
     let buckets = 0;
     // only monitors with checks or rollups in the range can have a bucket to (re)compute
     const ids = end > start ? union(await monitorsWithData(ctx.db, start, end), await monitorsWithData(ctx.db, start, end, g)) : [];
-    for (let i = 0; end > start && i < ids.length; i += perTx) {
-      if (stop()) return null;
-      const slice = ids.slice(i, i + perTx);
-      buckets += await ctx.db.transaction().execute(async (trx) => {
-        let n = 0;
-        for (const id of slice) n += await guarded(id, () => rollupMonitorRange(trx, id, g, start, end));
-        return n;
-      });
-      await yieldToOthers();
-    }
+    // by time, as packing: the current hour of a monitor pinged several times a second is
+    // thousands of rows, and 100 such monitors in one transaction held requests behind them
+    const rolled = await inTimeSlices(ctx, ids, stop, async (trx, id) => {
+      buckets += await guarded(id, () => rollupMonitorRange(trx, id, g, start, end));
+    });
+    if (!rolled) return null;
     // the watermark only moves forward, also when there was nothing to roll up
     if (done === null || end > done) await setWatermark(ctx.db, key, end);
     return buckets;
@@ -175,8 +167,9 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
 /**
  * `fn` for each monitor, in transactions of at most SLICE_MS of work, other work let in between;
  * false if stopped. Time rather than a count: merging a monitor's day unpacks and packs ~1,440
- * checks (several ms), packing an hour ~60, and a count right for one would hold the event loop
- * for a second in the other (storage bench).
+ * checks (several ms), packing an hour ~60, rolling up an hour anything from one check to
+ * thousands, and a count right for one would hold the event loop for a second in the other
+ * (storage bench).
  */
 async function inTimeSlices(ctx: AppContext, ids: number[], stop: () => boolean, fn: (trx: Db, id: number) => Promise<void>): Promise<boolean> {
   let i = 0;
