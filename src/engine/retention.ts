@@ -31,7 +31,16 @@ export interface MaintenanceOptions {
   maxPrunedPerRun?: number;
   /** most check rows packed in one run; the rest waits for the next (default 2,000,000) */
   maxPackedPerRun?: number;
+  /**
+   * What runs between two transactions. On the serving thread (default) one turn of the event loop,
+   * for the requests that came in meanwhile; on a thread of its own a millisecond's sleep, so the
+   * serving thread, which polls for the write lock, gets it between them.
+   */
+  pause?: () => Promise<void>;
 }
+
+/** What the job reads of the application: the store, the time, the retention and a log. */
+export type MaintenanceContext = Pick<AppContext, "db" | "clock" | "log"> & { config: Pick<AppContext["config"], "retentionDays"> };
 
 export interface MaintenanceReport {
   hourlyBuckets: number;
@@ -63,9 +72,10 @@ function alignUp(t: number, size: number): number {
  * it twice, or after a crash half-way, gives the same rows. Raw checks are pruned only once they
  * are rolled up, in small batches between which check writes proceed.
  */
-export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions = {}): Promise<MaintenanceReport> {
+export async function runMaintenance(ctx: MaintenanceContext, opts: MaintenanceOptions = {}): Promise<MaintenanceReport> {
   const log = ctx.log.child("retention");
   const stop = opts.shouldStop ?? (() => false);
+  const pause = opts.pause ?? yieldToOthers;
   const now = ctx.clock.now();
   const rawCutoff = now - ctx.config.retentionDays * DAY_MS;
   const report: MaintenanceReport = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, checksPacked: 0, daysMerged: 0, damagedMonitors: 0, stopped: false };
@@ -91,7 +101,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
     const ids = end > start ? union(await monitorsWithData(ctx.db, start, end), await monitorsWithData(ctx.db, start, end, g)) : [];
     // by time, as packing: the current hour of a monitor pinged several times a second is
     // thousands of rows, and 100 such monitors in one transaction held requests behind them
-    const rolled = await inTimeSlices(ctx, ids, stop, async (trx, id) => {
+    const rolled = await inTimeSlices(ctx.db, ids, stop, pause, async (trx, id) => {
       buckets += await guarded(id, () => rollupMonitorRange(trx, id, g, start, end));
     });
     if (!rolled) return null;
@@ -130,12 +140,12 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
     const id = ids[i]!;
     // A monitor with nothing to prune resolves without touching the event loop: 10,000 of them in
     // a row held it for over a second (heartbeat bench: p99 1.3 s right after start-up).
-    if (i % 100 === 99) await yieldToOthers();
+    if (i % 100 === 99) await pause();
     for (let guard = 0; guard < 10_000 && report.checksPruned < maxPruned; guard++) {
       if (stop()) return { ...report, stopped: true };
       const n = await pruneChecks(ctx.db, id, pruneBefore, Math.min(batch, maxPruned - report.checksPruned));
       report.checksPruned += n;
-      if (n > 0) await yieldToOthers();
+      if (n > 0) await pause();
       if (n < batch) break;
     }
     report.rollupsPruned += await pruneRollups(ctx.db, id, "h", hourlyKeep);
@@ -144,7 +154,7 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   // packed checks go by whole hours: a block is rewritten at most once an hour, not every run
   const packedBefore = Number.isFinite(pruneBefore) ? bucketStart(pruneBefore, "h") : null;
   const packedIds = packedBefore === null ? [] : await monitorsWithPackedChecksBefore(ctx.db, packedBefore);
-  const pruned = await inTimeSlices(ctx, packedIds, stop, async (trx, id) => {
+  const pruned = await inTimeSlices(ctx.db, packedIds, stop, pause, async (trx, id) => {
     report.checksPruned += await guarded(id, () => prunePackedChecks(trx, id, packedBefore!));
   });
   if (!pruned) return { ...report, stopped: true };
@@ -152,11 +162,11 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
   // what is left of the rows past the last whole hour is packed, then finished days into one block
   const packBefore = bucketStart(now - PACK_GRACE_MS, "h");
   const maxPacked = opts.maxPackedPerRun ?? 2_000_000;
-  const packed = await inTimeSlices(ctx, await monitorsWithCheckRows(ctx.db, Number.MIN_SAFE_INTEGER, packBefore), stop, async (trx, id) => {
+  const packed = await inTimeSlices(ctx.db, await monitorsWithCheckRows(ctx.db, Number.MIN_SAFE_INTEGER, packBefore), stop, pause, async (trx, id) => {
     if (report.checksPacked < maxPacked) report.checksPacked += await guarded(id, () => packMonitorChecks(trx, id, packBefore));
   });
   if (!packed) return { ...report, stopped: true };
-  const merged = await inTimeSlices(ctx, await monitorsWithHourBlocks(ctx.db, bucketStart(packBefore, "d")), stop, async (trx, id) => {
+  const merged = await inTimeSlices(ctx.db, await monitorsWithHourBlocks(ctx.db, bucketStart(packBefore, "d")), stop, pause, async (trx, id) => {
     report.daysMerged += await guarded(id, () => mergeMonitorDays(trx, id, packBefore));
   });
   if (!merged) return { ...report, stopped: true };
@@ -171,16 +181,16 @@ export async function runMaintenance(ctx: AppContext, opts: MaintenanceOptions =
  * thousands, and a count right for one would hold the event loop for a second in the other
  * (storage bench).
  */
-async function inTimeSlices(ctx: AppContext, ids: number[], stop: () => boolean, fn: (trx: Db, id: number) => Promise<void>): Promise<boolean> {
+async function inTimeSlices(db: Db, ids: number[], stop: () => boolean, pause: () => Promise<void>, fn: (trx: Db, id: number) => Promise<void>): Promise<boolean> {
   let i = 0;
   while (i < ids.length) {
     if (stop()) return false;
     const until = performance.now() + SLICE_MS;
-    await ctx.db.transaction().execute(async (trx) => {
+    await db.transaction().execute(async (trx) => {
       do await fn(trx, ids[i++]!);
       while (i < ids.length && performance.now() < until);
     });
-    await yieldToOthers();
+    await pause();
   }
   return true;
 }

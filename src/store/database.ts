@@ -37,9 +37,10 @@ export const DATABASE_FILE = "vigil.db";
 
 /**
  * Opens (creating if needed) the SQLite store in `dataDir`, applies pragmas and brings the schema to
- * the latest version. One connection per process: bun:sqlite is synchronous, so a second connection
- * would add locking without adding concurrency; the CLI's connection meets the server's through
- * busy_timeout.
+ * the latest version. One connection per thread: bun:sqlite is synchronous, so a second connection
+ * on the same thread would add locking without adding concurrency. Worker threads (the fold
+ * worker, the checkpointer, the maintenance job) have their own, and the CLI's connection meets the
+ * server's through busy_timeout.
  */
 export function openStore(dataDir: string, file = DATABASE_FILE): SqliteStore {
   makePrivateDir(dataDir);
@@ -48,6 +49,20 @@ export function openStore(dataDir: string, file = DATABASE_FILE): SqliteStore {
   const sqlite = new SqliteDatabase(path, { create: true, strict: false });
   applyPragmas(sqlite);
   migrate(sqlite);
+  return storeOn(sqlite, path);
+}
+
+/**
+ * One more connection to a store that openStore has opened and migrated, for a worker thread (the
+ * maintenance job's): the same pragmas, statement cache and transactions as the first.
+ */
+export function connectStore(path: string): SqliteStore {
+  const sqlite = new SqliteDatabase(path, { create: false, strict: false });
+  applyPragmas(sqlite);
+  return storeOn(sqlite, path);
+}
+
+function storeOn(sqlite: SqliteDatabase, path: string): SqliteStore {
   const db = new Kysely<DB>({ dialect: new RollbackSafeDialect(sqlite) });
   let closed = false;
   return {

@@ -1,6 +1,6 @@
 /**
- * The housekeeping threads of a server on SQLite, the ping journal's fold worker and the WAL
- * checkpointer, run at a lower CPU priority than the thread that answers requests (README "Heartbeat
+ * The housekeeping threads of a server on SQLite, the ping journal's fold worker, the WAL
+ * checkpointer and the maintenance job, run at a lower CPU priority than the thread that answers requests (README "Heartbeat
  * monitors", lib/background-thread.ts): on Linux the nice value is per thread, read here from
  * /proc/self/task/<tid>/stat of the test process, which runs the server.
  */
@@ -32,7 +32,7 @@ function threads(): Map<string, number> {
   return out;
 }
 
-// the fold worker and the checkpointer exist on SQLite only
+// the three threads exist on SQLite only
 const onSqliteLinux = linux && TEST_ENGINE === "sqlite";
 
 beforeAll(async () => {
@@ -42,11 +42,14 @@ afterAll(async () => {
   await s?.stop();
 });
 
-test.skipIf(!onSqliteLinux)("the fold worker and the checkpointer run at the background nice value; the serving thread does not", async () => {
-  expect(await waitFor(() => threads().has("vigil-fold") && threads().has("vigil-checkpnt"))).toBe(true);
+test.skipIf(!onSqliteLinux)("the fold worker, the checkpointer and the maintenance worker run at the background nice value; the serving thread does not", async () => {
+  // a worker's thread has its name from its creation and its nice value once its start message has run
+  const housekeeping = ["vigil-fold", "vigil-checkpnt", "vigil-maint"];
+  await waitFor(() => housekeeping.every((name) => threads().get(name) === BACKGROUND_NICE));
   const t = threads();
   expect(t.get("vigil-fold")).toBe(BACKGROUND_NICE);
   expect(t.get("vigil-checkpnt")).toBe(BACKGROUND_NICE);
+  expect(t.get("vigil-maint")).toBe(BACKGROUND_NICE);
   // the main thread's id is the process id: it serves the requests, and keeps its priority
   expect(niceOf(process.pid)).toBe(0);
   // and the server still answers
