@@ -3,7 +3,7 @@
  * sample is taken at the end of every interval, and each row of the report is the difference
  * between two samples:
  * - CPU per thread, from /proc/<pid>/task (the workers name their threads: vigil-fold,
- *   vigil-checkpnt; the serving thread's id is the process's), and the read(2) and write(2) bytes
+ *   vigil-checkpnt, vigil-maint; the serving thread's id is the process's), and the read(2) and write(2) bytes
  *   of the thread that writes the rows (the fold worker's for pings, the serving thread's for
  *   checks) from /proc/<pid>/task/<tid>/io: SQLite reads a page its connection's page cache misses
  *   with one pread and writes each committed page to the WAL, so those bytes per row are its cache
@@ -192,7 +192,7 @@ const MiB = 1024 * 1024;
 
 /** The store's side of an interval as one line (header: storeHeader), the writing thread's CPU and bytes per row. */
 export function storeHeader(writer: string): string {
-  return `  serving  fold  ckpt  other  ${`${writer} µs/row`.padStart(17)}  read B/row  WAL B/row  ckpts  mean ms  max ms  restarts  WAL MiB   db MiB`;
+  return `  serving  fold  ckpt  maint  other  ${`${writer} µs/row`.padStart(17)}  read B/row  WAL B/row  ckpts  mean ms  max ms  restarts  WAL MiB   db MiB`;
 }
 
 export function storeLine(s: StoreInterval, b: Sample, rowsTable: string, writer: string): string {
@@ -200,7 +200,7 @@ export function storeLine(s: StoreInterval, b: Sample, rowsTable: string, writer
   const rows = Math.max(1, s.rows.get(rowsTable) ?? 0);
   const us = ((s.cpu.get(writer) ?? 0) / 100) * s.seconds * 1e6 / rows;
   return (
-    `${c("serving")}% ${c("vigil-fold")}% ${c("vigil-checkpnt")}% ${fmt(s.cpu.get("other") ?? 0).padStart(5)}%` +
+    `${c("serving")}% ${c("vigil-fold")}% ${c("vigil-checkpnt")}% ${c("vigil-maint")}% ${fmt(s.cpu.get("other") ?? 0).padStart(5)}%` +
     `  ${fmt(us, 2).padStart(17)}  ${fmt(s.readPerRow).padStart(10)}  ${fmt(s.writtenPerRow).padStart(9)}` +
     `  ${fmt(s.checkpoints).padStart(5)}  ${fmt(s.checkpointMeanMs, 1).padStart(7)}  ${fmt(s.checkpointMaxMs).padStart(6)}  ${fmt(s.restarts).padStart(8)}` +
     `  ${fmt(b.walBytes / MiB).padStart(7)}  ${fmt(b.dbBytes / MiB).padStart(7)}`
