@@ -165,6 +165,13 @@ export interface StoreInterval {
   /** the bucket bound holding the longest checkpoint */
   checkpointMaxMs: number;
   restarts: number;
+  /**
+   * How late the serving thread's event loop ran a 10 ms timer since the previous scrape: p99 and
+   * max in ms (prom-client's event-loop delay gauges, reset at each scrape). A stall of the thread
+   * (garbage collection, a synchronous call) shows here; a request that waits for a core does not.
+   */
+  loopP99Ms: number;
+  loopMaxMs: number;
 }
 
 export function storeInterval(a: Sample, b: Sample, rowsTable: string): StoreInterval {
@@ -185,6 +192,8 @@ export function storeInterval(a: Sample, b: Sample, rowsTable: string): StoreInt
     checkpointMeanMs: ck.count ? (ck.sum / ck.count) * 1000 : 0,
     checkpointMaxMs: ck.le * 1000,
     restarts: total(b.metrics, "vigil_wal_checkpoint_duration_seconds_count", 'mode="restart"') - total(a.metrics, "vigil_wal_checkpoint_duration_seconds_count", 'mode="restart"'),
+    loopP99Ms: total(b.metrics, "vigil_nodejs_eventloop_lag_p99_seconds") * 1000,
+    loopMaxMs: total(b.metrics, "vigil_nodejs_eventloop_lag_max_seconds") * 1000,
   };
 }
 
@@ -192,7 +201,7 @@ const MiB = 1024 * 1024;
 
 /** The store's side of an interval as one line (header: storeHeader), the writing thread's CPU and bytes per row. */
 export function storeHeader(writer: string): string {
-  return `  serving  fold  ckpt  maint  other  ${`${writer} µs/row`.padStart(17)}  read B/row  WAL B/row  ckpts  mean ms  max ms  restarts  WAL MiB   db MiB`;
+  return `  serving  fold  ckpt  maint  other  ${`${writer} µs/row`.padStart(17)}  read B/row  WAL B/row  ckpts  mean ms  max ms  restarts  WAL MiB   db MiB  loop p99 ms  loop max ms`;
 }
 
 export function storeLine(s: StoreInterval, b: Sample, rowsTable: string, writer: string): string {
@@ -203,7 +212,8 @@ export function storeLine(s: StoreInterval, b: Sample, rowsTable: string, writer
     `${c("serving")}% ${c("vigil-fold")}% ${c("vigil-checkpnt")}% ${c("vigil-maint")}% ${fmt(s.cpu.get("other") ?? 0).padStart(5)}%` +
     `  ${fmt(us, 2).padStart(17)}  ${fmt(s.readPerRow).padStart(10)}  ${fmt(s.writtenPerRow).padStart(9)}` +
     `  ${fmt(s.checkpoints).padStart(5)}  ${fmt(s.checkpointMeanMs, 1).padStart(7)}  ${fmt(s.checkpointMaxMs).padStart(6)}  ${fmt(s.restarts).padStart(8)}` +
-    `  ${fmt(b.walBytes / MiB).padStart(7)}  ${fmt(b.dbBytes / MiB).padStart(7)}`
+    `  ${fmt(b.walBytes / MiB).padStart(7)}  ${fmt(b.dbBytes / MiB).padStart(7)}` +
+    `  ${fmt(s.loopP99Ms, 2).padStart(11)}  ${fmt(s.loopMaxMs, 1).padStart(11)}`
   );
 }
 
