@@ -16,6 +16,8 @@ import type { FromMaintenanceWorker, ToMaintenanceWorker, WorkerRunOptions } fro
 export interface MaintenanceThread {
   /** false once the worker failed or was stopped */
   readonly alive: boolean;
+  /** why the worker failed, once it has (also between runs) */
+  readonly failure: string | null;
   /** One run on the worker; rejects when the run fails or the worker does. */
   run(now: number, retentionDays: number, options: WorkerRunOptions): Promise<MaintenanceReport>;
   /** Stops the run under way at its next batch and ends the worker, waiting at most `waitMs`. */
@@ -32,6 +34,7 @@ const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/r
 /** Starts the worker on the store at `path`; rejects if it does not start. */
 export async function startMaintenanceThread(path: string, log: Logger, module = WORKER_MODULE): Promise<MaintenanceThread> {
   let pending: { resolve(r: MaintenanceReport): void; reject(err: Error): void } | null = null;
+  let failure: string | null = null;
   const settle = (fn: (p: NonNullable<typeof pending>) => void) => {
     const p = pending;
     pending = null;
@@ -48,12 +51,16 @@ export async function startMaintenanceThread(path: string, log: Logger, module =
       else if (m.type === "failed") settle((p) => p.reject(new Error(m.message)));
     },
     onFailed(error) {
+      failure = error;
       settle((p) => p.reject(new Error(`the maintenance worker failed: ${error}`)));
     },
   });
   return {
     get alive() {
       return thread.alive;
+    },
+    get failure() {
+      return failure;
     },
     run(now, retentionDays, options) {
       if (!thread.alive) return Promise.reject(new Error("the maintenance worker is not running"));

@@ -50,14 +50,19 @@ export function startMaintenance(ctx: AppContext, everyMs = MAINTENANCE_EVERY_MS
   const runOnce = async (): Promise<MaintenanceReport> => {
     await starting;
     const t = worker;
-    if (!t?.alive || stopping) return runHere();
+    const lost = (error: string) => {
+      log.error("the maintenance worker failed; the job runs on the serving thread from now on", { error });
+      worker = null;
+      return runHere();
+    };
+    if (stopping || !t) return runHere();
+    // it died between runs: said once, here, as when it dies during one
+    if (!t.alive) return lost(t.failure ?? "it ended");
     try {
       return await t.run(ctx.clock.now(), ctx.config.retentionDays, options);
     } catch (err) {
       if (t.alive || stopping) throw err;
-      log.error("the maintenance worker failed; the job runs on the serving thread from now on", { error: err instanceof Error ? err.message : String(err) });
-      worker = null;
-      return runHere();
+      return lost(err instanceof Error ? err.message : String(err));
     }
   };
   const runNow = () =>

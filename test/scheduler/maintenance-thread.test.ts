@@ -110,6 +110,28 @@ describe.skipIf(TEST_ENGINE === "postgres")("maintenance on a worker thread", ()
     expect(h.logs().filter((l) => l.msg === "maintenance done")).toHaveLength(2);
   });
 
+  // Linux: the worker's end is seen as its thread leaving /proc
+  test.skipIf(!linux)("a worker that dies between runs is logged at the next run, which the serving thread does", async () => {
+    // answers the handshake and its first run with an empty report, then dies on its own
+    const module = join(tempDir("vigil-maint-"), "dies-later.ts");
+    writeFileSync(
+      module,
+      `const report = { hourlyBuckets: 0, dailyBuckets: 0, checksPruned: 0, rollupsPruned: 0, checksPacked: 0, daysMerged: 0, damagedMonitors: 0, stopped: false };
+       self.onmessage = (e) => {
+         if (e.data.type === "start") postMessage({ type: "started" });
+         else if (e.data.type === "run") { postMessage({ type: "done", report }); setTimeout(() => { throw new Error("worker broke later"); }, 20); }
+       };`,
+    );
+    job = startMaintenance(h.ctx, everyHour, { thread: { module } });
+    expect((await job.runNow())!.hourlyBuckets).toBe(0);
+    expect(await hourlyRollup()).toBeUndefined();
+    expect(await waitFor(() => !threadNames().includes("vigil-maint"))).toBe(true);
+    await expectRunDone(await job.runNow());
+    const failed = h.logs().filter((l) => l.level === "error" && l.msg === "the maintenance worker failed; the job runs on the serving thread from now on");
+    expect(failed).toHaveLength(1);
+    expect(String(failed[0].error)).toContain("worker broke later");
+  });
+
   test("thread: false keeps the job on the serving thread", async () => {
     job = startMaintenance(h.ctx, everyHour, { thread: false });
     await expectRunDone(await job.runNow());
