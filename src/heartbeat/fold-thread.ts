@@ -5,7 +5,7 @@
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import { startWorkerThread } from "../lib/worker-thread.ts";
+import { startWorkerThread, workerModule } from "../lib/worker-thread.ts";
 import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
 
 export interface FoldThread {
@@ -29,12 +29,7 @@ export interface FoldThreadOptions {
   log: Logger;
 }
 
-/**
- * Where the worker's module is. In the single binary every module's import.meta.url is the
- * binary's own (file:///$bunfs/root/...) and the worker's entry point (scripts/build.ts) sits at its
- * path below src/; from source it is beside this file.
- */
-const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/root/heartbeat/fold-worker.ts" : new URL("./fold-worker.ts", import.meta.url).href;
+const WORKER_MODULE = workerModule("heartbeat/fold-worker.ts");
 
 /** Starts the worker; rejects if it does not start (its module missing, a failure in it) within 10 s. */
 export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread> {

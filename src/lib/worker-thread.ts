@@ -1,8 +1,8 @@
 /**
- * A worker thread behind a handshake, as the fold worker (heartbeat/fold-thread.ts) and the WAL
- * checkpointer (store/checkpointer.ts) use one: the worker is sent a start message and answers
- * `{ type: "started" }`; asked to stop, it answers `{ type: "stopped" }`. Every other message goes to
- * the owner.
+ * A worker thread behind a handshake, as the fold worker (heartbeat/fold-thread.ts), the WAL
+ * checkpointer (store/checkpointer.ts) and the maintenance job (scheduler/maintenance-thread.ts)
+ * use one: the worker is sent a start message and answers `{ type: "started" }`; asked to stop, it
+ * answers `{ type: "stopped" }`. Every other message goes to the owner.
  *
  * Why in one place: a worker can fail to load (a module missing from a build), throw while
  * starting, hang, or fail later. Started without a time limit, a worker that never answers would
@@ -10,6 +10,15 @@
  * start is refused within a time limit, a later failure is reported once, and a stop never waits
  * longer than it is told to.
  */
+
+/**
+ * Where a worker's module is, by its path below src/ ("store/checkpoint-worker.ts"). In the single
+ * binary every module's import.meta.url is the binary's own (file:///$bunfs/root/...) and each
+ * worker's entry point (scripts/build.ts) sits at its path below src/; from source it is that file.
+ */
+export function workerModule(pathBelowSrc: string): string {
+  return import.meta.url.startsWith("file:///$bunfs/") ? `/$bunfs/root/${pathBelowSrc}` : new URL(`../${pathBelowSrc}`, import.meta.url).href;
+}
 
 export interface WorkerThread<To> {
   /** false once the worker failed or was stopped */

@@ -9,7 +9,7 @@
  * thread meets the worker only at the write lock, which it waits for on the event loop.
  */
 import type { Logger } from "../lib/logger.ts";
-import { startWorkerThread, type WorkerThread } from "../lib/worker-thread.ts";
+import { startWorkerThread, workerModule, type WorkerThread } from "../lib/worker-thread.ts";
 import type { MaintenanceReport } from "../engine/retention.ts";
 import type { FromMaintenanceWorker, ToMaintenanceWorker, WorkerRunOptions } from "./maintenance-worker.ts";
 
@@ -24,12 +24,7 @@ export interface MaintenanceThread {
   stop(waitMs: number): Promise<void>;
 }
 
-/**
- * Where the worker's module is: in the single binary every module's import.meta.url is the
- * binary's own (file:///$bunfs/root/...) and the worker's entry point (scripts/build.ts) sits at its
- * path below src/; from source it is beside this file.
- */
-const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/root/scheduler/maintenance-worker.ts" : new URL("./maintenance-worker.ts", import.meta.url).href;
+const WORKER_MODULE = workerModule("scheduler/maintenance-worker.ts");
 
 /** Starts the worker on the store at `path`; rejects if it does not start. */
 export async function startMaintenanceThread(path: string, log: Logger, module = WORKER_MODULE): Promise<MaintenanceThread> {

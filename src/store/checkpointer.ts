@@ -12,7 +12,7 @@
  */
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
-import { startWorkerThread, type WorkerThread } from "../lib/worker-thread.ts";
+import { startWorkerThread, workerModule, type WorkerThread } from "../lib/worker-thread.ts";
 import type { FromCheckpointWorker, ToCheckpointWorker } from "./checkpoint-worker.ts";
 import type { SqliteStore } from "./database.ts";
 import { autoCheckpoint, setAutoCheckpoint } from "./pragmas.ts";
@@ -47,12 +47,7 @@ export interface Checkpointer {
  */
 export const RESTART_ABOVE_FRAMES = 262_144;
 
-/**
- * Where the worker's module is. In the single binary every module's import.meta.url is the
- * binary's own (file:///$bunfs/root/...) and the worker's entry point (scripts/build.ts) sits at its
- * path below src/; from source it is beside this file.
- */
-const WORKER_MODULE = import.meta.url.startsWith("file:///$bunfs/") ? "/$bunfs/root/store/checkpoint-worker.ts" : new URL("./checkpoint-worker.ts", import.meta.url).href;
+const WORKER_MODULE = workerModule("store/checkpoint-worker.ts");
 
 /**
  * Starts the worker and takes checkpoints away from the writing connection. A worker that does not

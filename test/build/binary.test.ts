@@ -8,7 +8,7 @@ import { closeSync, copyFileSync, cpSync, existsSync, openSync, readdirSync, rea
 import { join } from "node:path";
 import { gitCommit } from "../../src/version.ts";
 import { ROOT, spawnServer } from "../helpers/process.ts";
-import { tempDir } from "../helpers/server.ts";
+import { tempDir, waitFor } from "../helpers/server.ts";
 
 const RELEASES = { "vigil-linux-x64": "x64", "vigil-linux-x64-baseline": "x64", "vigil-linux-arm64": "arm64" } as const;
 const QEMU = Bun.which("qemu-aarch64-static") ?? Bun.which("qemu-aarch64");
@@ -100,6 +100,15 @@ test("the compiled binary, alone in an empty folder, serves the API and checks i
     expect(anon.status).toBe(401);
     const authed = await fetch(server.url + "/api/v1/nothing", { headers: { authorization: `Bearer ${token}` } });
     expect(authed.headers.get("x-ratelimit-limit")).toBe("300");
+
+    // the worker threads load from inside the binary (its own module paths, lib/worker-thread.ts
+    // workerModule): a module missing there would only be logged, with its work back on the serving thread
+    if (existsSync("/proc/self/task")) {
+      const threads = () => readdirSync(`/proc/${server.proc.pid}/task`).map((tid) => readFileSync(`/proc/${server.proc.pid}/task/${tid}/comm`, "utf8").trim());
+      await waitFor(() => ["vigil-fold", "vigil-checkpnt", "vigil-maint"].every((n) => threads().includes(n)));
+      expect(threads()).toEqual(expect.arrayContaining(["vigil-fold", "vigil-checkpnt", "vigil-maint"]));
+    }
+    expect(server.output()).not.toContain("did not start");
 
     const health = Bun.spawnSync([join(runDir, "vigil"), "healthcheck"], { cwd: runDir, env: { PATH: "/usr/bin:/bin", VIGIL_PORT: String(server.port) }, stdout: "pipe", stderr: "pipe" });
     expect({ code: health.exitCode, out: health.stdout.toString().trim() }).toEqual({ code: 0, out: `healthy: http://127.0.0.1:${server.port}/readyz answered 200 (ready)` });
