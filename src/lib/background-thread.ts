@@ -1,6 +1,6 @@
 import { getPriority, setPriority } from "node:os";
 
-/** The nice value of Vigil's housekeeping threads: the fold worker and the WAL checkpointer. */
+/** The nice value of Vigil's housekeeping threads: the fold worker, the WAL checkpointer and the maintenance job. */
 export const BACKGROUND_NICE = 10;
 
 /**
