@@ -3,7 +3,7 @@ import { emptyResult, failed, type CheckResult } from "../../src/domain/check-re
 import { runMaintenance } from "../../src/engine/retention.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { scenarios, type Scenario } from "../helpers/scenarios.ts";
-import { makeAccount, startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { makeAccount, startTestServer, startupMaintenanceDone, waitFor, type TestServer } from "../helpers/server.ts";
 import { createMonitor, expectListEnvelope, httpAttrs } from "./fixtures.ts";
 
 // GET /api/v1/monitors/{id}/checks (docs/monitors.md "Check results", docs/api-rules.md). Checks are
@@ -28,7 +28,7 @@ beforeAll(async () => {
   s = await startTestServer();
   // the server's maintenance runs once at start: seeded after it, the checks stay rows until the
   // test below packs them (on PostgreSQL that run takes long enough to meet the seeding otherwise)
-  expect(await waitFor(() => s.logs.some((l) => l.component === "retention" && l.msg === "maintenance done"))).toBe(true);
+  expect(await startupMaintenanceDone(s)).toBe(true);
   other = await makeAccount(s.ctx, "other", "pro");
   monitorId = await createMonitor(s, httpAttrs());
   for (const [region, hours, r] of seeds) {

@@ -112,3 +112,12 @@ export async function waitFor<T>(fn: () => Promise<T> | T, { timeoutMs = 10_000,
   }
   return last;
 }
+
+/**
+ * Waits for the server's start-up maintenance run to be done (true), or 10 s (false). Rollups or
+ * checks seeded while it runs may be recomputed or packed under the test: on SQLite it runs on its
+ * worker once that has started, which can be while the first tests seed.
+ */
+export function startupMaintenanceDone(s: TestServer): Promise<boolean> {
+  return waitFor(() => s.logs.some((l) => l.component === "retention" && l.msg === "maintenance done"));
+}

@@ -13,7 +13,7 @@ import { join } from "node:path";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { bucketStart, DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { DAILY_WATERMARK, HOURLY_WATERMARK, setWatermark } from "../../src/store/rollups.ts";
-import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
+import { startTestServer, startupMaintenanceDone, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 
 const CHROMIUM = "/usr/bin/chromium";
@@ -34,6 +34,8 @@ beforeAll(async () => {
   mkdirSync(shotsDir, { recursive: true });
   // a realistic public address for the pictures; the browser itself talks to the loopback URL
   s = await startTestServer(["--base-url", "http://vigil.home.arpa:8080"]);
+  // rollups seeded below while the start-up maintenance runs would be recomputed from no checks
+  expect(await startupMaintenanceDone(s)).toBe(true);
   target = await startHttpTarget({ "/health": () => new Response("ok") });
   // launch() gives Chromium a fresh temporary profile (user-data-dir) of its own and removes it on close
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
