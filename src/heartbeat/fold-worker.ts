@@ -14,9 +14,8 @@
  */
 import { Database } from "bun:sqlite";
 import { runAsBackgroundThread } from "../lib/background-thread.ts";
-import { PendingPings } from "../store/pending-pings.ts";
 import { preparePingFold, takeSlice } from "../store/ping-fold.ts";
-import { readJournalBatches } from "../store/ping-journal-file.ts";
+import { readJournalBatches, type JournaledPing } from "../store/ping-journal-file.ts";
 import { applyPragmas, setAutoCheckpoint } from "../store/pragmas.ts";
 
 export type ToFoldWorker =
@@ -47,12 +46,19 @@ let running: Promise<void> | null = null;
 const post = (m: FromFoldWorker) => postMessage(m);
 
 async function pass(after: number, through: number): Promise<void> {
-  const pending = new PendingPings();
-  for (const batch of readJournalBatches(dataDir, after, through)) pending.addBatch(batch.id, batch.pings);
-  const order = pending.monitorIds();
+  // by monitor, in id order: records hold pings in id order, and are read in theirs
+  const byMonitor = new Map<number, JournaledPing[]>();
+  for (const batch of readJournalBatches(dataDir, after, through)) {
+    for (const p of batch.pings) {
+      const list = byMonitor.get(p.monitorId);
+      if (list === undefined) byMonitor.set(p.monitorId, [p]);
+      else list.push(p);
+    }
+  }
+  const order = [...byMonitor.keys()].sort((a, b) => a - b);
   let pings = 0;
   for (let i = 0; i < order.length && !stopping; ) {
-    const { monitors, done, next } = takeSlice(order, i, slice, (id) => pending.of(id));
+    const { monitors, done, next } = takeSlice(order, i, slice, (id) => byMonitor.get(id));
     i = next;
     pings += main!.transaction(() => fold!.fold(monitors)).immediate();
     post({ type: "folded", monitors: done });

@@ -119,7 +119,7 @@ export class PingJournal implements JournaledPings {
 
   async settled(monitorIds: readonly number[]): Promise<Db> {
     let waiting: number[] | null = null;
-    for (const id of monitorIds) if (this.pending.of(id) !== undefined) (waiting ??= []).push(id);
+    for (const id of monitorIds) if (this.pending.has(id)) (waiting ??= []).push(id);
     if (waiting !== null) {
       const ids = waiting;
       this.folded(await this.writes.run(async () => this.foldNow(ids)));

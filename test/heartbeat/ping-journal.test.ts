@@ -336,6 +336,66 @@ describe.skipIf(TEST_ENGINE === "postgres")("the ping journal's store statements
     expect(p.size).toBe(1);
   });
 
+  test("pending entries, packed: thousands added and dropped in turns come back whole, nulls and addresses as given", () => {
+    const p = new PendingPings();
+    const made = (id: number, monitor: number): JournaledPing => ({
+      id, monitorId: monitor, at: 1_000_000 + id * 7,
+      sourceIp: id % 3 === 0 ? null : `10.0.${id % 5}.${id % 251}`,
+      durationMs: id % 4 === 0 ? null : id * 11,
+      deadlineAt: id % 6 === 0 ? null : 2_000_000 + id,
+    });
+    const expected = new Map<number, JournaledPing[]>([[1, []], [2, []]]);
+    let id = 0;
+    // rounds of adds and drops make each monitor's array both grow and move its pings to the front
+    for (let round = 0; round < 40; round++) {
+      for (let k = 0; k < 50 + round * 5; k++) {
+        const ping = made(++id, k % 2 === 0 ? 1 : 2);
+        p.add(ping);
+        expected.get(ping.monitorId)!.push(ping);
+      }
+      for (const monitor of [1, 2]) {
+        const list = expected.get(monitor)!;
+        const through = list[Math.floor(list.length * 0.6)]!.id;
+        p.dropThrough(monitor, through);
+        expected.set(monitor, list.filter((e) => e.id > through));
+      }
+      for (const monitor of [1, 2]) expect(p.of(monitor)).toEqual(expected.get(monitor)!);
+    }
+    expect(p.size).toBe(expected.get(1)!.length + expected.get(2)!.length);
+    expect(p.lastPingAt(2)).toBe(Math.max(...expected.get(2)!.map((e) => e.at)));
+    expect(p.has(1)).toBe(true);
+    p.dropThrough(1, id);
+    expect([p.has(1), p.of(1)]).toEqual([false, undefined]);
+  });
+
+  test("pending entries, packed: senders from 30,000 addresses and 250,000 emptied entries lose no pending ping's address", () => {
+    const p = new PendingPings();
+    const ping = (id: number, monitor: number, ip: string | null): JournaledPing => ({ id, monitorId: monitor, at: id, sourceIp: ip, durationMs: null, deadlineAt: null });
+    let id = 0;
+    // monitor 1 keeps what it was sent; monitor 2's each ping comes from a new address and is folded at once
+    const kept: JournaledPing[] = [];
+    for (let k = 0; k < 30_000; k++) {
+      if (k % 1000 === 0) {
+        const e = ping(++id, 1, k % 2000 === 0 ? null : `192.0.2.${k / 1000}`);
+        p.add(e);
+        kept.push(e);
+      }
+      p.add(ping(++id, 2, `2001:db8::${k.toString(16)}`));
+      p.dropThrough(2, id);
+    }
+    // monitor 3 is emptied again and again: the entries of idle monitors are swept meanwhile
+    for (let k = 0; k < 250_000; k++) {
+      p.add(ping(++id, 3, "198.51.100.7"));
+      p.dropThrough(3, id);
+    }
+    p.add(ping(++id, 3, "198.51.100.8"));
+    expect(p.of(1)).toEqual(kept);
+    expect(p.of(2)).toBeUndefined();
+    expect(p.of(3)).toEqual([ping(id, 3, "198.51.100.8")]);
+    expect(p.monitorIds()).toEqual([1, 3]);
+    expect(p.size).toBe(kept.length + 1);
+  });
+
   test("pending batches: ids follow the newest on disk, and batchesThrough moves only as batches are added", () => {
     const p = new PendingPings(100, 7);
     expect(p.batchesThrough).toBe(7);
