@@ -7,7 +7,7 @@
  * As objects in per-monitor arrays they were most of the serving thread's live heap, and every
  * ping stored a reference into an old array, which the next young collection then scanned whole:
  * thousands of arrays each time, in a pause no request could be answered in (BENCHMARKS.md,
- * heartbeat, "Pending pings as numbers"). So a ping is five numbers in its monitor's Float64Array,
+ * "Morning runs for issue 18, point 9: pending pings as numbers"). So a ping is five numbers in its monitor's Float64Array,
  * its sender's address a number too (Addresses), and a monitor's entry stays when it empties:
  * storing a number writes no reference the collector must look at again.
  */
@@ -22,7 +22,7 @@ const FIELDS = 5;
  */
 class Addresses {
   private readonly numbers = new Map<string, number>();
-  readonly list: string[] = [];
+  private readonly list: string[] = [];
   get size(): number {
     return this.list.length;
   }
