@@ -13,7 +13,9 @@
  * a row: checks/s against what the monitors ask for, start lateness p50/p99 (the server's histogram,
  * bucket bounds), and the store's figures (sustained.ts) with the serving thread, which writes the
  * checks, as the writer. Judged: every interval at >= 95% of the asked rate with lateness p99 < 1 s,
- * and the serving thread's CPU per check in the last interval within 10% of the first's.
+ * and the serving thread's CPU per check in the last interval within 10% of the first's; also shown,
+ * whether lateness p99 was within 10 ms in every interval, the answer-time bound issue 18 set for
+ * the heartbeat bench read as the scheduler's start lateness.
  */
 import { rmSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -123,7 +125,7 @@ export async function schedulerSustainedRun(o: SchedulerSustainedOptions, list: 
   const flat = cost.ratio <= 1.1;
   console.log("");
   console.log(`checks/s per interval ${fmt(Math.min(...rates), 1)}-${fmt(Math.max(...rates), 1)} (reference: the monitors ask for ${fmt(required, 1)}/s; >= 95% in every interval: ${onRate ? "met" : "not met"})`);
-  console.log(`start lateness p99 per interval ≤${fmt(Math.min(...p99s))}-≤${fmt(Math.max(...p99s))} ms (histogram bucket bounds; < 1 s in every interval: ${onTime ? "met" : "not met"})`);
+  console.log(`start lateness p99 per interval ≤${fmt(Math.min(...p99s))}-≤${fmt(Math.max(...p99s))} ms (histogram bucket bounds; < 1 s in every interval: ${onTime ? "met" : "not met"}; ≤ 10 ms in every interval, issue 18's "p99 under 10 ms throughout": ${p99s.every((p) => p <= 10) ? "met" : "not met"})`);
   console.log(`serving thread CPU per check: first interval ${fmt(cost.first, 1)} µs, last ${fmt(cost.last, 1)} µs, last/first ${fmt(cost.ratio * 100, 1)}% (within 10%: ${flat ? "met" : "not met"})`);
   if (!o.keep) rmSync(dir, { recursive: true, force: true });
   else console.log(`data kept in ${dir}`);
