@@ -46,7 +46,8 @@ let running: Promise<void> | null = null;
 const post = (m: FromFoldWorker) => postMessage(m);
 
 async function pass(after: number, through: number): Promise<void> {
-  // by monitor, in id order: records hold pings in id order, and are read in theirs
+  // by monitor, in id order (records hold pings in id order, and are read in theirs); as the
+  // objects read, not packed as store/pending-pings.ts holds them: they are folded at once
   const byMonitor = new Map<number, JournaledPing[]>();
   for (const batch of readJournalBatches(dataDir, after, through)) {
     for (const p of batch.pings) {
