@@ -107,6 +107,28 @@ describe("limits", () => {
   });
 });
 
+describe("starting on time", () => {
+  test("a run that fell due while the timer had not fired yet starts as soon as another check finishes", async () => {
+    // a clock the test moves: the scheduler's timer for the second monitor is armed for an hour
+    // of real time, so only a finishing check can start it within this test
+    let now = Date.now();
+    await h.close();
+    h = await engineHarness([], { now: () => now });
+    const gated = await insertMonitor(h, { target: `${target.url}/gate` });
+    const later = await insertMonitor(h, { target: `${target.url}/ok`, interval_sec: 3600, next_run_at: now + 3_000_000, last_checked_at: now - 600_000 });
+    ({ scheduler } = makeScheduler(h));
+    await scheduler.start();
+    expect(await waitFor(() => target.inFlight["/gate"] === 1)).toBe(true);
+    expect(requestsTo("/ok")).toBe(0);
+    now += 3_000_001;
+    target.release();
+    expect(await waitFor(async () => (await checks(later)).length === 1)).toBe(true);
+    expect(requestsTo("/ok")).toBe(1);
+    expect((await checks(gated)).length).toBe(1);
+    expect(scheduler.nextRunAt(later)).toBe(now - 1 + 3_600_000);
+  });
+});
+
 describe("changes through monitor.changed", () => {
   test("interval and target edits, pause, resume and delete take effect without a restart", async () => {
     const id = await insertMonitor(h, { target: `${target.url}/ok`, interval_sec: 3600 });
