@@ -46,7 +46,7 @@ export function createMetrics(): Metrics {
     schedulerLateness: new Histogram({
       name: "vigil_scheduler_lateness_seconds",
       help: "Delay between a check's due time and its start",
-      buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
     schedulerRunsSkipped: new Counter({ name: "vigil_scheduler_runs_skipped_total", help: "Runs skipped because the previous check of the monitor was still running", registers: [registry] }),
