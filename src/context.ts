@@ -13,7 +13,7 @@ import { PRIVATE_FILE_MODE, restrictToOwner } from "./lib/private-files.ts";
 import { createSecretBox, parseSecretKey, type SecretBox } from "./lib/secret-box.ts";
 import type { Db, Store } from "./store/database.ts";
 import { nothingJournaled, type JournaledPings } from "./store/ping-journal.ts";
-import { POSTGRES_WRITE_LANES, WriteQueue } from "./store/write-queue.ts";
+import { POSTGRES_WRITE_LANES, SQLITE_BATCH_BUDGET_MS, WriteQueue } from "./store/write-queue.ts";
 
 /** What changed, announced by writers and heard by the scheduler, heartbeat timers, peers and UI. */
 export interface AppEvents extends Record<string, unknown> {
@@ -95,7 +95,10 @@ export function buildContext(
   parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits" | "pings" | "cluster"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
 ): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
-  const writes = parts.writes ?? new WriteQueue(parts.store.db, { log: parts.log.child("write-queue"), lanes: parts.store.engine === "postgres" ? POSTGRES_WRITE_LANES : 1 });
+  const writes = parts.writes ?? new WriteQueue(parts.store.db, {
+      log: parts.log.child("write-queue"),
+      ...(parts.store.engine === "postgres" ? { lanes: POSTGRES_WRITE_LANES } : { batchBudgetMs: SQLITE_BATCH_BUDGET_MS }),
+    });
   const privateTargets = new PrivateTargetPolicy(parts.store.db, parts.config.blockPrivateTargets, () => parts.clock.now());
   return {
     ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets, apiRateLimits: new FixedWindowLimiter<number>(60_000),

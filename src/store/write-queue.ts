@@ -24,7 +24,18 @@ export interface WriteQueueOptions {
    * without one all go to the first lane, in order.
    */
   lanes?: number;
+  /**
+   * How long, in ms, one transaction runs jobs before it commits and lets the event loop turn; the
+   * jobs after it form the next batch. For SQLite, whose statements run on the calling thread: a
+   * batch that gathered hundreds of jobs (after waiting for another connection's write lock) would
+   * otherwise hold that thread for tens of ms. Default: no bound (PostgreSQL's statements wait on
+   * the network, and each extra commit there waits for a WAL flush).
+   */
+  batchBudgetMs?: number;
 }
+
+/** The SQLite write queue's batch budget (WriteQueueOptions.batchBudgetMs). */
+export const SQLITE_BATCH_BUDGET_MS = 4;
 
 /**
  * Lanes for check results on PostgreSQL. A result is several statements, one round trip each,
@@ -59,7 +70,7 @@ export class WriteQueue {
 
   constructor(db: Db, opts: WriteQueueOptions = {}) {
     const n = Math.max(1, Math.floor(opts.lanes ?? 1));
-    this.lanes = Array.from({ length: n }, () => new Lane(db, this, opts.windowMs ?? 2, opts.maxBatch ?? 500, opts.log));
+    this.lanes = Array.from({ length: n }, () => new Lane(db, this, opts.windowMs ?? 2, opts.maxBatch ?? 500, opts.batchBudgetMs ?? Infinity, opts.log));
   }
 
   /**
@@ -122,6 +133,7 @@ class Lane {
     private readonly owner: WriteQueue,
     private readonly windowMs: number,
     private readonly maxBatch: number,
+    private readonly budgetMs: number,
     private readonly log: Logger | undefined,
   ) {}
 
@@ -174,7 +186,8 @@ class Lane {
     this.running = (async () => {
       while (this.queue.length > 0) {
         const batch = this.queue.splice(0, this.maxBatch);
-        await this.writeBatch(batch);
+        // a batch cut short by the budget gave its remaining jobs back: the loop turns before them
+        if (await this.writeBatch(batch)) await new Promise<void>((resolve) => setImmediate(resolve));
       }
     })().finally(() => {
       this.running = null;
@@ -183,17 +196,28 @@ class Lane {
     });
   }
 
-  private async writeBatch(batch: Pending[]): Promise<void> {
+  /** Writes the batch, or its first jobs within the budget; true when it gave the rest back to the queue. */
+  private async writeBatch(batch: Pending[]): Promise<boolean> {
+    let cut = false;
     try {
       const values = await this.db.transaction().execute(async (trx) => {
         const out: unknown[] = [];
-        for (const p of batch) out.push(await p.job(trx));
+        const until = performance.now() + this.budgetMs;
+        for (const p of batch) {
+          out.push(await p.job(trx));
+          if (out.length < batch.length && performance.now() > until) {
+            // in front of what arrived meanwhile, so the order of jobs holds
+            this.queue.unshift(...batch.splice(out.length));
+            cut = true;
+            break;
+          }
+        }
         return out;
       });
       this.owner.counters.batches++;
       this.owner.counters.jobs += batch.length;
       batch.forEach((p, i) => p.resolve(values[i]));
-      return;
+      return cut;
     } catch (err) {
       // A full disk or an I/O error fails every job alike: re-running them one by one would only
       // repeat the failure, so the whole batch is refused at once and the next batch tries again.
@@ -202,7 +226,7 @@ class Lane {
       if (storage && this.log) logStorageFailure(this.log, storage, { jobs: batch.length });
       if (batch.length === 1 || storage) {
         for (const p of batch) p.reject(err);
-        return;
+        return cut;
       }
       this.owner.counters.retriedBatches++;
       this.log?.warn("write batch failed, retrying its jobs one by one", { jobs: batch.length, error: String(err) });
@@ -217,5 +241,6 @@ class Lane {
         p.reject(err);
       }
     }
+    return cut;
   }
 }

@@ -49,6 +49,26 @@ test("a failing job fails alone: the others of its batch are retried and committ
   expect(await kv("g2")).toEqual({ value: "1" });
 });
 
+test("a batch past its time budget commits what it ran and lets the event loop turn before the rest, in order", async () => {
+  // a budget of 0 ms: every batch ends after its first job
+  const q = new WriteQueue(h.ctx.db, { windowMs: 5, batchBudgetMs: 0 });
+  const ran: string[] = [];
+  const job = (key: string) => async (trx: typeof h.ctx.db) => {
+    // a timer set by the first job can only run once the event loop turns
+    if (ran.length === 0) setTimeout(() => ran.push("timer"), 0);
+    ran.push(key);
+    return put(key)(trx);
+  };
+  const all = Array.from({ length: 12 }, (_, i) => q.run(job(`t${i}`)));
+  expect(await Promise.all(all)).toEqual(Array.from({ length: 12 }, (_, i) => `t${i}`));
+  expect(q.counters.batches).toBe(12);
+  expect(ran.filter((k) => k !== "timer")).toEqual(Array.from({ length: 12 }, (_, i) => `t${i}`));
+  // the timer ran between two of the batches, not after the last one
+  expect(ran.indexOf("timer")).toBeGreaterThan(0);
+  expect(ran.indexOf("timer")).toBeLessThan(12);
+  expect((await h.ctx.db.selectFrom("kv").select("key").where("key", "like", "t%").execute()).length).toBe(12);
+});
+
 test("close writes what is queued and refuses new jobs", async () => {
   const q = new WriteQueue(h.ctx.db, { windowMs: 50 });
   const pending = q.run(put("late"));
