@@ -57,9 +57,8 @@ export async function uptimeCountsOf(pings: JournaledPings, monitorIds: number[]
   const db = await pings.settled(monitorIds);
   const hourlyUntil = (await getWatermark(db, HOURLY_WATERMARK)) ?? 0;
   const dailyUntil = (await getWatermark(db, DAILY_WATERMARK)) ?? 0;
-  for (let i = 0; i < monitorIds.length; i += IDS_PER_STATEMENT) {
-    await countInto(db, out, monitorIds.slice(i, i + IDS_PER_STATEMENT), splitRange(from, to, hourlyUntil, dailyUntil));
-  }
+  const pieces = splitRange(from, to, hourlyUntil, dailyUntil);
+  for (let i = 0; i < monitorIds.length; i += IDS_PER_STATEMENT) await countInto(db, out, monitorIds.slice(i, i + IDS_PER_STATEMENT), pieces);
   return out;
 }
 
