@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
 import { makeAccount, startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, formErrors, signedInClient, unescape, type WebClient } from "./helpers.ts";
+import { addUser, formErrors, listedMonitorNames, signedInClient, unescape, type WebClient } from "./helpers.ts";
 
 let s: TestServer;
 let c: WebClient;
@@ -126,38 +126,37 @@ describe("the monitor list: filters and sections", () => {
     }
   });
 
-  const rowNames = (page: string) => [...page.matchAll(/<tr data-monitor="\d+">.*?<a href="\/monitors\/\d+">([^<]+)<\/a>/g)].map((x) => x[1]);
   const sectionNames = (page: string) => [...page.matchAll(/<details class="group" open data-section="[^"]+"><summary><span class="gname">([^<]+)<\/span>/g)].map((x) => x[1]);
 
   test("sections per group, in the groups' order, the ungrouped last; empty groups are not shown; tag chips on rows", async () => {
     const { text } = await lc.get("/");
     expect(sectionNames(text)).toEqual(["Data", "Web", "Not in a group"]);
-    expect(rowNames(text)).toEqual(["postgres", "shop", "shop-staging", "loose"]);
+    expect(listedMonitorNames(text)).toEqual(["postgres", "shop", "shop-staging", "loose"]);
     expect(text).toContain('<a href="/monitors/' + m.shop + '">shop</a><span class="tags"><a class="tag" href="/?tag=critical">critical</a><a class="tag" href="/?tag=env%3Aprod">env:prod</a></span>');
     // the filter form lists every group, the empty one too
     expect(text).toMatch(/<select id="flt-group" name="group_id"><option value="">Every group<\/option><option value="\d+">Empty<\/option><option value="\d+">Data<\/option><option value="\d+">Web<\/option><\/select>/);
   });
 
   test("?group_id= and ?tag= filter on the server; several tags (repeated or comma-separated) must all be present", async () => {
-    expect(rowNames((await lc.get(`/?group_id=${web}`)).text)).toEqual(["shop", "shop-staging"]);
-    expect(rowNames((await lc.get("/?tag=env:prod")).text)).toEqual(["postgres", "shop", "loose"]);
-    expect(rowNames((await lc.get("/?tag=env:prod&tag=critical")).text)).toEqual(["postgres", "shop"]);
-    expect(rowNames((await lc.get(`/?tag=${encodeURIComponent("env:prod, critical")}`)).text)).toEqual(["postgres", "shop"]);
+    expect(listedMonitorNames((await lc.get(`/?group_id=${web}`)).text)).toEqual(["shop", "shop-staging"]);
+    expect(listedMonitorNames((await lc.get("/?tag=env:prod")).text)).toEqual(["postgres", "shop", "loose"]);
+    expect(listedMonitorNames((await lc.get("/?tag=env:prod&tag=critical")).text)).toEqual(["postgres", "shop"]);
+    expect(listedMonitorNames((await lc.get(`/?tag=${encodeURIComponent("env:prod, critical")}`)).text)).toEqual(["postgres", "shop"]);
     const both = await lc.get(`/?group_id=${web}&tag=critical`);
-    expect(rowNames(both.text)).toEqual(["shop"]);
+    expect(listedMonitorNames(both.text)).toEqual(["shop"]);
     expect(both.text).toContain(`<option value="${web}" selected>Web</option>`);
     expect(both.text).toContain('name="tag" value="critical"');
     expect(both.text).toContain('<a class="btn" href="/">Clear</a>');
     // the live part fetches its rows with the same filters
     expect(both.text).toContain(`data-live="/monitors/rows?group_id=${web}&amp;tag=critical"`);
-    expect(rowNames((await lc.get(`/monitors/rows?group_id=${web}&tag=critical`)).text)).toEqual(["shop"]);
+    expect(listedMonitorNames((await lc.get(`/monitors/rows?group_id=${web}&tag=critical`)).text)).toEqual(["shop"]);
   });
 
   test("a tag that cannot be one is left out and said", async () => {
     const { res, text } = await lc.get(`/?tag=${encodeURIComponent("critical, <b>")}`);
     expect(res.status).toBe(200);
     expect(text).toContain("&quot;&lt;b&gt;&quot; is not a tag");
-    expect(rowNames(text)).toEqual(["postgres", "shop"]);
+    expect(listedMonitorNames(text)).toEqual(["postgres", "shop"]);
   });
 });
 

@@ -87,6 +87,11 @@ export function formErrors(page: string): Record<string, string[]> {
   return out;
 }
 
+/** Monitor names in the order the dashboard's monitor list shows them. */
+export function listedMonitorNames(page: string): string[] {
+  return [...page.matchAll(/<tr data-monitor="\d+">[\s\S]*?<a href="\/monitors\/\d+">([^<]+)<\/a>/g)].map((m) => unescape(m[1]!));
+}
+
 /** Decodes the few entities our escaping produces. */
 export function unescape(s: string): string {
   return s.replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, "&");

@@ -9,7 +9,7 @@ import { packMonitorChecks } from "../../src/store/check-blocks.ts";
 import { getWatermark, HOURLY_WATERMARK, rollupMonitorRange } from "../../src/store/rollups.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { makeAccount, startTestServer, startupMaintenanceDone, type TestServer } from "../helpers/server.ts";
-import { addUser, signedInClient, unescape, type WebClient } from "./helpers.ts";
+import { addUser, listedMonitorNames, signedInClient, type WebClient } from "./helpers.ts";
 
 let s: TestServer;
 let c: WebClient;
@@ -23,8 +23,6 @@ beforeAll(async () => {
 });
 afterAll(() => s.stop());
 
-/** Monitor names in the order the list shows them. */
-const names = (page: string) => [...page.matchAll(/<tr data-monitor="\d+">[\s\S]*?<a href="\/monitors\/\d+">([^<]+)<\/a>/g)].map((m) => unescape(m[1]!));
 const rowOf = (page: string, id: number) => new RegExp(`<tr data-monitor="${id}">[\\s\\S]*?</tr>`).exec(page)?.[0] ?? "";
 /** A state as if checks had run: the monitors are created paused, so no real check overwrites it. */
 const setStatus = (id: number, last_status: string, last_checked_at: number | null = null) => s.ctx.db.updateTable("monitors").set({ last_status, last_checked_at, is_paused: 0 }).where("id", "=", id).execute();
@@ -51,7 +49,7 @@ describe("search, filters and sort", () => {
     await setStatus(ids.db!, "down", now - 1_000);
     await setStatus(ids.api!, "degraded", now - 30_000);
   });
-  const only = (page: string) => names(page).filter((n) => ["Shop front", "Orders DB", "api", "Legacy"].includes(n));
+  const only = (page: string) => listedMonitorNames(page).filter((n) => ["Shop front", "Orders DB", "api", "Legacy"].includes(n));
 
   test("search finds by name or target, case-insensitively; the live refresh keeps the search", async () => {
     const byName = await c.get("/?q=SHOP");
@@ -139,7 +137,7 @@ describe("uptime over 24 h and the bar of recent checks", () => {
       Array.from({ length: ups + downs }, (_, i) => ({ monitor_id, region: "local", status: i < downs ? "down" : "up", checked_at: now - (i + 1) * 60_000, latency_ms: 5, http_code: 200 }));
     await s.ctx.db.insertInto("checks").values([...checks(a, 9, 1), ...checks(b, 5, 5)]).execute();
     await rolledUp([a, b]);
-    expect(names((await c.get("/?q=upsort&sort=uptime")).text)).toEqual(["upsort-b", "upsort-a", "upsort-z"]);
+    expect(listedMonitorNames((await c.get("/?q=upsort&sort=uptime")).text)).toEqual(["upsort-b", "upsort-a", "upsort-z"]);
     void z;
   });
 });
@@ -152,21 +150,21 @@ describe("paging", () => {
     const created: number[] = [];
     for (let i = 0; i < 205; i++) created.push(await createMonitor(s, httpAttrs({ name: `m${String(i).padStart(3, "0")}` }), acct.token));
     const first = (await pc.get("/")).text;
-    expect(names(first).length).toBe(100);
-    expect(names(first)[0]).toBe("m000");
+    expect(listedMonitorNames(first).length).toBe(100);
+    expect(listedMonitorNames(first)[0]).toBe("m000");
     expect(first).toContain("205 monitors: 0 up, 0 degraded, 0 down, 205 other. Showing 1–100.");
     expect(first).toContain('<nav class="pager" aria-label="Pages of monitors">');
     expect(first).toContain('<a href="/?page=2">Next</a>');
     expect(first).toContain('<a href="/?page=3">3</a>');
     const third = (await pc.get("/?page=3&sort=name")).text;
-    expect(names(third)).toEqual(["m200", "m201", "m202", "m203", "m204"]);
+    expect(listedMonitorNames(third)).toEqual(["m200", "m201", "m202", "m203", "m204"]);
     expect(third).toContain("Showing 201–205.");
     expect(third).toContain('data-live="/monitors/rows?sort=name&amp;page=3"');
     expect(third).toContain('<a href="/?sort=name&amp;page=2">Previous</a>');
-    expect(names((await pc.get("/monitors/rows?page=2")).text)).toEqual(created.slice(100, 200).map((_, i) => `m${String(100 + i).padStart(3, "0")}`));
+    expect(listedMonitorNames((await pc.get("/monitors/rows?page=2")).text)).toEqual(created.slice(100, 200).map((_, i) => `m${String(100 + i).padStart(3, "0")}`));
     // past the last page: said, with a way back, not "no monitors yet"
     const past = (await pc.get("/?page=9&sort=name")).text;
-    expect(names(past)).toEqual([]);
+    expect(listedMonitorNames(past)).toEqual([]);
     expect(past).toContain('This page is past the last one. <a href="/?sort=name">Go to the first page</a>.');
     // filters narrow before paging: the total is of what passes them
     expect((await pc.get("/?q=m20")).text).toContain("5 monitors: 0 up, 0 degraded, 0 down, 5 other.");
