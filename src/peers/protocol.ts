@@ -70,20 +70,29 @@ export interface FeedResponse {
 
 const nullable = <T extends ReturnType<typeof Type.String> | ReturnType<typeof Type.Integer> | ReturnType<typeof Type.Number>>(s: T) => Type.Union([s, Type.Null()]);
 
+/**
+ * Ids, times and counts from a peer: integers a double holds exactly. Larger ones name nothing and
+ * would not fit the store's 64-bit columns (PostgreSQL refuses them with an error).
+ */
+const safeInteger = (minimum: number) => Type.Integer({ minimum, maximum: Number.MAX_SAFE_INTEGER });
+
+/** The longest a result's latency or one of its timings can be: timeouts are at most a minute. */
+const MAX_RESULT_MS = 3_600_000;
+
 /** One result as the probe sends it: its id, the monitor, and the CheckResult (probe clock). */
 export const ResultItemSchema = Type.Object(
   {
     result_uid: Type.String({ pattern: "^[A-Za-z0-9_-]{8,100}$" }),
-    monitor_id: Type.Integer({ minimum: 1 }),
+    monitor_id: safeInteger(1),
     status: Type.Union(CHECK_STATUSES.map((s) => Type.Literal(s))),
-    checked_at: Type.Integer({ minimum: 0 }),
-    latency_ms: nullable(Type.Number({ minimum: 0 })),
+    checked_at: safeInteger(0),
+    latency_ms: nullable(Type.Number({ minimum: 0, maximum: MAX_RESULT_MS })),
     http_code: nullable(Type.Integer({ minimum: 0, maximum: 999 })),
     error_code: Type.Union([...CHECK_ERROR_CODES.map((s) => Type.Literal(s)), Type.Null()]),
     error_message: nullable(Type.String({ maxLength: MAX_RESULT_TEXT })),
     degraded_reason: nullable(Type.String({ maxLength: MAX_RESULT_TEXT })),
     resolved_ip: nullable(Type.String({ maxLength: MAX_RESOLVED_IP })),
-    ssl_not_after: nullable(Type.Integer()),
+    ssl_not_after: nullable(safeInteger(-Number.MAX_SAFE_INTEGER)),
     // optional: probes of an earlier version send none
     ssl_issuer: Type.Optional(nullable(Type.String({ maxLength: MAX_ISSUER_LENGTH }))),
     dns_answer: Type.Union([Type.Array(Type.String({ maxLength: MAX_DNS_RECORD }), { maxItems: MAX_DNS_RECORDS }), Type.Null()]),
@@ -92,7 +101,7 @@ export const ResultItemSchema = Type.Object(
     // optional: probes of an earlier version send none
     timings: Type.Optional(
       Type.Union([
-        Type.Object(Object.fromEntries(TIMING_NAMES.map((n) => [n, nullable(Type.Number({ minimum: 0, maximum: 3_600_000 }))])), { additionalProperties: false }),
+        Type.Object(Object.fromEntries(TIMING_NAMES.map((n) => [n, nullable(Type.Number({ minimum: 0, maximum: MAX_RESULT_MS }))])), { additionalProperties: false }),
         Type.Null(),
       ]),
     ),
@@ -103,9 +112,9 @@ export type ResultItem = Static<typeof ResultItemSchema>;
 
 export const ResultsBatchSchema = Type.Object({
   /** the probe's clock when it sent the batch: the leader's per-batch skew estimate */
-  sent_at: Type.Integer({ minimum: 0 }),
+  sent_at: safeInteger(0),
   /** results still spooled on the probe besides this batch */
-  queue_length: Type.Integer({ minimum: 0 }),
+  queue_length: safeInteger(0),
   results: Type.Array(Type.Unknown(), { maxItems: MAX_BATCH_RESULTS }),
 });
 

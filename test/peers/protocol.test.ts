@@ -243,6 +243,23 @@ describe("results", () => {
     expect((await byRegion("ap")).pagination.total).toBe(0);
   });
 
+  test("numbers past a safe integer are refused, never a 500: a batch's are a 422 naming them, a result's make it rejected", async () => {
+    for (const over of [{ sent_at: 1e308 }, { queue_length: 2 ** 63 }, { sent_at: 2 ** 53 }]) {
+      const res = await peerCall(s.url, eu.token, "POST", "/results", batch([], over));
+      expect({ over, status: res.status, details: Object.keys(res.json.error?.details ?? {}) }).toEqual({ over, status: 422, details: Object.keys(over) });
+    }
+    const now = Date.now();
+    const items = [
+      resultItem(2 ** 63, "up", now),
+      resultItem(euMon, "up", now, { ssl_not_after: 1e300 }),
+      resultItem(euMon, "up", now, { latency_ms: 1e300 }),
+      resultItem(euMon, "up", now, { latency_ms: 2 ** 53 }),
+    ];
+    const res = await peerCall(s.url, eu.token, "POST", "/results", batch(items));
+    expect(res.status).toBe(200);
+    expect(res.json.data.results.map((a: { outcome: string }) => a.outcome)).toEqual(["rejected", "rejected", "rejected", "rejected"]);
+  });
+
   test("batch shape: 422 with details; not JSON 400; wrong media type 415; over 1.5 MiB 413", async () => {
     const bad = await peerCall(s.url, eu.token, "POST", "/results", { sent_at: "now", results: "x" });
     expect(bad.status).toBe(422);
