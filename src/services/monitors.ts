@@ -110,7 +110,7 @@ function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?
 export type { MonitorFilter, MonitorOrder } from "../store/monitors.ts";
 
 export async function listMonitors(ctx: AppContext, actor: Actor, filter: store.MonitorFilter, window: PageWindow, order?: store.MonitorOrder): Promise<Listed<MonitorAttributes>> {
-  const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window, order);
+  const { rows, total } = await store.listMonitors(ctx.db, actor.accountId, filter, window, order ?? "id", ctx.clock.now());
   return { items: await presentAll(ctx, rows), total };
 }
 
@@ -133,7 +133,7 @@ export async function monitorsByUptime(ctx: AppContext, actor: Actor, filter: st
   const ratio = (id: number) => uptimeOf(counts.get(id)!).uptime ?? 2;
   const order = ids.map((id) => ({ id, r: ratio(id) })).sort((a, b) => a.r - b.r || a.id - b.id);
   const pageIds = order.slice(window.offset, window.offset + window.limit).map((o) => o.id);
-  const { rows } = await store.listMonitors(ctx.db, actor.accountId, { ids: pageIds }, { limit: pageIds.length || 1, offset: 0 });
+  const { rows } = await store.listMonitors(ctx.db, actor.accountId, { ids: pageIds }, { limit: pageIds.length || 1, offset: 0 }, "id", now);
   const at = new Map(pageIds.map((id, i) => [id, i]));
   rows.sort((a, b) => at.get(a.id)! - at.get(b.id)!);
   return { items: await presentAll(ctx, rows), total: ids.length };
@@ -225,9 +225,9 @@ export async function monitorUptime(ctx: AppContext, actor: Actor, id: number, s
   return found.map((u) => u.uptime);
 }
 
-/** How many of the account's monitors passing `filter` are in each state (paused apart), for the list's summary. */
+/** How many of the account's monitors passing `filter` show each state (paused and maintenance apart), for the list's summary. */
 export async function monitorStateCounts(ctx: AppContext, actor: Actor, filter: store.MonitorFilter) {
-  return store.stateCounts(ctx.db, actor.accountId, filter);
+  return store.stateCounts(ctx.db, actor.accountId, filter, ctx.clock.now());
 }
 
 /** What the dashboard's list shows beside each monitor: uptime over the last 24 h and its last results. */

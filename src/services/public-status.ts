@@ -6,7 +6,7 @@ import { isInstanceHost } from "../domain/status-page-schema.ts";
 import { isOpenUpdate, type IncidentStatus, type UpdateKind } from "../domain/status-page-update-schema.ts";
 import { bucketStart, DAY_MS, HOUR_MS, uptimeOf } from "../domain/uptime.ts";
 import { expiryWarnDays } from "../domain/expiry-stage.ts";
-import { windowsAround } from "../store/maintenance-windows.ts";
+import { inActiveWindow, windowsAround } from "../store/maintenance-windows.ts";
 import { dailyCounts, findStatusPageByDomain, findStatusPageBySlug, hourlyLatency, pageIncidents, pageMonitor, pageMonitors } from "../store/status-history.ts";
 import { groupsAmong } from "../store/groups.ts";
 import { monitorIdsByUpdate, shownUpdates } from "../store/status-page-updates.ts";
@@ -53,7 +53,7 @@ export interface StatusMonitor {
   groupId: number | null;
   /** false for heartbeat monitors: a ping has no response time to show */
   measuresLatency: boolean;
-  /** "maintenance" while a maintenance window holds it, whatever its state (README "Status pages") */
+  /** as every surface shows it (domain/display-state.ts): "maintenance" while its switch or a window holds it */
   state: DisplayState;
   /** the end of the maintenance window holding it now, or null */
   maintenanceUntil: number | null;
@@ -211,22 +211,23 @@ export async function loadStatusData(ctx: AppContext, page: PublicStatusPage): P
       points.push(p ? Math.round(p.sum / p.count) : null);
       if (p) (sum += p.sum), (n += p.count);
     }
-    // planned and announced on this page: visitors see maintenance, not an alarm (the dashboard keeps the state)
     const until = heldUntil.get(m.id) ?? null;
-    const state = until !== null ? "maintenance" : displayState(m);
+    const state = displayState(m, until !== null);
     return {
       id: m.id, name: m.name, groupId: m.group_id, measuresLatency: m.monitor_type !== "heartbeat", state, maintenanceUntil: until,
       days, uptime: uptimeOf(total).uptime, latency: points, avgLatency: n ? Math.round(sum / n) : null,
     };
   });
   const incident = (r: IncidentRow) => statusIncident(r, names);
+  // a monitor in maintenance is not an ongoing incident: the Maintenance list says what holds it
+  const notHeld = new Set(out.filter((m) => m.state !== "maintenance").map((m) => m.id));
   const [sections, updates] = await Promise.all([sectionsOf(ctx, page.accountId, out), pageUpdates(ctx, page.id, names, now)]);
   return {
     page,
     overall: overallState(out.map((m) => m.state)),
     monitors: out,
     sections,
-    open: incidents.filter((i) => i.status === "open").map(incident),
+    open: incidents.filter((i) => i.status === "open" && notHeld.has(i.monitor_id)).map(incident),
     recent: incidents.filter((i) => i.status !== "open").slice(0, 20).map(incident),
     openUpdates: updates.filter(isOpenUpdate),
     recentUpdates: updates.filter((u) => !isOpenUpdate(u) && u.publishedAt >= now - RECENT_DAYS * DAY_MS),
@@ -301,13 +302,17 @@ export async function loadBadgeData(ctx: AppContext, page: PublicStatusPage, mon
   const now = ctx.clock.now();
   const firstDay = bucketStart(now, "d") - (days - 1) * DAY_MS;
   const measuresLatency = m.monitor_type !== "heartbeat";
-  const [counts, latency] = await Promise.all([dailyCounts(ctx.pings, [m.id], firstDay, now + 1), measuresLatency ? hourlyLatency(ctx.pings, [m.id], now - 24 * HOUR_MS, now + 1) : null]);
+  const [counts, latency, held] = await Promise.all([
+    dailyCounts(ctx.pings, [m.id], firstDay, now + 1),
+    measuresLatency ? hourlyLatency(ctx.pings, [m.id], now - 24 * HOUR_MS, now + 1) : null,
+    inActiveWindow(ctx.db, m.id, now),
+  ]);
   const total = { up: 0, degraded: 0, down: 0 };
   for (const c of counts.get(m.id)?.values() ?? []) (total.up += c.up), (total.degraded += c.degraded), (total.down += c.down);
   let sum = 0, n = 0;
   for (const p of latency?.get(m.id)?.values() ?? []) (sum += p.sum), (n += p.count);
   return {
-    state: displayState(m),
+    state: displayState(m, held),
     measuresLatency,
     uptime: uptimeOf(total).uptime,
     avgLatency: n ? Math.round(sum / n) : null,

@@ -10,6 +10,7 @@ import { engineOf } from "./engine-of.ts";
 import { setEscalationChannels } from "./escalation-channels.ts";
 import { setParents } from "./monitor-dependencies.ts";
 import { holdGroup } from "./groups.ts";
+import { heldByActiveWindows } from "./maintenance-windows.ts";
 import { containsText } from "./text-match.ts";
 import { insertMonitorEvent } from "./monitor-events.ts";
 import { linkDefaultChannels } from "./notification-channels.ts";
@@ -34,6 +35,8 @@ export interface MonitorFilter {
   ids?: number[];
   /** the monitor a configuration file names (monitors_account_external_id) */
   externalId?: string;
+  /** in maintenance (its switch, or a window active at `at`) or not, as the dashboard shows it */
+  maintenance?: { at: number; held: boolean };
 }
 
 export interface PageWindow {
@@ -43,6 +46,14 @@ export interface PageWindow {
 
 /** How a list is ordered: by id (the API), or by name, state or last check (the dashboard), id breaking ties. */
 export type MonitorOrder = "id" | "name" | "state" | "last_check";
+
+/**
+ * Whether a monitor is in maintenance as domain/display-state.ts decides it: its switch, or a window
+ * of the account active at `at`.
+ */
+function inMaintenance(db: Db, accountId: number, at: number) {
+  return sql<boolean>`(${sql.ref("is_in_maintenance")} = 1 or ${sql.ref("id")} in (${heldByActiveWindows(db, accountId, at)}))`;
+}
 
 /** The account's monitors that pass `f`, as one query (null: a filter no monitor can pass). */
 export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
@@ -56,6 +67,10 @@ export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   if (f.paused !== undefined) query = query.where("is_paused", "=", f.paused ? 1 : 0);
   if (f.groupId !== undefined) query = query.where("group_id", "=", f.groupId);
   if (f.externalId !== undefined) query = query.where(externalIdIs(f.externalId));
+  if (f.maintenance) {
+    const held = inMaintenance(db, accountId, f.maintenance.at);
+    query = query.where(f.maintenance.held ? held : sql<boolean>`not ${held}`);
+  }
   const [firstTag, ...moreTags] = [...new Set(f.tags ?? [])];
   if (firstTag !== undefined) {
     // one list of ids: each tag's monitors (a range of monitor_tags_account_tag), intersected. One IN
@@ -85,14 +100,15 @@ export function monitorListQuery(db: Db, accountId: number, f: MonitorFilter) {
   return query;
 }
 
-export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow, order: MonitorOrder = "id"): Promise<{ rows: MonitorRow[]; total: number }> {
+/** `at`: now, when the "state" order reads which maintenance windows are active. */
+export async function listMonitors(db: Db, accountId: number, f: MonitorFilter, page: PageWindow, order: MonitorOrder, at: number): Promise<{ rows: MonitorRow[]; total: number }> {
   const query = monitorListQuery(db, accountId, f);
   if (!query) return { rows: [], total: 0 };
   // side by side: on PostgreSQL they run on two pooled connections, so a list costs the slower of
   // the two (the count, for a big account) rather than their sum
   const [{ n }, rows] = await Promise.all([
     query.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
-    ordered(query.selectAll(), order).limit(page.limit).offset(page.offset).execute(),
+    ordered(query.selectAll(), order, inMaintenance(db, accountId, at)).limit(page.limit).offset(page.offset).execute(),
   ]);
   return { rows, total: Number(n) };
 }
@@ -104,14 +120,21 @@ export async function listMonitorIds(db: Db, accountId: number, f: MonitorFilter
   return (await query.select("id").orderBy("id").execute()).map((r) => r.id);
 }
 
-/** How many of the monitors that pass `f` are in each stored state, paused ones apart. */
-export async function stateCounts(db: Db, accountId: number, f: MonitorFilter): Promise<{ paused: number; byStatus: Map<string, number> }> {
+/**
+ * How many of the monitors that pass `f` show each state (domain/display-state.ts): paused ones and
+ * those in maintenance (their switch, or a window active at `at`) apart, the others by stored state.
+ */
+export async function stateCounts(db: Db, accountId: number, f: MonitorFilter, at: number): Promise<{ paused: number; maintenance: number; byStatus: Map<string, number> }> {
   const query = monitorListQuery(db, accountId, f);
-  const out = { paused: 0, byStatus: new Map<string, number>() };
+  const out = { paused: 0, maintenance: 0, byStatus: new Map<string, number>() };
   if (!query) return out;
-  const rows = await query.select((eb) => ["is_paused", "last_status", eb.fn.countAll<number>().as("n")]).groupBy(["is_paused", "last_status"]).execute();
+  const held = sql<number>`case when ${inMaintenance(db, accountId, at)} then 1 else 0 end`;
+  // grouped outside: PostgreSQL does not match a parameterised expression in GROUP BY with the SELECT's
+  const shown = query.select(["is_paused", "last_status", held.as("held")]).as("m");
+  const rows = await db.selectFrom(shown).select((eb) => ["m.is_paused", "m.held", "m.last_status", eb.fn.countAll<number>().as("n")]).groupBy(["m.is_paused", "m.held", "m.last_status"]).execute();
   for (const r of rows) {
     if (Number(r.is_paused) === 1) out.paused += Number(r.n);
+    else if (Number(r.held) === 1) out.maintenance += Number(r.n);
     else out.byStatus.set(r.last_status, (out.byStatus.get(r.last_status) ?? 0) + Number(r.n));
   }
   return out;
@@ -119,11 +142,11 @@ export async function stateCounts(db: Db, accountId: number, f: MonitorFilter): 
 
 type ListQuery = NonNullable<ReturnType<typeof monitorListQuery>>;
 
-function ordered<Q extends ReturnType<ListQuery["selectAll"]>>(query: Q, order: MonitorOrder): Q {
+function ordered<Q extends ReturnType<ListQuery["selectAll"]>>(query: Q, order: MonitorOrder, maintenance: ReturnType<typeof inMaintenance>): Q {
   let q = query;
-  // state as a person sees it (domain/display-state.ts): the worst first, paused ones last
+  // state as a person sees it (domain/display-state.ts): the worst first, maintenance then paused last
   if (order === "state") {
-    q = q.orderBy(sql`case when ${sql.ref("is_paused")} = 1 then 5 when ${sql.ref("last_status")} = 'down' then 0 when ${sql.ref("is_in_maintenance")} = 1 then 4 when ${sql.ref("last_status")} = 'degraded' then 1 when ${sql.ref("last_status")} = 'unknown' then 3 else 2 end`) as Q;
+    q = q.orderBy(sql`case when ${sql.ref("is_paused")} = 1 then 5 when ${maintenance} then 4 when ${sql.ref("last_status")} = 'down' then 0 when ${sql.ref("last_status")} = 'degraded' then 1 when ${sql.ref("last_status")} = 'unknown' then 3 else 2 end`) as Q;
   } else if (order === "name") q = q.orderBy(sql`lower(${sql.ref("name")})`).orderBy("name") as Q;
   // the most recent first, never-checked ones last
   else if (order === "last_check") q = q.orderBy(sql`coalesce(${sql.ref("last_checked_at")}, -1)`, "desc") as Q;

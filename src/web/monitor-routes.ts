@@ -87,9 +87,16 @@ function listFilter(url: URL): { filter: ListFilter; problems: string[] } {
   };
 }
 
-/** The store's filter for the list's: a state is what a person sees, so "up" leaves paused monitors out. */
-function storeFilter(f: ListFilter): MonitorFilter {
-  const state = f.state === undefined ? {} : f.state === "paused" ? { paused: true } : { status: f.state, paused: false };
+/**
+ * The store's filter for the list's: a state is what a person sees (domain/display-state.ts), so "down"
+ * leaves out paused monitors and those in maintenance; `at` is when windows are read.
+ */
+function storeFilter(f: ListFilter, at: number): MonitorFilter {
+  const state =
+    f.state === undefined ? {}
+    : f.state === "paused" ? { paused: true }
+    : f.state === "maintenance" ? { paused: false, maintenance: { at, held: true } }
+    : { status: f.state, paused: false, maintenance: { at, held: false } };
   return { groupId: f.groupId, tags: f.tags, q: f.q, type: f.type, ...state };
 }
 
@@ -161,7 +168,7 @@ export function monitorRoutes(web: WebContext, customDomain: (c: RouteCtx) => Pr
 
   /** One page of the list: its monitors, the figures beside each (a few queries for the page), the counts. */
   async function listPage(actor: Actor, f: ListFilter): Promise<ListPage> {
-    const sf = storeFilter(f);
+    const sf = storeFilter(f, app.clock.now());
     const window = { limit: PAGE_SIZE, offset: ((f.page ?? 1) - 1) * PAGE_SIZE };
     const [{ items, total }, counts] = await Promise.all([
       f.sort === "uptime" ? monitorsByUptime(app, actor, sf, window) : listMonitors(app, actor, sf, window, f.sort ?? "id"),

@@ -27,7 +27,7 @@ async function storeWithMonitors(names: [string, string | null][]): Promise<Stor
   return store;
 }
 
-const search = async (store: Store, q: string) => (await listMonitors(store.db, 1, { q }, { limit: 100, offset: 0 })).rows.map((r) => r.name);
+const search = async (store: Store, q: string) => (await listMonitors(store.db, 1, { q }, { limit: 100, offset: 0 }, "id", Date.now())).rows.map((r) => r.name);
 
 /** The reference: a plain substring test, A-Z folded as SQLite's lower() folds them; a NUL never matches (no stored text holds one). */
 const fold = (t: string) => t.replace(/[A-Z]/g, (c) => c.toLowerCase());

@@ -61,7 +61,7 @@ describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL with a database collatio
     for (const name of ["École", "école", "ECOLE", "Straße"]) {
       await db.insertInto("monitors").values({ account_id: account, name, monitor_type: "http", target: null, interval_sec: 60, timeout_ms: 1000, created_at: 0, updated_at: 0 }).execute();
     }
-    const search = async (q: string) => (await listMonitors(db, account, { q }, { limit: 100, offset: 0 })).rows.map((r) => r.name);
+    const search = async (q: string) => (await listMonitors(db, account, { q }, { limit: 100, offset: 0 }, "id", Date.now())).rows.map((r) => r.name);
     expect(await search("école")).toEqual(["école"]);
     expect(await search("ÉCOLE")).toEqual(["École"]);
     expect(await search("ecole")).toEqual(["ECOLE"]);

@@ -39,10 +39,13 @@ function updateEntry(u: StatusUpdate): { key: string; title: string; content: st
   return { key: `update-${u.id}`, title: `${u.title}${status}`, content: `${u.body}${affected}`, published: u.publishedAt, category: u.kind };
 }
 
-function incidentEntry(i: StatusIncident): { key: string; title: string; content: string; published: number; category: string } {
+/** `heldNow`: an open incident's monitor is in maintenance now, which the page shows instead of down. */
+function incidentEntry(i: StatusIncident, heldNow: boolean): { key: string; title: string; content: string; published: number; category: string } {
   const cause = publicErrorWording(i.errorCode);
   const what =
-    i.resolvedAt === null
+    i.resolvedAt === null && heldNow
+      ? { title: `${i.monitorName} is under maintenance`, text: `Down since ${isoMinute(i.startedAt)}; under maintenance now.` }
+      : i.resolvedAt === null
       ? { title: `${i.monitorName} is down`, text: `Down since ${isoMinute(i.startedAt)}.` }
       : { title: `${i.monitorName} is back up`, text: `Down from ${isoMinute(i.startedAt)} for ${formatDuration(i.durationMs)}; back up at ${isoMinute(i.resolvedAt)}.` };
   return { key: `incident-${i.id}`, title: what.title, content: cause ? `${what.text} ${cause}.` : what.text, published: i.startedAt, category: "outage" };
@@ -52,7 +55,7 @@ export function atomFeed(page: PublicStatusPage, items: FeedItem[], links: FeedL
   const tag = (specific: string) => `tag:${links.host},${iso(page.createdAt).slice(0, 10)}:vigil/status-page/${page.id}${specific}`;
   const updated = items.length ? Math.max(...items.map((i) => i.updated)) : page.createdAt;
   const entries = items.map((item) => {
-    const e = item.type === "update" ? updateEntry(item.update) : incidentEntry(item.incident);
+    const e = item.type === "update" ? updateEntry(item.update) : incidentEntry(item.incident, item.heldNow);
     return `<entry>
 <id>${xmlText(tag(`/${e.key.replace("-", "/")}`))}</id>
 <title type="text">${xmlText(e.title)}</title>

@@ -1,5 +1,4 @@
-import { tagChips, type ListedGroup } from "./monitor-views.ts";
-import { displayState } from "../../domain/display-state.ts";
+import { shownState, tagChips, type ListedGroup } from "./monitor-views.ts";
 import type { CheckItem } from "../../services/checks.ts";
 import type { EventItem } from "../../services/events.ts";
 import type { IncidentItem } from "../../services/incidents.ts";
@@ -85,7 +84,7 @@ export function monitorDetailParts(d: DetailData, session: { csrf_token: string 
   const a = m.attributes;
   const chartPoints = [...d.checks].reverse().map((c) => ({ at: Date.parse(c.attributes.checked_at), latency: c.attributes.latency_ms, status: c.attributes.status }));
   const placed = d.group || a.tags.length ? html`<p class="placed">${d.group ? html`<span class="muted">Group</span> <a href="/?group_id=${d.group.id}">${d.group.name}</a> ` : ""}${tagChips(a.tags)}</p>` : "";
-  return html`<div class="row between" data-live-part="head"><div><h1>${a.name}</h1><p>${stateBadge(displayState(a))} <span class="muted">${a.monitor_type}${a.target ? html` · <span class="mono wrap">${a.target}</span>` : ""}</span></p>${placed}</div>${actions(m, session)}</div>
+  return html`<div class="row between" data-live-part="head"><div><h1>${a.name}</h1><p>${stateBadge(shownState(a))} <span class="muted">${a.monitor_type}${a.target ? html` · <span class="mono wrap">${a.target}</span>` : ""}</span></p>${placed}</div>${actions(m, session)}</div>
 ${d.pingUrl !== null ? html`<section class="panel" aria-labelledby="ping-h" data-live-part="ping"><h2 id="ping-h">Ping URL</h2>
 <p>Call this URL (GET or POST) when your job succeeds. Add <code>/start</code> before a run and <code>/fail</code> on failure.</p>
 <div class="copy"><label class="sr-only" for="ping-url">Ping URL</label><input type="text" id="ping-url" class="mono" readonly value="${d.pingUrl}"><button type="button" data-copy="ping-url" hidden>Copy</button></div>

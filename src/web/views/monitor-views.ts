@@ -7,7 +7,11 @@ import { csrfField } from "./layout.ts";
 import { displayState } from "../../domain/display-state.ts";
 import { formatPct, stateBadge, when } from "./widgets.ts";
 
-const stateOf = (a: MonitorAttributes) => displayState(a);
+/**
+ * The state the dashboard shows for a monitor (domain/display-state.ts): the API's attributes already
+ * read is_in_maintenance true while an active window holds the monitor (services/monitors.ts).
+ */
+export const shownState = (a: MonitorAttributes) => displayState(a, false);
 
 /** A monitor's tags as chips, each a link to the list filtered by it. */
 export function tagChips(tags: readonly string[]): SafeHtml {
@@ -43,7 +47,7 @@ const NO_FIGURES: RowFigures = { uptime24h: null, recent: [] };
 /** One row of the monitor list, with its checkbox for the bulk actions (form "bulk"). */
 export function monitorRow(m: MonitorItem, f: RowFigures = NO_FIGURES): SafeHtml {
   const a = m.attributes;
-  return html`<tr data-monitor="${m.id}"><td class="pick"><input type="checkbox" id="pick-${m.id}" name="id" value="${m.id}" form="bulk"><label class="sr-only" for="pick-${m.id}">Select ${a.name}</label></td><td data-label="State">${stateBadge(stateOf(a))}</td><td><a href="/monitors/${m.id}">${a.name}</a>${tagChips(a.tags)}</td><td data-label="Type">${a.monitor_type}</td><td class="mono" data-label="Target">${a.target ?? "—"}</td><td class="num" data-label="Uptime 24 h">${formatPct(f.uptime24h)}</td><td data-label="Recent">${recentBar(f.recent)}</td><td class="num" data-label="Last check">${when(a.last_checked_at)}</td></tr>`;
+  return html`<tr data-monitor="${m.id}"><td class="pick"><input type="checkbox" id="pick-${m.id}" name="id" value="${m.id}" form="bulk"><label class="sr-only" for="pick-${m.id}">Select ${a.name}</label></td><td data-label="State">${stateBadge(shownState(a))}</td><td><a href="/monitors/${m.id}">${a.name}</a>${tagChips(a.tags)}</td><td data-label="Type">${a.monitor_type}</td><td class="mono" data-label="Target">${a.target ?? "—"}</td><td class="num" data-label="Uptime 24 h">${formatPct(f.uptime24h)}</td><td data-label="Recent">${recentBar(f.recent)}</td><td class="num" data-label="Last check">${when(a.last_checked_at)}</td></tr>`;
 }
 
 const COLUMNS = 8;
@@ -63,7 +67,7 @@ export interface ListedGroup {
   name: string;
 }
 
-export const LIST_STATES = ["up", "degraded", "down", "unknown", "paused"] as const;
+export const LIST_STATES = ["up", "degraded", "down", "unknown", "maintenance", "paused"] as const;
 export type ListState = (typeof LIST_STATES)[number];
 export const LIST_SORTS = { name: "Name", state: "State (down first)", last_check: "Last check (newest first)", uptime: "Uptime 24 h (lowest first)" } as const;
 export type ListSort = keyof typeof LIST_SORTS;
@@ -109,17 +113,17 @@ export interface ListPage {
   monitors: MonitorItem[];
   total: number;
   figures: Map<number, RowFigures>;
-  counts: { paused: number; byStatus: Map<string, number> };
+  counts: { paused: number; maintenance: number; byStatus: Map<string, number> };
 }
 
 function summary(p: ListPage, f: ListFilter): SafeHtml {
   const n = (s: string) => p.counts.byStatus.get(s) ?? 0;
-  const up = n("up"), degraded = n("degraded"), down = n("down");
-  const other = p.total - up - degraded - down;
+  const up = n("up"), degraded = n("degraded"), down = n("down"), held = p.counts.maintenance;
+  const other = p.total - up - degraded - down - held;
   const page = f.page ?? 1;
   const from = (page - 1) * PAGE_SIZE + 1;
   const shown = p.total > PAGE_SIZE && p.monitors.length > 0 ? ` Showing ${from}–${from + p.monitors.length - 1}.` : "";
-  return html`<p class="muted" data-live-summary>${p.total} ${p.total === 1 ? "monitor" : "monitors"}: ${up} up, ${degraded} degraded, ${down} down, ${other} other.${shown}</p>`;
+  return html`<p class="muted" data-live-summary>${p.total} ${p.total === 1 ? "monitor" : "monitors"}: ${up} up, ${degraded} degraded, ${down} down, ${held ? `${held} in maintenance, ` : ""}${other} other.${shown}</p>`;
 }
 
 /** Page links: first, last, and two either side of the current one. */
