@@ -6,8 +6,10 @@ import { insufficientScope, unauthorized } from "../http/errors.ts";
 import { stateFor } from "../http/request-state.ts";
 import { errorResponse, standardHeaders } from "../http/respond.ts";
 import { admitApiToken, bearerToken } from "../auth/token-gate.ts";
+import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
+import { withoutEmptyFamilies } from "../lib/prometheus-text.ts";
 import { monitorMetricsText, readMonitorMetrics } from "../services/monitor-metrics.ts";
 
 /**
@@ -15,14 +17,18 @@ import { monitorMetricsText, readMonitorMetrics } from "../services/monitor-metr
  * says it is ready (readiness, for load balancers and orchestrators), and where this instance
  * stands among those sharing the database: leader or not, how many monitors it checks. /metrics: Prometheus text,
  * for a token with `metrics:read` unless `--metrics-public` is set; such a token meets the API's
- * plan rule and rate limit, its scrapes count against its account's window, and its per-monitor
- * series are its account's monitors only (--metrics-public: every account's).
+ * plan rule and its limit per window, but its scrapes count in a window of their own, so API clients
+ * of the same account never make a scrape fail (docs/api-rules.md "Rate limits and headers"); its
+ * per-monitor series are its account's monitors only (--metrics-public: every account's).
  */
 /** a write refused for storage this recently keeps the instance not ready, though a probe write fits */
 const RECENT_REFUSAL_MS = 10_000;
+/** the scrapes' window lasts as long as the API's */
+const SCRAPE_WINDOW_MS = 60_000;
 
 export function healthPlugin(ctx: AppContext, services: () => Service[]) {
   const log = ctx.log.child("api");
+  const scrapes = new FixedWindowLimiter<number>(SCRAPE_WINDOW_MS);
   return new Elysia({ name: "health" })
     .get("/healthz", () => Response.json({ status: "ok" }))
     .get("/readyz", async () => {
@@ -48,7 +54,7 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
         if (ctx.config.metricsPublic) return new Response(await metricsBody(ctx, log, null), { headers: { "content-type": ctx.metrics.registry.contentType } });
         const token = bearerToken(request.headers.get("authorization"));
         if (!token) throw unauthorized("send a token with scope metrics:read, or start with --metrics-public");
-        const found = await admitApiToken(ctx, state, token);
+        const found = await admitApiToken(ctx, state, token, undefined, scrapes);
         if (!found.token.scopes.split(",").includes("metrics:read")) throw insufficientScope("metrics:read");
         return new Response(await metricsBody(ctx, log, found.account.id), { headers: { ...standardHeaders(state), "content-type": ctx.metrics.registry.contentType } });
       } catch (err) {
@@ -58,15 +64,16 @@ export function healthPlugin(ctx: AppContext, services: () => Service[]) {
 }
 
 /**
- * prom-client's registry, then the per-monitor series (README "Per-monitor metrics") of one account
- * (a token's) or of every account (--metrics-public; null). Those are read before the answer starts,
+ * prom-client's registry (the families that have samples), then the per-monitor series (README
+ * "Per-monitor metrics") of one account (a token's) or of every account (--metrics-public; null).
+ * Those are read before the answer starts,
  * so a read that fails never cuts the text; then the text is written as the client takes it, a chunk
  * at a time. While the database cannot be read they are left out and the instance's own figures are
  * served: those (results held in memory, dropped) are what an operator watches then (README "When the
  * database is unreachable"). A probe has no monitors of its own: the leader shows them.
  */
 async function metricsBody(ctx: AppContext, log: Logger, accountId: number | null): Promise<ReadableStream<Uint8Array>> {
-  const registry = await ctx.metrics.registry.metrics();
+  const registry = withoutEmptyFamilies(await ctx.metrics.registry.metrics());
   let monitors: Iterator<string> = [].values();
   if (ctx.config.role === "leader") {
     try {
@@ -83,7 +90,7 @@ async function metricsBody(ctx: AppContext, log: Logger, accountId: number | nul
     async pull(controller) {
       if (first) {
         first = false;
-        controller.enqueue(encoder.encode(registry.endsWith("\n") || registry === "" ? registry : `${registry}\n`));
+        controller.enqueue(encoder.encode(registry));
         return;
       }
       const next = monitors.next();

@@ -67,7 +67,7 @@ export function outsidePaths(opts: { heartbeatUrl: string; metricsPublic: boolea
   const metrics = opts.metricsPublic
     ? { security: [], responses: { 200: { description: "the metrics (--metrics-public: no token needed), the per-monitor series of every account", content: metricsBody } } }
     : {
-        description: "Requires scope `metrics:read` (or start the instance with --metrics-public). The token is admitted as on /api/v1: plan rule and the account's rate limit. The per-monitor series (vigil_monitor_*) are the token's account's monitors.",
+        description: "Requires scope `metrics:read` (or start the instance with --metrics-public). The token is admitted as on /api/v1 (plan rule, the plan's rate limit), but scrapes count in a window of their own, apart from the account's API requests. The per-monitor series (vigil_monitor_*) are the token's account's monitors, each identified by its id; vigil_monitor_info carries their names.",
         responses: responsesOf(
           { 200: { description: "the metrics", headers: headers(["X-Request-Id", ...RATE_LIMIT_HEADERS]), content: metricsBody } },
           ["Unauthorized", "Forbidden", "RateLimited", "InternalError", "StorageUnavailable"],

@@ -1,6 +1,6 @@
 import { verifyApiToken } from "./api-tokens.ts";
 import type { AppContext } from "../context.ts";
-import { retryAfterSeconds } from "../lib/fixed-window.ts";
+import { retryAfterSeconds, type FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { TokenWithAccount } from "../store/api-tokens.ts";
 import { ApiError, invalidToken, planFeatureDisabled, rateLimited } from "../http/errors.ts";
 import type { RequestState } from "../http/request-state.ts";
@@ -17,15 +17,23 @@ export function bearerToken(header: string | null | undefined): string | null {
 /**
  * Authentication, plan and rate limit of an API token, in docs/api-rules.md "Order of checks". Every
  * endpoint that takes an API token (/api/v1, /metrics, /peer/v1/peers) admits it here, so a token
- * meets the same plan rule and counts against its account's one window (ctx.apiRateLimits)
- * wherever it is sent. The window's verdict goes on `state` before a 429, for its headers.
+ * meets the same plan rule and the same limit per window wherever it is sent. The window is its
+ * account's API window (ctx.apiRateLimits) unless `windows` says otherwise: /metrics counts scrapes
+ * in a window of their own (docs/api-rules.md "Rate limits and headers"). The window's verdict goes
+ * on `state` before a 429, for its headers.
  */
-export async function admitApiToken(ctx: AppContext, state: RequestState, token: string, unknown: () => ApiError = invalidToken): Promise<TokenWithAccount> {
+export async function admitApiToken(
+  ctx: AppContext,
+  state: RequestState,
+  token: string,
+  unknown: () => ApiError = invalidToken,
+  windows: FixedWindowLimiter<number> = ctx.apiRateLimits,
+): Promise<TokenWithAccount> {
   const found = await verifyApiToken(ctx.db, token);
   if (!found) throw unknown();
   if (found.account.plan === "free") throw planFeatureDisabled();
   const now = ctx.clock.now();
-  const verdict = ctx.apiRateLimits.hit(found.account.id, ctx.config.rateLimits[found.account.plan], now);
+  const verdict = windows.hit(found.account.id, ctx.config.rateLimits[found.account.plan], now);
   state.rateLimit = verdict;
   if (!verdict.allowed) throw rateLimited(retryAfterSeconds(verdict, now));
   return found;

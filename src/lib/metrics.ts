@@ -1,4 +1,5 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { registerRuntimeMetrics } from "./runtime-metrics.ts";
 
 /**
  * The process's Prometheus instruments, one registry per instance (tests run several in one
@@ -31,15 +32,7 @@ export interface Metrics {
 
 export function createMetrics(): Metrics {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: "vigil_" });
-  // Under Bun, v8.getHeapSpaceStatistics walks the whole heap: ~55 ms per scrape with a million
-  // objects, the event loop blocked meanwhile (scheduler bench profile: heapStats). The heap-space
-  // breakdown goes; heap size and use (process.memoryUsage) and RSS stay.
-  for (const kind of ["total", "used", "available"]) registry.removeSingleMetric(`vigil_nodejs_heap_space_size_${kind}_bytes`);
-  // prom-client's totals of active handles, requests and resources are gauges named *_total, which
-  // Prometheus reserves for counters (`promtool check metrics` refuses them); the per-type gauges
-  // of the same names without _total stay, and sum() gives the totals.
-  for (const kind of ["handles", "requests", "resources"]) registry.removeSingleMetric(`vigil_nodejs_active_${kind}_total`);
+  registerRuntimeMetrics(registry);
   return {
     registry,
     checks: new Counter({ name: "vigil_checks_total", help: "Checks recorded, by status, monitor type and region", labelNames: ["status", "type", "region"], registers: [registry] }),

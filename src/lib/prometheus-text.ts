@@ -18,3 +18,22 @@ export function labelValue(s: string): string {
 export function familyHeader(name: string, type: "gauge" | "counter", help: string): string {
   return `# HELP ${name} ${help.replace(/\\/g, "\\\\").replace(/\n/g, "\\n")}\n# TYPE ${name} ${type}\n`;
 }
+
+/**
+ * `text` without the families that have no sample (a labelled counter before its first event): their
+ * HELP and TYPE lines alone tell a reader nothing. Blank lines go too.
+ */
+export function withoutEmptyFamilies(text: string): string {
+  let out = "";
+  let header = "";
+  for (const line of text.split("\n")) {
+    if (line === "") continue;
+    if (line.startsWith("# HELP ")) header = `${line}\n`;
+    else if (line.startsWith("#")) header += `${line}\n`;
+    else {
+      out += `${header}${line}\n`;
+      header = "";
+    }
+  }
+  return out;
+}

@@ -1,17 +1,20 @@
 import type { AppContext } from "../context.ts";
 import { QUORUM_WINDOW_INTERVALS } from "../domain/consensus.ts";
-import type { MonitorState } from "../domain/monitor.ts";
+import { displayState, type DisplayState } from "../domain/display-state.ts";
 import { familyHeader, labelValue } from "../lib/prometheus-text.ts";
+import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
 import { accountNames, monitorMetricsPage, regionLatencies, type MonitorMetricsRow, type RegionLatencyRow } from "../store/monitor-metrics.ts";
 
 /**
  * The per-monitor series of /metrics (README "Per-monitor metrics"): read from the database at scrape
  * time, so every instance sharing it shows the same, and written as text rather than kept as
- * prom-client children, which would be updated on every check whether anyone scrapes or not.
+ * prom-client children, which would be updated on every check whether anyone scrapes or not. A
+ * monitor's series carry its id alone (and the region of a latency), so renaming it, or moving it to
+ * another group, keeps its series; its names are on vigil_monitor_info, to join on `id`.
  */
 
-/** vigil_monitor_status's value for each state; a paused monitor is `paused` whatever its last state. */
-const MONITOR_STATUS_CODES: Readonly<Record<MonitorState | "paused", number>> = { down: 0, up: 1, degraded: 2, unknown: 3, paused: 4 };
+/** vigil_monitor_status's value for each state a monitor is shown in (domain/display-state.ts). */
+const MONITOR_STATUS_CODES: Readonly<Record<DisplayState, number>> = { down: 0, up: 1, degraded: 2, unknown: 3, paused: 4, maintenance: 5 };
 
 /** monitors read a statement */
 const PAGE = 2000;
@@ -20,8 +23,9 @@ const CHUNK = 64 * 1024;
 
 /** One scrape's view of the monitors: a string and a few numbers each, no row kept. */
 export interface MonitorMetricsView {
-  /** each monitor's labels but the region: account, id, name, type */
-  labels: string[];
+  ids: number[];
+  /** each monitor's vigil_monitor_info labels: account, id, name, type, group */
+  info: string[];
   status: number[];
   /** the certificate's notAfter in Unix seconds, NaN for none */
   certExpiry: number[];
@@ -33,7 +37,7 @@ export interface MonitorMetricsView {
  * page is followed by a turn of the event loop: on SQLite a statement runs on the serving thread.
  */
 export async function readMonitorMetrics(ctx: AppContext, accountId: number | null, pageSize = PAGE): Promise<MonitorMetricsView> {
-  const view: MonitorMetricsView = { labels: [], status: [], certExpiry: [], latencies: [] };
+  const view: MonitorMetricsView = { ids: [], info: [], status: [], certExpiry: [], latencies: [] };
   const accounts = await accountNames(ctx.db, accountId);
   const now = ctx.clock.now();
   let after = 0;
@@ -41,8 +45,9 @@ export async function readMonitorMetrics(ctx: AppContext, accountId: number | nu
     const page = await monitorMetricsPage(ctx.db, accountId, after, pageSize);
     if (page.length === 0) break;
     const last = page[page.length - 1]!.id;
-    const byMonitor = groupByMonitor(await regionLatencies(ctx.db, after, last));
-    for (const m of page) addMonitor(view, m, accounts.get(m.account_id) ?? "", byMonitor.get(m.id), now);
+    const [latencies, held] = await Promise.all([regionLatencies(ctx.db, after, last), monitorsInActiveWindows(ctx.db, page.map((m) => m.id), now)]);
+    const byMonitor = groupByMonitor(latencies);
+    for (const m of page) addMonitor(view, m, accounts.get(m.account_id) ?? "", held.has(m.id), byMonitor.get(m.id), now);
     after = last;
     if (page.length < pageSize) break;
     await new Promise((resolve) => setImmediate(resolve));
@@ -60,11 +65,12 @@ function groupByMonitor(rows: RegionLatencyRow[]): Map<number, RegionLatencyRow[
   return out;
 }
 
-function addMonitor(view: MonitorMetricsView, m: MonitorMetricsRow, account: string, regions: RegionLatencyRow[] | undefined, now: number): void {
-  const i = view.labels.length;
-  view.labels.push(`account="${labelValue(account)}",id="${m.id}",name="${labelValue(m.name)}",type="${labelValue(m.monitor_type)}"`);
+function addMonitor(view: MonitorMetricsView, m: MonitorMetricsRow, account: string, heldByWindow: boolean, regions: RegionLatencyRow[] | undefined, now: number): void {
+  const i = view.ids.length;
+  view.ids.push(m.id);
+  view.info.push(`account="${labelValue(account)}",id="${m.id}",name="${labelValue(m.name)}",type="${labelValue(m.monitor_type)}",group="${labelValue(m.group_name ?? "")}"`);
+  view.status.push(MONITOR_STATUS_CODES[displayState(m, heldByWindow)]);
   const paused = m.is_paused === 1;
-  view.status.push(paused ? MONITOR_STATUS_CODES.paused : (MONITOR_STATUS_CODES[m.last_status as MonitorState] ?? MONITOR_STATUS_CODES.unknown));
   // a paused monitor is not watched: nothing about it but that it is paused
   view.certExpiry.push(!paused && m.ssl_expiry_last_not_after !== null ? m.ssl_expiry_last_not_after / 1000 : NaN);
   if (paused || !regions) return;
@@ -93,36 +99,43 @@ function allowedRegions(json: string | null): string[] | null {
  * of about 64 KiB. The state and the certificate are the monitor's, over all its regions: `region=""`.
  */
 export function* monitorMetricsText(view: MonitorMetricsView): Generator<string> {
-  const { labels, status, certExpiry, latencies } = view;
-  const { down, unknown, paused } = MONITOR_STATUS_CODES;
+  const { ids, info, status, certExpiry, latencies } = view;
+  const { down, up, degraded } = MONITOR_STATUS_CODES;
   const families: [header: string, count: number, line: (i: number) => string | null][] = [
     [
-      familyHeader("vigil_monitor_up", "gauge", "1 while the monitor is up or degraded, 0 while it is down; no sample while it is unknown or paused"),
-      labels.length,
-      (i) => (status[i] === unknown || status[i] === paused ? null : `vigil_monitor_up{${labels[i]},region=""} ${status[i] === down ? 0 : 1}\n`),
+      familyHeader("vigil_monitor_info", "gauge", "1 for each monitor, with its names: account, name, type and group (empty when in none); join on id"),
+      ids.length,
+      (i) => `vigil_monitor_info{${info[i]}} 1\n`,
     ],
     [
-      familyHeader("vigil_monitor_status", "gauge", "The monitor's state: 0 down, 1 up, 2 degraded, 3 unknown, 4 paused"),
-      labels.length,
-      (i) => `vigil_monitor_status{${labels[i]},region=""} ${status[i]}\n`,
+      familyHeader("vigil_monitor_up", "gauge", "1 while the monitor is up or degraded, 0 while it is down; no sample while it is unknown, paused or in maintenance"),
+      ids.length,
+      (i) => (status[i] === up || status[i] === degraded || status[i] === down ? `vigil_monitor_up{id="${ids[i]}",region=""} ${status[i] === down ? 0 : 1}\n` : null),
+    ],
+    [
+      familyHeader("vigil_monitor_status", "gauge", "The monitor's state: 0 down, 1 up, 2 degraded, 3 unknown, 4 paused, 5 maintenance"),
+      ids.length,
+      (i) => `vigil_monitor_status{id="${ids[i]}",region=""} ${status[i]}\n`,
     ],
     [
       familyHeader("vigil_monitor_latency_seconds", "gauge", "Latency of the monitor's last check in each region that reported within its last 3 intervals"),
       latencies.length,
-      (i) => `vigil_monitor_latency_seconds{${labels[latencies[i]!.monitor]},region="${labelValue(latencies[i]!.region)}"} ${latencies[i]!.seconds}\n`,
+      (i) => `vigil_monitor_latency_seconds{id="${ids[latencies[i]!.monitor]}",region="${labelValue(latencies[i]!.region)}"} ${latencies[i]!.seconds}\n`,
     ],
     [
       familyHeader("vigil_monitor_cert_expiry_timestamp_seconds", "gauge", "When the certificate seen by the monitor's last TLS check expires (its notAfter), in Unix seconds"),
-      labels.length,
-      (i) => (Number.isNaN(certExpiry[i]) ? null : `vigil_monitor_cert_expiry_timestamp_seconds{${labels[i]},region=""} ${certExpiry[i]}\n`),
+      ids.length,
+      (i) => (Number.isNaN(certExpiry[i]) ? null : `vigil_monitor_cert_expiry_timestamp_seconds{id="${ids[i]}",region=""} ${certExpiry[i]}\n`),
     ],
   ];
   let buf = "";
   for (const [header, count, line] of families) {
-    buf += header;
+    // a family without samples is left out whole: HELP and TYPE alone tell a reader nothing
+    let started = false;
     for (let i = 0; i < count; i++) {
       const l = line(i);
       if (l === null) continue;
+      if (!started) (buf += header), (started = true);
       buf += l;
       if (buf.length >= CHUNK) {
         yield buf;

@@ -11,8 +11,11 @@ export interface MonitorMetricsRow {
   account_id: number;
   name: string;
   monitor_type: string;
+  /** its group's name, null when it is in none */
+  group_name: string | null;
   last_status: string;
   is_paused: number;
+  is_in_maintenance: number;
   interval_sec: number;
   state_changed_at: number | null;
   regions: string | null;
@@ -22,11 +25,12 @@ export interface MonitorMetricsRow {
 /** Monitors with an id above `afterId`, in id order, at most `limit`; `accountId` null: every account's. */
 export async function monitorMetricsPage(db: Db, accountId: number | null, afterId: number, limit: number): Promise<MonitorMetricsRow[]> {
   let q = db
-    .selectFrom("monitors")
-    .select(["id", "account_id", "name", "monitor_type", "last_status", "is_paused", "interval_sec", "state_changed_at", "regions", "ssl_expiry_last_not_after"])
-    .where("id", ">", afterId);
-  if (accountId !== null) q = q.where("account_id", "=", accountId);
-  return q.orderBy("id").limit(limit).execute();
+    .selectFrom("monitors as m")
+    .leftJoin("monitor_groups as g", (j) => j.onRef("g.id", "=", "m.group_id").onRef("g.account_id", "=", "m.account_id"))
+    .select(["m.id", "m.account_id", "m.name", "m.monitor_type", "g.name as group_name", "m.last_status", "m.is_paused", "m.is_in_maintenance", "m.interval_sec", "m.state_changed_at", "m.regions", "m.ssl_expiry_last_not_after"])
+    .where("m.id", ">", afterId);
+  if (accountId !== null) q = q.where("m.account_id", "=", accountId);
+  return q.orderBy("m.id").limit(limit).execute();
 }
 
 export interface RegionLatencyRow {

@@ -70,7 +70,7 @@ afterAll(async () => {
 
 const byId = (name: string, from = samples) => new Map(samplesOf(from, name).map((x) => [Number(x.labels.id), x]));
 
-test("vigil_monitor_status: every monitor of the token's account, its state as a code (0 down, 1 up, 2 degraded, 3 unknown, 4 paused)", () => {
+test("vigil_monitor_status: every monitor of the token's account, its state as a code (0 down, 1 up, 2 degraded, 3 unknown, 4 paused, 5 maintenance)", () => {
   const status = byId("vigil_monitor_status");
   expect(Object.fromEntries([...status].map(([id, x]) => [id, x.value]))).toEqual({
     [ids.up!]: 1,
@@ -83,14 +83,15 @@ test("vigil_monitor_status: every monitor of the token's account, its state as a
   });
   // the other account's monitor is not in this account's scrape
   expect(status.has(ids.theirs!)).toBe(false);
-  expect(status.get(ids.down!)!.labels).toEqual({ account: "default", id: String(ids.down), name: "broken", type: "http", region: "" });
-  expect(status.get(ids.job!)!.labels).toEqual({ account: "default", id: String(ids.job), name: "job", type: "heartbeat", region: "" });
+  // the id is the series' identity; the names are on vigil_monitor_info
+  expect(status.get(ids.down!)!.labels).toEqual({ id: String(ids.down), region: "" });
+  expect(status.get(ids.job!)!.labels).toEqual({ id: String(ids.job), region: "" });
 });
 
 test("vigil_monitor_up: 1 up or degraded, 0 down; no sample while unknown or paused", () => {
   const up = byId("vigil_monitor_up");
   expect(Object.fromEntries([...up].map(([id, x]) => [id, x.value]))).toEqual({ [ids.up!]: 1, [ids.down!]: 0, [ids.cert!]: 1, [ids.near!]: 1, [ids.odd!]: 1 });
-  expect(up.get(ids.cert!)!.labels).toEqual({ account: "default", id: String(ids.cert), name: "cert", type: "ssl", region: "" });
+  expect(up.get(ids.cert!)!.labels).toEqual({ id: String(ids.cert), region: "" });
 });
 
 test("vigil_monitor_latency_seconds: the latency of the last check, in its region; none for a paused or heartbeat monitor", async () => {
@@ -109,12 +110,12 @@ test("vigil_monitor_cert_expiry_timestamp_seconds: the notAfter of the certifica
     [ids.cert!]: certNotAfterOf(certs.certPath) / 1000,
     [ids.near!]: certNotAfterOf(certs.nearExpiryCertPath) / 1000,
   });
-  expect(expiry.get(ids.near!)!.labels).toEqual({ account: "default", id: String(ids.near), name: "cert soon", type: "ssl", region: "" });
+  expect(expiry.get(ids.near!)!.labels).toEqual({ id: String(ids.near), region: "" });
 });
 
 test("a name with quotes, a backslash, a line feed and non-ASCII characters is escaped and reads back whole, in UTF-8", () => {
   expect(contentType).toContain("charset=utf-8");
-  expect(byId("vigil_monitor_status").get(ids.odd!)!.labels.name).toBe(ODD_NAME);
+  expect(byId("vigil_monitor_info").get(ids.odd!)!.labels.name).toBe(ODD_NAME);
   expect(text).toContain(`name="Café \\"prod\\" \\\\ api\\nline two ✓ 日本"`);
   // a line feed inside a name never starts a line of its own
   expect(text.split("\n").filter((l) => l.startsWith("line two"))).toEqual([]);
@@ -123,7 +124,8 @@ test("a name with quotes, a backslash, a line feed and non-ASCII characters is e
 test("another account's token sees its own monitors only, its name escaped in the account label", async () => {
   const theirs = parseSamples((await scrape(other.token)).text);
   const status = samplesOf(theirs, "vigil_monitor_status");
-  expect(status.map((x) => x.labels)).toEqual([{ account: OTHER_ACCOUNT, id: String(ids.theirs), name: "theirs", type: "http", region: "" }]);
+  expect(status.map((x) => x.labels)).toEqual([{ id: String(ids.theirs), region: "" }]);
+  expect(samplesOf(theirs, "vigil_monitor_info").map((x) => x.labels)).toEqual([{ account: OTHER_ACCOUNT, id: String(ids.theirs), name: "theirs", type: "http", group: "" }]);
   expect(status[0]!.value).toBe(1);
   expect(samplesOf(theirs, "vigil_monitor_latency_seconds").map((x) => x.labels.id)).toEqual([String(ids.theirs)]);
   // the instance's own figures are there as before
@@ -131,7 +133,7 @@ test("another account's token sees its own monitors only, its name escaped in th
 });
 
 test("each family has one HELP and one TYPE line, before its samples, which follow each other", () => {
-  const families = ["vigil_monitor_up", "vigil_monitor_status", "vigil_monitor_latency_seconds", "vigil_monitor_cert_expiry_timestamp_seconds"];
+  const families = ["vigil_monitor_info", "vigil_monitor_up", "vigil_monitor_status", "vigil_monitor_latency_seconds", "vigil_monitor_cert_expiry_timestamp_seconds"];
   const lines = text.split("\n");
   for (const f of families) {
     expect(lines.filter((l) => l === `# TYPE ${f} gauge`).length).toBe(1);
@@ -147,8 +149,8 @@ test("read a few monitors at a time, every account's monitors come out once each
   const whole = await readMonitorMetrics(s.ctx, null);
   const paged = await readMonitorMetrics(s.ctx, null, 2);
   expect(paged).toEqual(whole);
-  expect(whole.labels.length).toBe(8);
-  expect(whole.labels.filter((l) => l.includes(`id="${ids.theirs}"`))).toEqual([`account="other \\"tenant\\"",id="${ids.theirs}",name="theirs",type="http"`]);
+  expect(whole.ids.length).toBe(8);
+  expect(whole.info.filter((l) => l.includes(`id="${ids.theirs}"`))).toEqual([`account="other \\"tenant\\"",id="${ids.theirs}",name="theirs",type="http",group=""`]);
 });
 
 test("a region silent for 3 of the monitor's intervals (out of its quorum) has no latency series; the state and certificate stay", async () => {
@@ -159,4 +161,39 @@ test("a region silent for 3 of the monitor's intervals (out of its quorum) has n
   expect(silent.latencies).toEqual([]);
   expect(silent.status).toEqual((await read(0)).status);
   expect(silent.certExpiry.filter((t) => !Number.isNaN(t)).length).toBe(2);
+});
+
+test("vigil_monitor_info: value 1 per monitor, with its account, name, type and group (empty when in none)", () => {
+  const info = byId("vigil_monitor_info");
+  expect([...info.keys()].sort((a, b) => a - b)).toEqual([ids.up!, ids.down!, ids.cert!, ids.near!, ids.odd!, ids.paused!, ids.job!].sort((a, b) => a - b));
+  expect([...info.values()].every((x) => x.value === 1)).toBe(true);
+  expect(info.get(ids.down!)!.labels).toEqual({ account: "default", id: String(ids.down), name: "broken", type: "http", group: "" });
+  expect(info.get(ids.job!)!.labels).toEqual({ account: "default", id: String(ids.job), name: "job", type: "heartbeat", group: "" });
+});
+
+test("a rename or a move to a group keeps the monitor's series (same labels); only its vigil_monitor_info changes", async () => {
+  const before = parseSamples((await scrape(s.token)).text);
+  const group = (await s.api("POST", "/api/v1/groups", { name: "Shop" })).json.data.id;
+  expect((await s.api("PATCH", `/api/v1/monitors/${ids.down}`, { name: "broken, renamed", group_id: Number(group) })).status).toBe(200);
+  const after = parseSamples((await scrape(s.token)).text);
+  const series = (from: Sample[]) => from.filter((x) => x.name !== "vigil_monitor_info" && x.name.startsWith("vigil_monitor_") && x.labels.id === String(ids.down)).map((x) => ({ name: x.name, labels: x.labels }));
+  expect(series(after)).toEqual(series(before));
+  expect(series(after).map((x) => x.name).sort()).toEqual(["vigil_monitor_latency_seconds", "vigil_monitor_status", "vigil_monitor_up"]);
+  expect(byId("vigil_monitor_info", after).get(ids.down!)!.labels).toEqual({ account: "default", id: String(ids.down), name: "broken, renamed", type: "http", group: "Shop" });
+});
+
+test("a scrape is admitted outside the API's rate limit: an account whose API clients used up their window still scrapes (200)", async () => {
+  const busy = await makeAccount(s.ctx, "busy", "pro");
+  await createMonitor(s, { name: "busy one", monitor_type: "heartbeat", interval_sec: 3600, timeout_ms: 3000 }, busy.token);
+  // the account's API window: pro's limit, every call counted, until one is refused
+  let refused = false;
+  for (let i = 0; i < 200 && !refused; i++) refused = (await s.api("GET", "/api/v1/monitors", undefined, { token: busy.token })).status === 429;
+  expect(refused).toBe(true);
+  for (let i = 0; i < 3; i++) {
+    const res = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${busy.token}` } });
+    expect(res.status).toBe(200);
+    expect(samplesOf(parseSamples(await res.text()), "vigil_monitor_info").map((x) => x.labels.name)).toEqual(["busy one"]);
+  }
+  // and the scrapes took nothing from the API's window, which stays spent
+  expect((await s.api("GET", "/api/v1/monitors", undefined, { token: busy.token })).status).toBe(429);
 });

@@ -1,7 +1,8 @@
 /**
  * Every endpoint that takes an API token (/api/v1, /metrics, /peer/v1/peers) admits it the same way:
- * the Bearer scheme in any case, the plan rule, and one per-account rate limit window shared by all
- * of them (docs/api-rules.md "Order of checks" and "Rate limits and headers").
+ * the Bearer scheme in any case, the plan rule, and the plan's limit per window: one per-account
+ * window shared by /api/v1 and /peer/v1/peers, and one of its own for /metrics scrapes, so busy API
+ * clients never make a scrape fail (docs/api-rules.md "Order of checks" and "Rate limits and headers").
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { bearerToken } from "../../src/auth/token-gate.ts";
@@ -42,25 +43,33 @@ describe("/metrics and /peer/v1/peers with an API token", () => {
     }
   });
 
-  test("they count against the account's API window: the limit+1th request anywhere is a 429 with Retry-After", async () => {
+  test("/api/v1 and /peer/v1/peers share the account's API window; /metrics counts in one of its own, with the same limit", async () => {
     const pro = await makeAccount(s.ctx, "pro-window", "pro");
     const auth = `Bearer ${pro.token}`;
-    const remaining: string[] = [];
-    for (const path of ["/api/v1/monitors", "/metrics", "/peer/v1/peers", "/metrics"]) {
-      const res = await get(path, auth);
-      expect({ path, status: res.status }).toEqual({ path, status: 200 });
-      remaining.push(res.headers.get("x-ratelimit-remaining")!);
-    }
-    expect(remaining).toEqual(["3", "2", "1", "0"]);
-    for (const path of ["/metrics", "/peer/v1/peers", "/api/v1/monitors"]) {
+    const remaining = async (paths: string[]) => {
+      const out: string[] = [];
+      for (const path of paths) {
+        const res = await get(path, auth);
+        expect({ path, status: res.status }).toEqual({ path, status: 200 });
+        out.push(res.headers.get("x-ratelimit-remaining")!);
+      }
+      return out;
+    };
+    const refused = async (path: string) => {
       const res = await get(path, auth);
       const body = (await res.json()) as { error: { code: string } };
       expect({ path, status: res.status, code: body.error.code }).toEqual({ path, status: 429, code: "rate_limited" });
       expect(Number(res.headers.get("retry-after"))).toBeGreaterThanOrEqual(1);
-    }
-    // another account's window is its own
+    };
+    expect(await remaining(["/api/v1/monitors", "/peer/v1/peers", "/metrics", "/api/v1/monitors", "/peer/v1/peers"])).toEqual(["3", "2", "3", "1", "0"]);
+    for (const path of ["/peer/v1/peers", "/api/v1/monitors"]) await refused(path);
+    // the API clients' spent window leaves the scrapes theirs: a Prometheus keeps scraping
+    expect(await remaining(["/metrics", "/metrics", "/metrics"])).toEqual(["2", "1", "0"]);
+    await refused("/metrics");
+    // another account's windows are its own
     const other = await makeAccount(s.ctx, "pro-window-2", "pro");
     expect((await get("/metrics", `Bearer ${other.token}`)).status).toBe(200);
+    expect((await get("/api/v1/monitors", `Bearer ${other.token}`)).status).toBe(200);
   });
 });
 

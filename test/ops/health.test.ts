@@ -32,7 +32,7 @@ test("/metrics needs a token with metrics:read and then serves Prometheus text",
   expect(text).toContain("vigil_http_request_duration_seconds_bucket");
   expect(text).toMatch(/vigil_http_request_duration_seconds_count\{method="GET",route="unmatched",status="404"\} [1-9]/);
   expect(text).toContain("vigil_process_resident_memory_bytes");
-  expect(text).toContain("vigil_nodejs_heap_size_used_bytes");
+  expect(text).toContain("vigil_bun_heap_size_bytes");
   // the per-space breakdown walks the whole heap under Bun on every scrape: left out
   expect(text).not.toContain("heap_space_size");
 });

@@ -167,7 +167,7 @@ export interface StoreInterval {
   restarts: number;
   /**
    * How late the serving thread's event loop ran a 10 ms timer since the previous scrape: p99 and
-   * max in ms (prom-client's event-loop delay gauges, reset at each scrape). A stall of the thread
+   * max in ms (vigil_event_loop_delay_{p99,max}_seconds, reset at each scrape). A stall of the thread
    * (garbage collection, a synchronous call) shows here; a request that waits for a core does not.
    */
   loopP99Ms: number;
@@ -192,8 +192,8 @@ export function storeInterval(a: Sample, b: Sample, rowsTable: string): StoreInt
     checkpointMeanMs: ck.count ? (ck.sum / ck.count) * 1000 : 0,
     checkpointMaxMs: ck.le * 1000,
     restarts: total(b.metrics, "vigil_wal_checkpoint_duration_seconds_count", 'mode="restart"') - total(a.metrics, "vigil_wal_checkpoint_duration_seconds_count", 'mode="restart"'),
-    loopP99Ms: total(b.metrics, "vigil_nodejs_eventloop_lag_p99_seconds") * 1000,
-    loopMaxMs: total(b.metrics, "vigil_nodejs_eventloop_lag_max_seconds") * 1000,
+    loopP99Ms: total(b.metrics, "vigil_event_loop_delay_p99_seconds") * 1000,
+    loopMaxMs: total(b.metrics, "vigil_event_loop_delay_max_seconds") * 1000,
   };
 }
 
