@@ -32,6 +32,7 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   // every route with its methods, built once all plugins are in; routes taking any method ("ALL")
   // answer a wrong one themselves
   let served: RouteTable<ServedRoute> | null = null;
+  const notFoundPage = parts.services?.find((s) => s.notFoundPage)?.notFoundPage;
   const app = new Elysia({ serve: { routes } })
     .onError(({ request, code, error, path }) => {
       const state = stateFor(request);
@@ -39,6 +40,7 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
       if (code === "NOT_FOUND") {
         served ??= new RouteTable(servedRoutes(app).filter((r) => r.method !== "ALL"));
         err = wrongMethodOrNotFound(served, request.method, path);
+        if (notFoundPage && (err as ApiError).status === 404 && wantsPage(request, path)) return notFoundPage(request);
       } else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
       return errorResponse(state, err, log, request.method, path);
     })
@@ -47,6 +49,14 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
     .use(healthPlugin(ctx, () => parts.services ?? []));
   for (const p of parts.plugins ?? []) app.use(p);
   return app;
+}
+
+/**
+ * A browser asking for a page that is not there gets a page of the dashboard with a way back (README
+ * "Dashboard"); API clients, and anything under /api/, keep the JSON error.
+ */
+function wantsPage(request: Request, path: string): boolean {
+  return (request.method === "GET" || request.method === "HEAD") && !path.startsWith("/api/") && (request.headers.get("accept") ?? "").includes("text/html");
 }
 
 export type ServedRoute = { method: string; path: string };

@@ -23,6 +23,8 @@ export interface Service {
   ready?(): boolean;
   /** what /readyz reports of the service beside readiness (the scheduler: how many monitors it checks) */
   status?(): Record<string, string | number | boolean | null | string[]>;
+  /** the page a browser gets for an address nothing serves (the web UI's), in place of the JSON error */
+  notFoundPage?(request: Request): Promise<Response>;
   /** the server is about to stop accepting: end long-held requests (peer long-polls) now */
   drain?(): void;
   /** stop taking new work, finish in-flight work within `deadlineMs`, flush */

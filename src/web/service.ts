@@ -16,6 +16,9 @@ import { statusPageEditorRoutes } from "./status-page-editor.ts";
 import { statusPageUpdateEditorRoutes } from "./status-page-update-editor.ts";
 import { tokenRoutes } from "./token-routes.ts";
 import { WebContext, type WebOptions } from "./web-context.ts";
+import { html } from "./html.ts";
+import { send } from "./respond.ts";
+import { authPage, errorPage } from "./views/layout.ts";
 
 const SESSION_SWEEP_MS = 3_600_000;
 
@@ -42,6 +45,18 @@ export function webPlugin(web: WebContext, live: LiveStreams) {
     .use(tokenRoutes(web));
 }
 
+/**
+ * An address nothing serves, asked by a browser: a page saying so with a way back, the dashboard's
+ * for a signed-in person, a bare one otherwise (it names nothing of any account).
+ */
+async function notFoundPage(web: WebContext, request: Request): Promise<Response> {
+  const session = await web.session(request);
+  const body = session
+    ? errorPage(session, "monitors", "Page not found", "There is no page at this address. It may have been deleted, or the link may be mistyped.")
+    : authPage("Page not found", html`<h1>Page not found</h1><p>There is no page at this address.</p><p><a href="/">Go to the dashboard</a></p>`);
+  return send(request, body, { status: 404 });
+}
+
 /** The leader's web UI: routes, live streams (ended on drain) and an hourly sweep of expired sessions. */
 export function startWebService(ctx: AppContext, opts: WebOptions = {}): Service {
   const web = new WebContext(ctx, opts);
@@ -54,6 +69,7 @@ export function startWebService(ctx: AppContext, opts: WebOptions = {}): Service
   return {
     name: "web",
     plugin: webPlugin(web, live),
+    notFoundPage: (request) => notFoundPage(web, request),
     // called before the server stops accepting: open event streams would otherwise hold it up
     drain() {
       live.closeAll();

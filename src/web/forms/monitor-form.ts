@@ -1,4 +1,4 @@
-import { AUTH_TYPES, MONITOR_TYPES, type MonitorType } from "../../domain/monitor.ts";
+import { AUTH_TYPES, JSON_ASSERTION_OPS, MONITOR_TYPES, type JsonAssertion, type MonitorType } from "../../domain/monitor.ts";
 import { fieldApplies, MONITOR_ATTRIBUTE_NAMES, MONITOR_FIELDS, type MonitorAttributeName, type MonitorField } from "../../domain/monitor-schema.ts";
 import { MONITOR_DEFAULTS } from "../../domain/monitor-validation.ts";
 import { html, type SafeHtml } from "../html.ts";
@@ -62,6 +62,9 @@ const LABELS: Partial<Record<MonitorAttributeName, string>> = {
   heartbeat_timezone: "Time zone of the schedule",
 };
 
+/** The JSON assertion hint's example: a rule the validation takes (its operator is the schema's first). */
+const JSON_ASSERTION_EXAMPLE: JsonAssertion = { path: "status", op: JSON_ASSERTION_OPS[0], value: "ok" };
+
 /**
  * Hints in plain words, in place of the API's descriptions (which speak of null and attribute
  * names); "" shows none.
@@ -80,7 +83,7 @@ const HINTS: Partial<Record<MonitorAttributeName, string>> = {
   api_expected_body_contains: "empty: not checked",
   api_max_latency_ms: "a check that succeeds but answers slower is shown as degraded; empty: never",
   synthetic_enabled: "runs the steps below in order instead of one request",
-  api_json_assertions_json: 'a JSON list, e.g. [{"path": "status", "op": "eq", "value": "ok"}]; empty: none (see docs/monitors.md)',
+  api_json_assertions_json: `a JSON list, e.g. ${JSON.stringify([JSON_ASSERTION_EXAMPLE])}; empty: none (see docs/monitors.md for every operator)`,
   api_headers_json: 'a JSON object, e.g. {"Accept": "application/json"}; empty: none',
   api_body: "sent with the request, e.g. for POST; empty: no body",
   synthetic_steps_json: "a JSON description of the steps (see docs/monitors.md); empty: none",
