@@ -5,6 +5,7 @@ import { PrivateTargetPolicy } from "./auth/private-target-policy.ts";
 import { soloCluster, type ClusterView } from "./cluster/view.ts";
 import type { Config } from "./config/config.ts";
 import type { Clock } from "./lib/clock.ts";
+import { HOUR_MS } from "./domain/uptime.ts";
 import { EventHub } from "./lib/event-hub.ts";
 import { FixedWindowLimiter } from "./lib/fixed-window.ts";
 import type { Logger } from "./lib/logger.ts";
@@ -58,6 +59,8 @@ export interface AppContext {
    * endpoint an API token opens, /api/v1, /metrics and /peer/v1/peers (auth/token-gate.ts)
    */
   apiRateLimits: FixedWindowLimiter<number>;
+  /** bytes of synthetic trace each account stored this hour (account id → window; engine/trace-budget.ts) */
+  traceBytes: FixedWindowLimiter<number>;
   /**
    * Acknowledged pings not yet in monitor_events, checks and the monitor row: the heartbeat
    * service's ping journal while it runs, else nothing. Reads of those rows go through it.
@@ -92,7 +95,7 @@ export function loadSecretBox(dataDir: string, keyFromEnv: string | null): Secre
 }
 
 export function buildContext(
-  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits" | "pings" | "cluster"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
+  parts: Omit<AppContext, "db" | "events" | "writes" | "metrics" | "privateTargets" | "apiRateLimits" | "traceBytes" | "pings" | "cluster"> & { events?: EventHub<AppEvents>; writes?: WriteQueue; metrics?: Metrics },
 ): AppContext {
   const events = parts.events ?? new EventHub<AppEvents>((event, err) => parts.log.error("event listener failed", { event, error: String(err) }));
   const writes = parts.writes ?? new WriteQueue(parts.store.db, {
@@ -102,6 +105,7 @@ export function buildContext(
   const privateTargets = new PrivateTargetPolicy(parts.store.db, parts.config.blockPrivateTargets, () => parts.clock.now());
   return {
     ...parts, db: parts.store.db, events, writes, metrics: parts.metrics ?? createMetrics(), privateTargets, apiRateLimits: new FixedWindowLimiter<number>(60_000),
+    traceBytes: new FixedWindowLimiter<number>(HOUR_MS),
     pings: nothingJournaled(parts.store.db),
     cluster: soloCluster(parts.config.region),
   };

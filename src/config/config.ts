@@ -42,6 +42,8 @@ export interface Config {
   readonly retentionDays: number;
   /** results per minute a peer may send on top of twice its monitors' own rate */
   readonly peerResultLimit: number;
+  /** --trace-budget-mib in bytes: synthetic trace an account may store per hour (engine/trace-budget.ts) */
+  readonly traceBudgetBytes: number;
   readonly blockPrivateTargets: boolean;
   readonly metricsPublic: boolean;
   /** Bun's idleTimeout: a connection silent (or a request unanswered) this long is closed */

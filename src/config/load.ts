@@ -61,6 +61,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     maxConcurrentChecks: int(raw("maxConcurrentChecks"), "max-concurrent-checks", 1, 100_000),
     retentionDays: int(raw("retentionDays"), "retention-days", 1, 3650),
     peerResultLimit: int(raw("peerResultLimit"), "peer-result-limit", 0, 10_000_000),
+    traceBudgetBytes: int(raw("traceBudgetMib"), "trace-budget-mib", 0, 1_000_000) * 1024 * 1024,
     blockPrivateTargets: bool(raw("blockPrivateTargets"), "block-private-targets"),
     metricsPublic: bool(raw("metricsPublic"), "metrics-public"),
     // Bun takes 0-255 s; 0 (never) is not offered: it would give slow clients connections for free

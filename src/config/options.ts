@@ -37,6 +37,7 @@ export const SERVE_OPTIONS = {
   peerToken: { flag: "peer-token", env: "VIGIL_PEER_TOKEN", kind: "string", fallback: null, help: "probe role: the peer token from `vigil peer create`" },
   maxConcurrentChecks: { flag: "max-concurrent-checks", env: "VIGIL_MAX_CONCURRENT_CHECKS", kind: "int", fallback: "500", help: "checks in flight at once" },
   peerResultLimit: { flag: "peer-result-limit", env: "VIGIL_PEER_RESULT_LIMIT", kind: "int", fallback: "3000", help: "results per minute a probe peer may deliver beyond twice what its monitors produce (room for a backlog)" },
+  traceBudgetMib: { flag: "trace-budget-mib", env: "VIGIL_TRACE_BUDGET_MIB", kind: "int", fallback: "16", help: "MiB of synthetic check traces each account may store per hour on this instance; past it a trace keeps only its steps' outline (see the README, Security)" },
   retentionDays: { flag: "retention-days", env: "VIGIL_RETENTION_DAYS", kind: "int", fallback: "30", help: "days raw checks are kept (rollups are kept 400 days)" },
   blockPrivateTargets: { flag: "block-private-targets", env: "VIGIL_BLOCK_PRIVATE_TARGETS", kind: "bool", fallback: "false", help: "the private-target rule of accounts that set none of their own: refuse checks and notifications to private, loopback and link-local addresses (see the README, Security)" },
   idleTimeout: { flag: "idle-timeout", env: "VIGIL_IDLE_TIMEOUT", kind: "int", fallback: "30", help: "seconds a request may take to arrive and be answered before its connection is closed (slow clients), 1-255" },

@@ -13,6 +13,7 @@ import type { MonitorRow } from "../store/tables.ts";
 import { monitorRegions } from "./probe-monitor.ts";
 import { alertExpiryIfDue } from "./expiry-alerts.ts";
 import { applyStateChange } from "./state-change.ts";
+import { traceToStore } from "./trace-budget.ts";
 
 export type DropReason = "deleted" | "paused" | "heartbeat" | "duplicate" | "region_excluded";
 
@@ -27,15 +28,18 @@ export type RecordOutcome =
       changed: boolean;
       incidentOpened: number | null;
       incidentResolved: number | null;
+      /** the synthetic trace was cut to a bound before it was stored */
+      traceCut: boolean;
     }
   | { recorded: false; reason: DropReason };
 
 /**
  * The one write path for check results, from the local scheduler and from probe peers alike. In one
  * transaction (shared with other results arriving at the same moment, see WriteQueue): the check
- * row, the region's state, the monitor's last_checked_at (and certificate expiry and issuer), the
- * open incident's failure count, when the consensus rule says so the state change with its
- * incident and alert (applyStateChange), and an expiry alert when one is due (alertExpiryIfDue).
+ * row (its synthetic trace within the bounds of traceToStore), the region's state, the monitor's
+ * last_checked_at (and certificate expiry and issuer), the open incident's failure count, when the
+ * consensus rule says so the state change with its incident and alert (applyStateChange), and an
+ * expiry alert when one is due (alertExpiryIfDue).
  * `monitor.state` is announced after the commit.
  *
  * Results for deleted, paused and heartbeat monitors are dropped, as are repeats of a `resultUid`
@@ -65,7 +69,8 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   const mayBePacked = result.checked_at < ctx.clock.now() - PACK_GRACE_MS;
   if (resultUid !== null && (await resultAlreadyStored(trx, monitorId, region, resultUid, result.checked_at, mayBePacked))) return { recorded: false, reason: "duplicate" };
 
-  const checkId = await insertCheck(trx, monitorId, region, result, resultUid);
+  const trace = traceToStore(ctx, monitor.account_id, result.synthetic_trace_json);
+  const checkId = await insertCheck(trx, monitorId, region, trace.cut ? { ...result, synthetic_trace_json: trace.trace } : result, resultUid);
 
   // the region's view moves only forward in time: a late, older result is kept as history only;
   // a newer one that does not count takes the region out of the quorum
@@ -110,7 +115,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   const from = monitor.last_status as MonitorState;
   const now = ctx.clock.now();
   const to = aggregateState({ current: from, intervalSec: monitor.interval_sec, now, confirmations: ctx.config.confirmations, regions });
-  const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id, monitorType: monitor.monitor_type };
+  const base = { recorded: true as const, checkId, from, to, accountId: monitor.account_id, monitorType: monitor.monitor_type, traceCut: trace.cut };
   if (to === from) {
     await alertExpiryIfDue(trx, ctx, monitor, result, to);
     return { ...base, changed: false, incidentOpened: null, incidentResolved: null };

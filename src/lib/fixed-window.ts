@@ -40,6 +40,11 @@ export class FixedWindowLimiter<K = string> {
     return { allowed: w.count < limit, limit, remaining: Math.max(0, limit - w.count), resetAt: w.start + this.windowMs };
   }
 
+  /** Counts `amount` (bytes, say) whatever the limit: for budgets that are cut to, not refused. */
+  spend(key: K, amount: number, now: number): void {
+    this.windowOf(key, now).count += amount;
+  }
+
   /** The key's current window, a new one if its last has ended. */
   private windowOf(key: K, now: number): { start: number; count: number } {
     this.sweep(now);

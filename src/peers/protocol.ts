@@ -10,7 +10,7 @@
 import { Type, type Static } from "@sinclair/typebox";
 import { CHECK_ERROR_CODES, CHECK_STATUSES, MAX_ISSUER_LENGTH, TIMING_NAMES, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
-import { MAX_STEPS } from "../domain/synthetic-schema.ts";
+import { boundTrace } from "../domain/trace-bounds.ts";
 
 export const PEER_PREFIX = "/peer/v1";
 
@@ -25,8 +25,6 @@ export const MAX_RESULTS_BODY_BYTES = 1536 * 1024;
  * results stamped more than this before their monitor was created.
  */
 export const MAX_FUTURE_MS = 60_000;
-/** A synthetic trace larger than this (serialized, UTF-8) is cut to a summary of its steps. */
-export const MAX_TRACE_BYTES = 256 * 1024;
 /** Longest error_message and degraded_reason, in characters. */
 const MAX_RESULT_TEXT = 4000;
 /** dns_answer: at most this many records of at most MAX_DNS_RECORD characters. */
@@ -96,7 +94,7 @@ export const ResultItemSchema = Type.Object(
     // optional: probes of an earlier version send none
     ssl_issuer: Type.Optional(nullable(Type.String({ maxLength: MAX_ISSUER_LENGTH }))),
     dns_answer: Type.Union([Type.Array(Type.String({ maxLength: MAX_DNS_RECORD }), { maxItems: MAX_DNS_RECORDS }), Type.Null()]),
-    // an object (a probe's trace is one) of any size: one over MAX_TRACE_BYTES is cut, not refused
+    // an object (a probe's trace is one) of any size: one over a check's bound is cut, not refused
     synthetic_trace_json: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()]),
     // optional: probes of an earlier version send none
     timings: Type.Optional(
@@ -141,31 +139,9 @@ export interface ResultsResponse {
 }
 
 /**
- * A synthetic trace within MAX_TRACE_BYTES: as it is or, when larger (a "full" body detail keeps
- * each step's whole response body), a summary of its steps — name, status, latency, error — marked
- * `truncated`. Both sides apply it: the probe before spooling, the leader on arrival; the check
- * itself (status, latency, error) is kept either way.
- */
-export function boundTrace(trace: unknown): { trace: Record<string, unknown> | null; cut: boolean } {
-  if (trace === null || trace === undefined) return { trace: null, cut: false };
-  const bytes = Buffer.byteLength(JSON.stringify(trace));
-  if (bytes <= MAX_TRACE_BYTES && typeof trace === "object" && !Array.isArray(trace)) return { trace: trace as Record<string, unknown>, cut: false };
-  const raw = (trace as { steps?: unknown }).steps;
-  const steps = Array.isArray(raw) ? raw.slice(0, MAX_STEPS).map(stepSummary) : [];
-  return { trace: { truncated: true, reason: `the trace was ${bytes} bytes; over ${MAX_TRACE_BYTES} only each step's name, status, latency and error are kept`, steps }, cut: true };
-}
-
-function stepSummary(step: unknown) {
-  const s = (step && typeof step === "object" ? step : {}) as Record<string, unknown>;
-  const text = (v: unknown, max: number) => (typeof v === "string" ? v.slice(0, max) : null);
-  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
-  return { name: text(s.name, 200), status: num(s.status), latency_ms: num(s.latency_ms), error: text(s.error, 1000) };
-}
-
-/**
  * A probe's result cut to what the leader accepts: free text to MAX_RESULT_TEXT, dns_answer to
- * MAX_DNS_RECORDS records, the trace by boundTrace. The leader refuses a result over these limits
- * (except the trace, which it cuts), so a probe sends none.
+ * MAX_DNS_RECORDS records, the trace to the bound of one check. The leader refuses a result over
+ * these limits (except the trace, which it cuts as it cuts its own), so a probe sends none.
  */
 export function boundResult(r: CheckResult): CheckResult {
   const cut = (v: string | null, max: number) => (v !== null && v.length > max ? v.slice(0, max) : v);

@@ -14,6 +14,7 @@ import { credentialHeaderNames, maskHeaders, maskText, secretsOf } from "./reque
 import { checkResponse, partialBody } from "./response-checks.ts";
 import { extract, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
+import { cutUtf8, MAX_STEP_BODY_BYTES, STEP_BODY_REASON, withCutReason } from "../domain/trace-bounds.ts";
 import type { Probe, ProbeContext } from "./types.ts";
 
 /** Bytes of response body kept in the trace under `truncated`. */
@@ -27,11 +28,21 @@ export interface StepTrace {
   assertions: AssertionOutcome[];
   error: string | null;
   body?: string;
+  /** the body was cut to a limit (README "Security", Limits); the trace's `reason` says which */
+  body_truncated?: true;
 }
 
-function traceBody(body: Buffer, detail: ProbeMonitor["synthetic_trace_body_detail"], secrets: string[]): string | undefined {
-  if (detail === "full") return maskText(body.toString("utf8"), secrets);
-  if (detail === "truncated") return maskText(body.subarray(0, TRACE_BODY_LIMIT).toString("utf8"), secrets);
+/**
+ * The step's body as its trace keeps it. `full` is masked before it is cut to MAX_STEP_BODY_BYTES,
+ * so a secret across the cut is hidden rather than left in part.
+ */
+function traceBody(body: Buffer, bodyText: string, detail: ProbeMonitor["synthetic_trace_body_detail"], secrets: string[]): { text: string; cut: boolean } | undefined {
+  if (detail === "full") {
+    const masked = maskText(bodyText, secrets);
+    const text = cutUtf8(masked, MAX_STEP_BODY_BYTES);
+    return { text, cut: text.length < masked.length };
+  }
+  if (detail === "truncated") return { text: maskText(body.subarray(0, TRACE_BODY_LIMIT).toString("utf8"), secrets), cut: false };
   return undefined;
 }
 
@@ -113,8 +124,12 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
       entry.latency_ms = elapsedMs(stepStarted);
       entry.status = res.status;
       const bodyText = res.body.toString("utf8");
-      const kept = traceBody(res.body, m.synthetic_trace_body_detail, secrets);
-      if (kept !== undefined) entry.body = kept;
+      const kept = traceBody(res.body, bodyText, m.synthetic_trace_body_detail, secrets);
+      if (kept !== undefined) entry.body = kept.text;
+      if (kept?.cut) {
+        entry.body_truncated = true;
+        observed.synthetic_trace_json = withCutReason({ steps: trace }, STEP_BODY_REASON);
+      }
       // the first step's address and certificate describe the monitored site
       if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings });
       else if (observed.ssl_not_after === null && res.sslNotAfter !== null) Object.assign(observed, { ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer });

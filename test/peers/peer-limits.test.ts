@@ -3,7 +3,8 @@ import { Value } from "@sinclair/typebox/value";
 import { rmSync } from "node:fs";
 import { startInstance, type Instance } from "../../src/cli/serve.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
-import { boundResult, MAX_TRACE_BYTES, ResultItemSchema, toResultItem } from "../../src/peers/protocol.ts";
+import { MAX_TRACE_BYTES } from "../../src/domain/trace-bounds.ts";
+import { boundResult, ResultItemSchema, toResultItem } from "../../src/peers/protocol.ts";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { engineArgs } from "../helpers/engine.ts";
 import { makeAccount, startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
@@ -120,29 +121,39 @@ describe("which results a peer may report", () => {
     expect(checks.map((c: { attributes: { status: string } }) => c.attributes.status)).toEqual(["up"]);
   });
 
-  test(`a synthetic trace over ${MAX_TRACE_BYTES} bytes is cut to its steps' outline; the check itself is kept`, async () => {
+  test(`a synthetic trace over ${MAX_TRACE_BYTES} bytes keeps its steps with their bodies shortened, or else their outline; the check itself is kept`, async () => {
     const trace = {
       steps: [
-        { name: "login", request: { method: "POST", url: "https://example.test/login", headers: {} }, status: 200, latency_ms: 12, assertions: [], error: null, body: "x".repeat(1_400_000) },
-        { name: "profile", request: { method: "GET", url: "https://example.test/me", headers: {} }, status: 500, latency_ms: 7, assertions: [], error: "expected 200-299, got 500" },
+        { name: "login", request: { method: "POST", url: "https://example.test/login", headers: {} }, status: 200, latency_ms: 12, assertions: [], error: null, body: "x".repeat(1_000_000) },
+        { name: "profile", request: { method: "GET", url: "https://example.test/me", headers: {} }, status: 500, latency_ms: 7, assertions: [], error: "expected 200-299, got 500", body: "short" },
       ],
     };
-    const big = resultItem(m, "down", Date.now() - 200, { synthetic_trace_json: trace, error_code: "synthetic_step_failed", error_message: 'step "profile" failed' });
+    // no body to shorten: only the outline fits
+    const headers = { steps: [{ ...trace.steps[1], request: { method: "GET", url: "https://example.test/me", headers: { "x-big": "h".repeat(300_000) } } }] };
+    const big = resultItem(m, "down", Date.now() - 300, { synthetic_trace_json: trace, error_code: "synthetic_step_failed", error_message: 'step "profile" failed' });
+    const outlined = resultItem(m, "down", Date.now() - 200, { synthetic_trace_json: headers, error_code: "synthetic_step_failed", error_message: 'step "profile" failed' });
     const small = resultItem(m, "up", Date.now() - 100, { synthetic_trace_json: { steps: [{ ...trace.steps[0], body: "ok" }] } });
-    const res = await peerCall(s.url, peerA.token, "POST", "/results", batch([big, small]));
-    expect(res.json.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(["stored", "stored"]);
+    const res = await peerCall(s.url, peerA.token, "POST", "/results", batch([big, outlined, small]));
+    expect(res.json.data.results.map((r: { outcome: string }) => r.outcome)).toEqual(["stored", "stored", "stored"]);
     const checks = (await checksOf(m, a.token)).data.map((c: { attributes: Record<string, any> }) => c.attributes);
-    const cut = checks.find((c: { status: string }) => c.status === "down");
+    const at = (item: { checked_at: number }) => checks.find((c: { checked_at: string }) => c.checked_at === new Date(item.checked_at).toISOString());
+    const cut = at(big);
     expect(cut.error_message).toBe('step "profile" failed');
-    expect(cut.synthetic_trace_json.truncated).toBe(true);
-    expect(cut.synthetic_trace_json.reason).toContain("bytes");
-    expect(cut.synthetic_trace_json.steps).toEqual([
-      { name: "login", status: 200, latency_ms: 12, error: null },
-      { name: "profile", status: 500, latency_ms: 7, error: "expected 200-299, got 500" },
-    ]);
-    expect(JSON.stringify(cut.synthetic_trace_json).length).toBeLessThan(MAX_TRACE_BYTES);
+    expect(cut.synthetic_trace_json).toMatchObject({ truncated: true, reason: "trace cut: over the 256 KiB one check may store, so the steps' response bodies are shortened to fit" });
+    const [login, profile] = cut.synthetic_trace_json.steps;
+    expect(login).toMatchObject({ name: "login", status: 200, body_truncated: true, request: trace.steps[0]!.request });
+    expect(login.body).toMatch(/^x+$/);
+    expect(login.body.length).toBeGreaterThan(MAX_TRACE_BYTES - 2048);
+    // a body short enough for its share is kept whole and not marked
+    expect(profile).toEqual(trace.steps[1]);
+    expect(Buffer.byteLength(JSON.stringify(cut.synthetic_trace_json))).toBeLessThanOrEqual(MAX_TRACE_BYTES);
+
+    const outline = at(outlined).synthetic_trace_json;
+    expect(outline.truncated).toBe(true);
+    expect(outline.reason).toStartWith("trace cut: over the 256 KiB one check may store (it was ");
+    expect(outline.steps).toEqual([{ name: "profile", status: 500, latency_ms: 7, error: "expected 200-299, got 500" }]);
     // a trace within the limit is stored as sent
-    expect(checks.find((c: { checked_at: string }) => c.checked_at === new Date(small.checked_at).toISOString()).synthetic_trace_json).toEqual(small.synthetic_trace_json);
+    expect(at(small).synthetic_trace_json).toEqual(small.synthetic_trace_json);
   });
 
   test("a probe cuts its own results to what the leader accepts, so none is refused for its size", () => {

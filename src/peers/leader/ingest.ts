@@ -6,7 +6,7 @@ import type { Logger } from "../../lib/logger.ts";
 import { findMonitorOwners, type MonitorOwner } from "../../store/peer-feed.ts";
 import { recordPeerContact } from "../../store/peers.ts";
 import type { PeerRow } from "../../store/tables.ts";
-import { boundTrace, fromResultItem, MAX_FUTURE_MS, ResultItemSchema, type ResultAck, type ResultItem } from "../protocol.ts";
+import { fromResultItem, MAX_FUTURE_MS, ResultItemSchema, type ResultAck, type ResultItem } from "../protocol.ts";
 import { servesAccount, type Peer } from "./peer-scope.ts";
 
 export interface IngestBatch {
@@ -62,11 +62,10 @@ export class ResultIngest {
         if (item.checked_at < monitor.created_at - MAX_FUTURE_MS) {
           return { result_uid: uid, outcome: "rejected", reason: "too_old: checked_at is before the monitor was created" };
         }
-        const bounded = boundTrace(item.synthetic_trace_json);
-        if (bounded.cut) tracesCut++;
         try {
-          const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, { ...fromResultItem(item), synthetic_trace_json: bounded.trace }, item.result_uid, true);
+          const out = await recordCheckResult(this.ctx, item.monitor_id, peer.region, fromResultItem(item), item.result_uid, true);
           if (out.recorded) {
+            if (out.traceCut) tracesCut++;
             newest = Math.max(newest ?? 0, item.checked_at);
             return { result_uid: uid, outcome: "stored" };
           }

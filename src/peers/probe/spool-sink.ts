@@ -8,7 +8,7 @@ import { boundResult, toResultItem } from "../protocol.ts";
 
 /**
  * The probe's result sink: each result gets its id (what makes delivery exactly-once: the leader
- * ignores a repeat), is cut to the protocol's limits (a huge synthetic trace to a summary, so it
+ * ignores a repeat), is cut to the protocol's limits (a huge synthetic trace to one check's bound, so it
  * always fits a batch and is never refused), and is written to the spool through the write queue
  * (group commit), before the pusher is told there is work.
  */
