@@ -19,9 +19,11 @@ export const IMPORT_HELP = `Usage:
   vigil import uptime-kuma FILE --account NAME [--dry-run] [--data DIR | --database-url URL]
       import an Uptime Kuma database (its kuma.db, 1.23 or 2.x; Kuma may keep running): its
       monitors, notifications, maintenances and status pages
-  vigil import gatus FILE --account NAME [--dry-run] [--data DIR | --database-url URL]
+  vigil import gatus FILE --account NAME [--env NAME...] [--dry-run] [--data DIR | --database-url URL]
       import a Gatus configuration file: its endpoints and their conditions, external endpoints,
-      alerting providers and maintenance
+      alerting providers and maintenance. $VAR and \${VAR} in it are read from the environment only
+      for the variables named with --env (repeatable or comma-separated); a file that reads any
+      other is refused, naming them
 
 Each item prints one line: created, skipped with the reason, or already in the account (a second
 run creates only what is missing, matching by name). --dry-run writes nothing and says what would
@@ -36,7 +38,7 @@ README "Coming from Uptime Kuma" and "Coming from Gatus" say what maps to what.`
 
 const SOURCES = ["uptime-kuma", "gatus"] as const;
 
-function planOf(source: (typeof SOURCES)[number], file: string, env: CliIo["env"], now: number): ImportPlan {
+function planOf(source: (typeof SOURCES)[number], file: string, env: CliIo["env"], allowedEnv: ReadonlySet<string>, now: number): ImportPlan {
   if (source === "uptime-kuma") return planKumaImport(readKumaFile(file), now);
   let text: string;
   try {
@@ -44,7 +46,7 @@ function planOf(source: (typeof SOURCES)[number], file: string, env: CliIo["env"
   } catch (err) {
     throw new GatusFileError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? String(err)}`);
   }
-  return planGatusImport(text, env);
+  return planGatusImport(text, env, allowedEnv);
 }
 
 export async function importCommand(args: string[], io: CliIo): Promise<number> {
@@ -53,11 +55,15 @@ export async function importCommand(args: string[], io: CliIo): Promise<number> 
   // options before the source (vigil import --data DIR): the source is missing
   if (!source || source.startsWith("-")) return io.out(IMPORT_HELP), 2;
   if (!(SOURCES as readonly string[]).includes(source)) throw new UsageError(`unknown import source "${source}" (uptime-kuma or gatus)`);
-  const { values, positionals } = parseCommand(rest, { account: { type: "string" }, "dry-run": { type: "boolean" }, "heartbeat-url": { type: "string" }, "base-url": { type: "string" } }, 1);
+  const { values, positionals } = parseCommand(rest, { account: { type: "string" }, "dry-run": { type: "boolean" }, "heartbeat-url": { type: "string" }, "base-url": { type: "string" }, env: { type: "string", multiple: true } }, 1);
   if (values.help) return io.out(IMPORT_HELP), 0;
   const file = positionals[0];
   if (!file) throw new UsageError(`import ${source} needs the FILE to read`);
   if (!values.account) throw new UsageError(`import ${source} needs --account NAME`);
+  const allowedEnv = new Set(((values.env as string[] | undefined) ?? []).flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v !== ""));
+  const badName = [...allowedEnv].find((n) => !/^[A-Za-z_][A-Za-z0-9_]*$/.test(n));
+  if (badName !== undefined) throw new UsageError(`--env takes variable names (letters, digits and _), not "${badName}"`);
+  if (allowedEnv.size && source !== "gatus") throw new UsageError(`--env is for import gatus: an ${source} file reads no environment`);
   const dataDir = dataDirOf(values, io.env);
   const databaseUrl = databaseUrlOf(values, io.env);
   let config;
@@ -71,7 +77,7 @@ export async function importCommand(args: string[], io: CliIo): Promise<number> 
 
   let plan: ImportPlan;
   try {
-    plan = planOf(source as (typeof SOURCES)[number], file, io.env, Date.now());
+    plan = planOf(source as (typeof SOURCES)[number], file, io.env, allowedEnv, Date.now());
   } catch (e) {
     if (e instanceof KumaFileError || e instanceof GatusFileError) {
       io.err(`error: cannot import ${file}: ${e.message}`);

@@ -2,7 +2,8 @@
  * The plan for a Gatus configuration file (README "Coming from Gatus"): its alerting providers as
  * notification channels, its endpoints as monitors (their conditions through
  * gatus-conditions.ts), its external endpoints as heartbeat monitors, and its maintenance as
- * recurring windows. `$VAR` and `${VAR}` are read from the environment first, as Gatus does.
+ * recurring windows. `$VAR` and `${VAR}` are read from the environment first, as Gatus does, but
+ * only for the variables the operator named (`--env`): a file naming others is refused whole.
  */
 import { mapConditions, codesText, type EndpointKind } from "./gatus-conditions.ts";
 import { count, fitInterval, fitTimeout, goDurationMs, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
@@ -14,9 +15,28 @@ const isObj = (v: unknown): v is Obj => v !== null && typeof v === "object" && !
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : typeof v === "number" ? String(v) : null);
 const list = (v: unknown): unknown[] => (Array.isArray(v) ? v : []);
 
-/** Gatus's environment expansion: `$VAR` and `${VAR}` from the environment, `$$` for a dollar. */
-function expandEnv(text: string, env: Record<string, string | undefined>, missing: Set<string>): string {
-  return text.replace(/\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g, (all, braced: string | undefined, bare: string | undefined) => {
+const ENV_REFERENCE = /\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)/g;
+
+/** The variables a file reads from the environment (`$VAR`, `${VAR}`; `$$` is a dollar), in order. */
+function gatusEnvNames(text: string): string[] {
+  const names = new Set<string>();
+  for (const m of text.matchAll(ENV_REFERENCE)) if (m[0] !== "$$") names.add((m[1] ?? m[2])!);
+  return [...names];
+}
+
+/**
+ * Gatus's environment expansion, over the variables the operator allowed: a tenant's file must not
+ * copy the operator's environment (VIGIL_SECRET_KEY, cloud credentials) into the tenant's monitors.
+ */
+function expandEnv(text: string, env: Record<string, string | undefined>, allowed: ReadonlySet<string>, missing: Set<string>): string {
+  const refused = gatusEnvNames(text).filter((n) => !allowed.has(n));
+  if (refused.length) {
+    const shown = refused.map((n) => `\${${n}}`).join(", ");
+    throw new GatusFileError(
+      `it reads ${shown} from the environment, and vigil import reads only the variables named with --env: run it again with --env ${refused.join(",")} to read ${refused.length === 1 ? "it" : "them"}, or write the value${refused.length === 1 ? "" : "s"} in the file ($$ is a literal dollar)`,
+    );
+  }
+  return text.replace(ENV_REFERENCE, (all, braced: string | undefined, bare: string | undefined) => {
     if (all === "$$") return "$";
     const name = (braced ?? bare)!;
     if (env[name] === undefined) missing.add(name);
@@ -137,11 +157,13 @@ function maintenanceWindow(m: Obj): Obj | string {
   return { timezone: str(m.timezone) ?? "UTC", schedule: `${Number(hm[2])} ${Number(hm[1])} * * ${days.length ? days.join(",") : "*"}`, duration_sec: Math.round(duration / 1000) };
 }
 
-export function planGatusImport(text: string, env: Record<string, string | undefined>): ImportPlan {
+/** `allowedEnv`: the variables the file may read from `env` (README "Coming from Gatus"). */
+export function planGatusImport(text: string, env: Record<string, string | undefined>, allowedEnv: ReadonlySet<string>): ImportPlan {
   const missing = new Set<string>();
+  const expanded = expandEnv(text, env, allowedEnv, missing);
   let doc: unknown;
   try {
-    doc = Bun.YAML.parse(expandEnv(text, env, missing));
+    doc = Bun.YAML.parse(expanded);
   } catch (err) {
     throw new GatusFileError(`not valid YAML: ${(err as Error).message}`);
   }

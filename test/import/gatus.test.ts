@@ -167,7 +167,7 @@ function configFile(text: string): string {
 }
 
 const importGatus = (s: TestServer, file: string, ...extra: string[]) =>
-  runVigil(["import", "gatus", file, "--account", "default", "--data", s.dataDir, "--heartbeat-url", "https://ping.example.com", ...extra], { SLACK_WEBHOOK: "https://hooks.slack.com/services/T/B/FROM-ENV" });
+  runVigil(["import", "gatus", file, "--account", "default", "--data", s.dataDir, "--heartbeat-url", "https://ping.example.com", "--env", "SLACK_WEBHOOK", ...extra], { SLACK_WEBHOOK: "https://hooks.slack.com/services/T/B/FROM-ENV" });
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Resource = { id: string; attributes: any };
@@ -249,7 +249,7 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
     expect(out).toContain("note: alert thresholds (failure/success: 5/2) are per alert in Gatus");
   });
 
-  test("the environment fills ${VAR}, as Gatus does", async () => {
+  test("the environment fills ${VAR} named with --env, as Gatus does", async () => {
     // the slack URL came from SLACK_WEBHOOK; only its scheme and host are shown
     const slack = (await all(s, "/api/v1/notification-channels")).get("Gatus slack")!;
     expect(slack.attributes.url).toStartWith("https://hooks.slack.com/");
@@ -308,7 +308,7 @@ describe("dry run and bad files", () => {
   });
 
   test("an unknown account fails with exit 1 and writes nothing", async () => {
-    const r = await runVigil(["import", "gatus", configFile(CONFIG), "--account", "nobody", "--data", s.dataDir]);
+    const r = await runVigil(["import", "gatus", configFile(CONFIG), "--account", "nobody", "--data", s.dataDir, "--env", "SLACK_WEBHOOK"]);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('no account named "nobody"');
     expect((await s.api("GET", "/api/v1/monitors")).json.data).toEqual([]);
@@ -320,6 +320,41 @@ describe("dry run and bad files", () => {
     expect(r.code).toBe(0);
     expect(lineOf(r.stdout, "monitor", "job")).toContain("new ping URL: http://localhost:8080/h/");
     expect(r.stdout).toContain("note: the ping URLs above start with http://localhost:8080, the default: run again with --heartbeat-url");
+  });
+
+  test("a file reading variables not named with --env is refused whole, naming them and how to allow them", async () => {
+    // the operator's environment holds a secret the tenant's file asks for
+    const operator = { OPERATOR_SECRET: "operator-secret-7f3a9c", HOOK_HOST: "hooks.example.com" };
+    const text = "alerting:\n  custom:\n    url: \"https://${HOOK_HOST}/h?k=$OPERATOR_SECRET\"\nendpoints:\n  - name: leaky\n    url: \"https://example.org/?s=${OPERATOR_SECRET}&p=$$x\"\n";
+    const file = configFile(text);
+    const run = (...extra: string[]) => runVigil(["import", "gatus", file, "--account", "default", "--data", s.dataDir, ...extra], operator);
+    const names = async (path: string) => (await s.api("GET", path)).json.data.map((x: Resource) => x.attributes.name).sort();
+    const before = { monitors: await names("/api/v1/monitors"), channels: await names("/api/v1/notification-channels") };
+    for (const r of [await run(), await run("--dry-run"), await run("--env", "HOOK_HOST")]) {
+      expect(r.code).toBe(1);
+      expect(r.stdout + r.stderr).not.toContain("operator-secret-7f3a9c");
+      expect(r.stderr).toContain("--env");
+    }
+    const none = await run();
+    expect(none.stderr).toContain("it reads ${HOOK_HOST}, ${OPERATOR_SECRET} from the environment, and vigil import reads only the variables named with --env: run it again with --env HOOK_HOST,OPERATOR_SECRET to read them");
+    expect((await run("--env", "HOOK_HOST")).stderr).toContain("it reads ${OPERATOR_SECRET} from the environment");
+    expect({ monitors: await names("/api/v1/monitors"), channels: await names("/api/v1/notification-channels") }).toEqual(before);
+
+    // named, comma-separated or repeated, they are read ($$ stays a dollar)
+    const r = await run("--env", "HOOK_HOST,OPERATOR_SECRET");
+    expect(r.code).toBe(0);
+    const m = (await s.api("GET", "/api/v1/monitors")).json.data.find((x: Resource) => x.attributes.name === "leaky");
+    expect(m.attributes.target).toBe("https://example.org/?s=operator-secret-7f3a9c&p=$x");
+    expect((await runVigil(["import", "gatus", file, "--account", "default", "--data", s.dataDir, "--env", "HOOK_HOST", "--env", "OPERATOR_SECRET"], operator)).code).toBe(0);
+  });
+
+  test("--env takes variable names, and only for gatus", async () => {
+    const bad = await runVigil(["import", "gatus", configFile(CONFIG), "--account", "default", "--data", s.dataDir, "--env", "NOT-A-NAME"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--env takes variable names (letters, digits and _), not "NOT-A-NAME"');
+    const kuma = await runVigil(["import", "uptime-kuma", "kuma.db", "--account", "default", "--data", s.dataDir, "--env", "HOME"]);
+    expect(kuma.code).toBe(2);
+    expect(kuma.stderr).toContain("--env is for import gatus");
   });
 
   test("a file that is not YAML fails with a message", async () => {
