@@ -121,7 +121,7 @@ export const MONITOR_FIELDS = {
   ssl_last_issuer: ro(nullable(Type.String(), "extension: who issued that certificate (its issuer's organisation, else its common name)"), CERT_EXPIRY),
   // dns (docs/monitors.md "TCP, DNS, SSL and ping attributes")
   dns_record_type: f(enumOf(DNS_RECORD_TYPES, { default: "A" }), ["dns"], oneOf(DNS_RECORD_TYPES)),
-  dns_resolver: f(nullable(Type.String({ maxLength: 100 }), "ip[:port]; null means the system's first nameserver"), ["dns"], "must be an IP address with an optional port, or null"),
+  dns_resolver: f(nullable(Type.String({ maxLength: 100 }), "ip[:port]; null means the system's first nameserver, which an account that may not reach private targets may not use"), ["dns"], "must be an IP address with an optional port, or null"),
   dns_expected_answer: f(nullable(Type.String({ minLength: 1, maxLength: 500 }), "null: any answer is up; otherwise one answer must equal it"), ["dns"], "must be a string of 1 to 500 characters, or null"),
   // websocket, grpc, smtp (docs/monitors.md "WebSocket, gRPC and SMTP attributes")
   ws_send: f(nullable(Type.String({ minLength: 1, maxLength: 65536 }), "text message sent once the connection is open; null sends nothing"), ["websocket"], "must be a string of 1 to 65536 characters, or null"),

@@ -1,7 +1,7 @@
 /**
- * DNS probe: asks `dns_resolver` (or the system's first nameserver) for `dns_record_type` records
- * of the target name and compares the answers with `dns_expected_answer` (docs/monitors.md "Up,
- * degraded and down").
+ * DNS probe: asks `dns_resolver` (or the system's first nameserver, for an account that may reach
+ * private targets) for `dns_record_type` records of the target name and compares the answers with
+ * `dns_expected_answer` (docs/monitors.md "Up, degraded and down").
  */
 import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
@@ -47,10 +47,12 @@ export const dnsProbe: Probe = async (m, ctx) => {
   try {
     if (!name) throw new ProbeFailure("dns_error", "the target has no host name to query");
     if (m.dns_resolver) {
-      // only a resolver the user chose can be pointed inward; the system's own is always allowed
       const chosen = parseResolver(m.dns_resolver);
       const judged = await resolveHost(chosen.host, deadline, ctx.blockPrivateTargets === true);
       server = { host: judged.ip, port: chosen.port };
+    } else if (ctx.blockPrivateTargets === true) {
+      // this machine's resolver may answer for the private network's names (README "Security")
+      throw new ProbeFailure("target_blocked", "dns_resolver is not set, and this machine's own resolver may answer for private names: set dns_resolver to a public resolver such as 1.1.1.1; private targets are blocked for this account");
     } else server = await systemResolver();
     observed.resolved_ip = server.host;
     const started = performance.now();

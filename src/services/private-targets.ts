@@ -1,7 +1,8 @@
 /**
  * The account's private-target rule at create and update time: a monitor whose target (or DNS
  * resolver, or a synthetic step's absolute URL), or a notification channel whose receiver, resolves
- * to a private, loopback or link-local address is a 422 on that attribute, so a user learns at once
+ * to a private, loopback or link-local address is a 422 on that attribute, as is a dns monitor
+ * without a resolver of its own, so a user learns at once
  * rather than from failed checks. This is a courtesy, not the guard: names can be re-pointed after
  * the check (DNS rebinding), so every connection resolves again and refuses the address it would
  * connect to (net/resolve-host.ts, error target_blocked).
@@ -105,8 +106,18 @@ export async function privateAddressOf(host: string, timeoutMs = RESOLVE_TIMEOUT
  */
 export async function privateTargetDetails(type: MonitorType, values: Record<string, unknown>, changed: ReadonlySet<string>): Promise<Record<string, string[]>> {
   const hosts = connectedHosts(type, values).filter((h) => changed.has(h.attr) || changed.has("monitor_type") || (h.attr === "synthetic_steps_json" && changed.has("synthetic_enabled")));
-  return privateDetails(hosts);
+  const details = await privateDetails(hosts);
+  if (type === "dns" && !values.dns_resolver && (changed.has("dns_resolver") || changed.has("monitor_type"))) (details.dns_resolver ??= []).push(HOST_RESOLVER_REFUSED);
+  return details;
 }
+
+/**
+ * This machine's own resolver may be inside the private network and answer for its names (split
+ * horizon, a VPC's resolver, a LAN router): a dns monitor of an account that may not reach private
+ * targets names a resolver of its own, judged like any other target (README "Security").
+ */
+const HOST_RESOLVER_REFUSED =
+  "is required for this account: it may not reach private targets, and this machine's own resolver may answer for private names; give a public resolver such as 1.1.1.1 or 9.9.9.9";
 
 async function privateDetails(hosts: { attr: string; host: string }[]): Promise<Record<string, string[]>> {
   const found = await Promise.all(hosts.map(async (h) => ({ ...h, ip: await privateAddressOf(h.host) })));

@@ -89,6 +89,16 @@ describe("checks", () => {
     }
   });
 
+  test("a dns monitor without a resolver of its own, made before the rule was on, is refused at check time; other edits are not", async () => {
+    await blockPrivate(false);
+    const id = await create({ name: "host resolver", monitor_type: "dns", target: "example.test" });
+    await blockPrivate(true);
+    expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { name: "host resolver, renamed" })).status).toBe(200);
+    const check = await firstCheck(id);
+    expect(check).toMatchObject({ status: "down", error_code: "target_blocked", dns_answer: null });
+    expect(check.error_message).toBe("dns_resolver is not set, and this machine's own resolver may answer for private names: set dns_resolver to a public resolver such as 1.1.1.1; private targets are blocked for this account");
+  });
+
   test("with the account's rule off the same monitor reaches the loopback service (the guard is what stops it)", async () => {
     await blockPrivate(false);
     const id = await create({ name: "allowed", monitor_type: "http", target: `http://[::ffff:7f00:1]:${loop.port}/secret` });

@@ -57,6 +57,23 @@ describe("on create and update", () => {
     }
   });
 
+  test("a dns monitor must name a resolver of its own: this machine's may answer for private names", async () => {
+    const dns = { name: "dns", monitor_type: "dns", target: "example.com", interval_sec: 60, timeout_ms: 2000, is_paused: true };
+    for (const body of [dns, { ...dns, dns_resolver: null }]) {
+      const res = await s.api("POST", "/api/v1/monitors", body);
+      expect(res.status).toBe(422);
+      expect(res.json.error.details.dns_resolver).toEqual([
+        "is required for this account: it may not reach private targets, and this machine's own resolver may answer for private names; give a public resolver such as 1.1.1.1 or 9.9.9.9",
+      ]);
+    }
+    // TEST-NET-1: public as far as the guard is concerned
+    const created = await s.api("POST", "/api/v1/monitors", { ...dns, dns_resolver: "192.0.2.53" });
+    expect(created.status).toBe(201);
+    const cleared = await s.api("PATCH", `/api/v1/monitors/${created.json.data.id}`, { dns_resolver: null });
+    expect(cleared.status).toBe(422);
+    expect(Object.keys(cleared.json.error.details)).toEqual(["dns_resolver"]);
+  });
+
   test("a public address is accepted; changing it to a private one is refused, other edits are not", async () => {
     // 192.0.2.0/24 is TEST-NET-1: public as far as the guard is concerned; paused, so never checked
     const created = await s.api("POST", "/api/v1/monitors", httpAttrs({ name: "public", target: "http://192.0.2.10/health" }));
@@ -70,10 +87,11 @@ describe("on create and update", () => {
   });
 });
 
-test("without the flag (the default, for homelabs) private targets are accepted", async () => {
+test("without the flag (the default, for homelabs) private targets are accepted, and dns monitors may ask this machine's resolver", async () => {
   const s = await startTestServer();
   try {
     expect((await s.api("POST", "/api/v1/monitors", httpAttrs({ target: "http://127.0.0.1:9/health" }))).status).toBe(201);
+    expect((await s.api("POST", "/api/v1/monitors", { name: "dns", monitor_type: "dns", target: "example.com", interval_sec: 60, timeout_ms: 2000, is_paused: true })).status).toBe(201);
   } finally {
     await s.stop();
   }

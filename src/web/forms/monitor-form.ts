@@ -95,7 +95,7 @@ const HINTS: Partial<Record<MonitorAttributeName, string>> = {
   follow_redirects: "up to 10; turn off to expect a redirect (301, 302, …) itself",
   tls_verify: "turn off only for a self-signed certificate you trust",
   ssl_expiry_warn_days: "the check turns degraded this many days before; empty: 14",
-  dns_resolver: "IP address (and :port) of the server to ask; empty: this machine's",
+  dns_resolver: "IP address (and :port) of the server to ask; empty: this machine's (not where private targets are blocked)",
   dns_expected_answer: "one of the answers must be exactly this; empty: any answer is fine",
   ws_send: "sent once connected; empty: nothing is sent",
   ws_expect: "the server's first message must contain it; empty: connecting is enough",
