@@ -17,6 +17,7 @@ const TAGS: Record<string, string> = {
   "Notification channels": "Where alerts go: webhook, Slack, Discord, Teams, Telegram, ntfy, Gotify, Pushover, email",
   "Maintenance windows": "Planned maintenance, one-off or recurring: checks go on, incidents and alerts wait for the end",
   Groups: "Groups of monitors: the sections of the dashboard and of status pages",
+  Peers: "Probe peers: other machines running this account's checks in their regions",
   Heartbeat: "The ping URL a heartbeat monitor's job calls; the token in the path is its only credential",
   Operations: "Health, readiness and Prometheus metrics of the instance",
 };

@@ -24,6 +24,8 @@ const PUBLIC_API_PATHS = new Set([OPENAPI_PATH, CONFIG_SCHEMA_PATH]);
  */
 export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   const table = new RouteTable(routes);
+  // routes of the table outside /api/v1 (the peers list) pass the same gate
+  const outside = new Set(routes.map((r) => r.path).filter((p) => !p.startsWith(API_PREFIX + "/")));
   const log = ctx.log.child("api");
   const touched = new Map<number, number>();
 
@@ -57,7 +59,8 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   const app = new Elysia({ name: "api" }).onRequest(async ({ request }) => {
     const url = new URL(request.url);
     const path = url.pathname;
-    if (!(path === API_PREFIX || path.startsWith(API_PREFIX + "/")) || PUBLIC_API_PATHS.has(path)) return;
+    const ours = path === API_PREFIX || path.startsWith(API_PREFIX + "/") || outside.has(path.replace(/\/$/, ""));
+    if (!ours || PUBLIC_API_PATHS.has(path)) return;
     const state = stateFor(request);
     try {
       await gate(request, path);

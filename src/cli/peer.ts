@@ -1,5 +1,5 @@
 import { issuePeerToken } from "../auth/peer-tokens.ts";
-import { peerAttributes } from "../peers/leader/plugin.ts";
+import { peerAttributes } from "../domain/peer-schema.ts";
 import { findAccountByName } from "../store/accounts.ts";
 import { listPeers, peerAccountNames, revokePeer } from "../store/peers.ts";
 import type { Account } from "../store/tables.ts";

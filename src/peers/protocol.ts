@@ -5,7 +5,8 @@
  *   GET  /peer/v1/hello?probe_time=MS      → the peer's region, the leader's region and clock
  *   GET  /peer/v1/monitors?cursor=C&wait=S → definitions feed (full snapshot or changes since C)
  *   POST /peer/v1/results                  → a batch of results; one outcome per result
- *   GET  /peer/v1/peers                    → every peer with its last contact, lag, skew and queue
+ *
+ * GET /peer/v1/peers, the peers serving an account, is read with an API token (api/peers.ts).
  */
 import { Type, type Static } from "@sinclair/typebox";
 import { CHECK_ERROR_CODES, CHECK_STATUSES, MAX_ISSUER_LENGTH, TIMING_NAMES, type CheckResult } from "../domain/check-result.ts";
@@ -33,8 +34,6 @@ const MAX_DNS_RECORD = 1000;
 const MAX_RESOLVED_IP = 100;
 /** Longest a feed request waits for a change before answering "nothing new". */
 export const MAX_LONG_POLL_SEC = 25;
-/** A peer heard from within this long counts as connected in the peers list. */
-export const CONNECTED_WITHIN_MS = 60_000;
 
 export interface HelloResponse {
   /** the region this peer token was created for: the region the probe's results are recorded in */

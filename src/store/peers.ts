@@ -24,6 +24,18 @@ export async function listPeers(db: Db): Promise<PeerRow[]> {
   return db.selectFrom("peers").selectAll().orderBy("id").execute();
 }
 
+/** A page of the peers serving the account, id ascending: those made for it and those for every account. */
+export async function listPeersServing(db: Db, accountId: number, page: { limit: number; offset: number }): Promise<{ rows: PeerRow[]; total: number }> {
+  const serving = db
+    .selectFrom("peers")
+    .where((eb) => eb.or([eb("all_accounts", "=", 1), eb("id", "in", eb.selectFrom("peer_accounts").select("peer_id").where("account_id", "=", accountId))]));
+  const [{ n }, rows] = await Promise.all([
+    serving.select((eb) => eb.fn.countAll<number>().as("n")).executeTakeFirstOrThrow(),
+    serving.selectAll().orderBy("id").limit(page.limit).offset(page.offset).execute(),
+  ]);
+  return { rows, total: Number(n) };
+}
+
 /** The account scope of a peer row (one query for a scoped peer, none for an all-accounts one). */
 export async function peerAccountScope(db: Db, peer: Pick<PeerRow, "id" | "all_accounts">): Promise<PeerAccountScope> {
   if (peer.all_accounts === 1) return "all";

@@ -15,6 +15,7 @@ import type { RouteDef } from "../../src/api/route.ts";
 import { apiRoutes } from "../../src/api/routes.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
 import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
+import { issuePeerToken } from "../../src/auth/peer-tokens.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { insertIncident } from "../../src/store/incidents.ts";
 import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fixtures.ts";
@@ -74,6 +75,7 @@ beforeAll(async () => {
   const { account_id: accountId } = await s.ctx.db.selectFrom("monitors").select("account_id").where("id", "=", ids.http).executeTakeFirstOrThrow();
   const incident = await insertIncident(s.ctx.db, { accountId, monitorId: ids.http, startedAt: now, rootCheckId: null, errorCode: "connection_timeout", errorMessage: "no response", httpCode: null, failureCount: 1 });
   ids.incident = incident.id;
+  await issuePeerToken(s.ctx.db, { region: "eu", label: "contract probe", accounts: [accountId], now });
   ids.page = await createStatusPage(s, { name: "Contract page", monitor_ids: [ids.http] });
   ids.window = Number((await s.api("POST", "/api/v1/maintenance-windows", { name: "Patching", monitor_ids: [ids.http], schedule: "0 3 * * 0", duration_sec: 3600 })).json.data.id);
   ids.group = Number((await s.api("POST", "/api/v1/groups", { name: "Contract group" })).json.data.id);
@@ -184,6 +186,7 @@ const fill = (path: string, id = idFor(path), updateId = ids.update) => path.rep
 /** A successful call per route; routes that delete get a record of their own. */
 const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
   "GET /api/v1/monitors": async () => ({ path: "/api/v1/monitors?per_page=100" }),
+  "GET /peer/v1/peers": async () => ({}),
   "POST /api/v1/monitors": async () => ({ body: httpAttrs({ name: "created", regions: ["local"], api_json_assertions_json: [{ path: "status", op: "equals", value: "ok" }] }) }),
   "GET /api/v1/monitors/:id": async () => ({}),
   "PATCH /api/v1/monitors/:id": async () => ({ body: { name: "renamed" } }),
@@ -230,9 +233,9 @@ const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
 /** A body each write route refuses with 422. */
 const INVALID_BODY = { name: "", no_such_attribute: 1 };
 
-test("the document lists exactly the operations of the route table under /api/v1", () => {
+test("the document lists exactly the operations of the route table under /api/v1 (and the peers list beside the peer protocol)", () => {
   const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
-    .filter(([p]) => p.startsWith("/api/v1/"))
+    .filter(([p]) => p.startsWith("/api/v1/") || p.startsWith("/peer/v1/"))
     .flatMap(([p, item]) => Object.keys(item).filter((m) => m !== "parameters" && m !== "servers").map((m) => `${m} ${p}`));
   expect(documented.sort()).toEqual(apiRoutes.map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`).sort());
 });

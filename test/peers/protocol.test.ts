@@ -276,10 +276,10 @@ describe("results", () => {
 });
 
 describe("peers list", () => {
-  test("shows every peer with region, last contact, lag, skew and queue; readable with a peer token or monitors:read", async () => {
+  test("shows each peer with region, last contact, lag, skew and queue; read with an API token holding monitors:read", async () => {
     const now = Date.now();
     await peerCall(s.url, eu.token, "POST", "/results", batch([resultItem(999_998, "up", now - 1500)], { queue_length: 7, sent_at: now + 2500 }));
-    const res = await peerCall(s.url, eu.token, "GET", "/peers");
+    const res = await peerCall(s.url, s.token, "GET", "/peers");
     expect(res.status).toBe(200);
     const p = res.json.data.find((x: { id: string }) => x.id === String(eu.id));
     expect(p.type).toBe("peer");
@@ -293,17 +293,38 @@ describe("peers list", () => {
     const gone = res.json.data.find((x: { attributes: { region: string } }) => x.attributes.region === "gone");
     expect(gone.attributes.revoked_at).not.toBeNull();
     expect(gone.attributes.connected).toBe(false);
+    expect(res.json.pagination).toMatchObject({ page: 1, total: res.json.data.length });
 
-    const viaApi = await peerCall(s.url, s.token, "GET", "/peers");
-    expect(viaApi.status).toBe(200);
-    expect(viaApi.json.data.length).toBe(res.json.data.length);
-
+    // the list is the API's: a peer token is refused there as on /api/v1
+    const byPeer = await peerCall(s.url, eu.token, "GET", "/peers");
+    expect(byPeer.status).toBe(401);
+    expect(byPeer.json.error.code).toBe("invalid_token");
     const reader = await makeAccount(s.ctx, "checks-only", "pro", ["checks:read"]);
     const noScope = await peerCall(s.url, reader.token, "GET", "/peers");
     expect(noScope.status).toBe(403);
     expect(noScope.json.error.code).toBe("insufficient_scope");
     const free = await makeAccount(s.ctx, "free-one", "free", ["monitors:read"]);
     expect((await peerCall(s.url, free.token, "GET", "/peers")).json.error.code).toBe("plan_feature_disabled");
+  });
+
+  test("an account's token sees the peers serving it: its own and those for every account, never another account's", async () => {
+    const one = await makeAccount(s.ctx, "peers-one", "pro", ["monitors:read"]);
+    const two = await makeAccount(s.ctx, "peers-two", "pro", ["monitors:read"]);
+    const oneProbe = await makePeer(s.ctx, "one-region", [one.accountId]);
+    const twoProbe = await makePeer(s.ctx, "two-region", [two.accountId]);
+    const both = await makePeer(s.ctx, "both-region", [one.accountId, two.accountId]);
+    const listed = async (token: string) => {
+      const res = await peerCall(s.url, token, "GET", "/peers?per_page=100");
+      expect(res.status).toBe(200);
+      return res.json.data.map((x: { id: string }) => Number(x.id)).sort((x: number, y: number) => x - y);
+    };
+    // every peer made so far in this file other than these serves every account
+    const everyAccount = (await s.ctx.db.selectFrom("peers").select("id").where("all_accounts", "=", 1).orderBy("id").execute()).map((r) => r.id);
+    expect(everyAccount).toContain(eu.id);
+    expect(await listed(one.token)).toEqual([...everyAccount, oneProbe.id, both.id]);
+    expect(await listed(two.token)).toEqual([...everyAccount, twoProbe.id, both.id]);
+    const text = (await peerCall(s.url, one.token, "GET", "/peers?per_page=100")).text;
+    expect(text).not.toContain("two-region");
   });
 });
 

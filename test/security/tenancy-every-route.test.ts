@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, expect, test } from "bun:test";
 import { apiRoutes } from "../../src/api/routes.ts";
 import type { RouteDef } from "../../src/api/route.ts";
+import { issuePeerToken } from "../../src/auth/peer-tokens.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { insertIncident } from "../../src/store/incidents.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
@@ -17,7 +18,7 @@ import { makeAccount, startTestServer, type TestServer } from "../helpers/server
 let s: TestServer;
 let a: { accountId: number; token: string };
 let b: { accountId: number; token: string };
-const A = { monitor: "", heartbeat: "", page: "", channel: "", incident: "", window: "", group: "", update: "" };
+const A = { monitor: "", heartbeat: "", page: "", channel: "", incident: "", window: "", group: "", update: "", peer: "" };
 
 beforeAll(async () => {
   s = await startTestServer();
@@ -36,6 +37,9 @@ beforeAll(async () => {
   A.window = await create("/api/v1/maintenance-windows", { name: "A window", monitor_ids: [Number(A.monitor)], schedule: "0 3 * * *", duration_sec: 600 });
   A.update = await create(`/api/v1/status-pages/${A.page}/updates`, { title: "a-update", kind: "info", affected_monitor_ids: [Number(A.monitor)] });
   await insertCheck(s.ctx.db, Number(A.monitor), "local", { ...emptyResult(Date.now()), status: "up" });
+  // a probe peer made for A alone (`vigil peer create --account tenant-a`), and one for B
+  A.peer = String((await issuePeerToken(s.ctx.db, { region: "a-region", label: "a-probe", accounts: [a.accountId], now: Date.now() })).row.id);
+  await issuePeerToken(s.ctx.db, { region: "b-region", label: "b-probe", accounts: [b.accountId], now: Date.now() });
   A.incident = String((await insertIncident(s.ctx.db, { accountId: a.accountId, monitorId: Number(A.monitor), startedAt: Date.now(), rootCheckId: null, errorCode: "http_error", errorMessage: "HTTP 500", httpCode: 500, failureCount: 1 })).id);
 });
 afterAll(() => s?.stop());
@@ -99,6 +103,7 @@ function listedOfA(path: string): string[] {
     "/api/v1/notification-channels": [A.channel],
     "/api/v1/maintenance-windows": [A.window],
     "/api/v1/groups": [A.group],
+    "/peer/v1/peers": [A.peer],
   };
   const ids = lists[path];
   if (!ids) throw new Error(`tenancy test: no records of account A mapped for the list ${path}; add them`);
@@ -124,6 +129,7 @@ test.each(apiRoutes.map((r) => [r.method, r.path, r] as const))("%s %s: account 
       expect(res.text).not.toContain("a-hook");
       expect(res.text).not.toContain("A window");
       expect(res.text).not.toContain("a-tag");
+      expect(res.text).not.toContain("a-probe");
     }
   } else {
     const body = CROSS_CREATES[path];

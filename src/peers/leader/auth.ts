@@ -1,7 +1,6 @@
 import { verifyPeerToken } from "../../auth/peer-tokens.ts";
-import { ApiError, insufficientScope, unauthorized } from "../../http/errors.ts";
-import { stateFor } from "../../http/request-state.ts";
-import { admitApiToken, bearerToken } from "../../auth/token-gate.ts";
+import { ApiError, unauthorized } from "../../http/errors.ts";
+import { bearerToken } from "../../auth/token-gate.ts";
 import type { AppContext } from "../../context.ts";
 import type { PeerRow } from "../../store/tables.ts";
 import { loadPeer, type Peer } from "./peer-scope.ts";
@@ -29,20 +28,4 @@ export async function authenticatePeer(ctx: AppContext, request: Request): Promi
     throw new ApiError(409, "region_conflict", `region "${row.region}" is the leader's own region; create the peer for another region`);
   }
   return loadPeer(ctx.db, row);
-}
-
-export type PeersReader = { kind: "peer"; peer: PeerRow } | { kind: "api"; accountId: number };
-
-/**
- * GET /peer/v1/peers is for operators too: a peer token, or an API token with `monitors:read`, under
- * the API's plan rule and rate limit. Peers belong to the instance, not to an account.
- */
-export async function authenticatePeersReader(ctx: AppContext, request: Request): Promise<PeersReader> {
-  const token = bearer(request);
-  const peer = await verifyPeerToken(ctx.db, token);
-  if (peer) return { kind: "peer", peer };
-  const unknown = () => new ApiError(401, "invalid_token", "the token is unknown or revoked", undefined, { "www-authenticate": 'Bearer realm="vigil", error="invalid_token"' });
-  const api = await admitApiToken(ctx, stateFor(request), token, unknown);
-  if (!api.token.scopes.split(",").includes("monitors:read")) throw insufficientScope("monitors:read");
-  return { kind: "api", accountId: api.account.id };
 }

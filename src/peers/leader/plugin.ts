@@ -1,6 +1,7 @@
 /**
  * The leader's side of the peer protocol under /peer/v1 (see ../protocol.ts). Errors use the API's
- * JSON error body; authentication is by peer token (GET /peer/v1/peers also takes an API token).
+ * JSON error body; authentication is by peer token. GET /peer/v1/peers, for operators with an API
+ * token, is the API's (api/peers.ts).
  */
 import { Value } from "@sinclair/typebox/value";
 import { Elysia } from "elysia";
@@ -9,13 +10,12 @@ import { ApiError, methodNotAllowed, rateLimited, validationError } from "../../
 import { stateFor } from "../../http/request-state.ts";
 import { errorResponse, jsonResponse } from "../../http/respond.ts";
 import type { AppContext } from "../../context.ts";
-import { toIso } from "../../lib/dates.ts";
 import { retryAfterSeconds } from "../../lib/fixed-window.ts";
-import { listPeers, recordPeerContact } from "../../store/peers.ts";
+import { recordPeerContact } from "../../store/peers.ts";
 import type { PeerRow } from "../../store/tables.ts";
 import { VERSION } from "../../version.ts";
-import { CONNECTED_WITHIN_MS, MAX_LONG_POLL_SEC, MAX_RESULTS_BODY_BYTES, PEER_PREFIX, ResultsBatchSchema, type HelloResponse } from "../protocol.ts";
-import { authenticatePeer, authenticatePeersReader } from "./auth.ts";
+import { MAX_LONG_POLL_SEC, MAX_RESULTS_BODY_BYTES, PEER_PREFIX, ResultsBatchSchema, type HelloResponse } from "../protocol.ts";
+import { authenticatePeer } from "./auth.ts";
 import type { MonitorChangeLog } from "./change-log.ts";
 import { readFeed } from "./feed.ts";
 import type { IngestBatch, ResultIngest } from "./ingest.ts";
@@ -115,30 +115,8 @@ export function peerLeaderPlugin(ctx: AppContext, parts: PeerLeaderParts) {
     return { results: acks, server_time: ctx.clock.now() };
   };
 
-  const peers: Handler = async (request) => {
-    await authenticatePeersReader(ctx, request);
-    const now = ctx.clock.now();
-    return (await listPeers(ctx.db)).map((p) => ({ id: String(p.id), type: "peer", attributes: peerAttributes(p, now) }));
-  };
-
   return new Elysia({ name: "peers" })
     .all(`${PEER_PREFIX}/hello`, endpoint("GET", hello), { parse: "none" } as never)
     .all(`${PEER_PREFIX}/monitors`, endpoint("GET", monitors), { parse: "none" } as never)
-    .all(`${PEER_PREFIX}/results`, endpoint("POST", results), { parse: "none" } as never)
-    .all(`${PEER_PREFIX}/peers`, endpoint("GET", peers), { parse: "none" } as never);
-}
-
-/** A peer as GET /peer/v1/peers shows it. `connected`: heard from within the last minute. */
-export function peerAttributes(p: PeerRow, now: number) {
-  return {
-    region: p.region,
-    label: p.label,
-    created_at: toIso(p.created_at),
-    revoked_at: toIso(p.revoked_at),
-    last_seen_at: toIso(p.last_seen_at),
-    last_lag_ms: p.last_lag_ms,
-    last_skew_ms: p.last_skew_ms,
-    queue_length: p.queue_length,
-    connected: p.revoked_at === null && p.last_seen_at !== null && now - p.last_seen_at <= CONNECTED_WITHIN_MS,
-  };
+    .all(`${PEER_PREFIX}/results`, endpoint("POST", results), { parse: "none" } as never);
 }
