@@ -4,6 +4,7 @@
  * the monitor cannot be one. The columns read exist in both 1.23 and 2.x unless said otherwise; a
  * column a version lacks reads as undefined.
  */
+import { expectedRedirects } from "../domain/expected-codes.ts";
 import type { KumaRow } from "../store/uptime-kuma-file.ts";
 import { fitInterval, fitTimeout, hostPort } from "./plan.ts";
 
@@ -18,18 +19,44 @@ export interface MonitorContext {
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 const flag = (v: unknown): boolean => v === 1 || v === true || v === "1";
 
-/** Kuma's accepted status codes (["200-299", "301"]) as expected_http_codes ("200-299,301"). */
-function acceptedCodes(m: KumaRow, notes: string[]): string | null {
+/** Kuma's accepted status codes (["200-299", "301"]) as a list Vigil reads ("200-299", "301"). */
+function acceptedCodes(m: KumaRow, notes: string[]): string[] {
   let list: unknown;
   try {
     list = JSON.parse(String(m.accepted_statuscodes_json ?? '["200-299"]'));
   } catch {
     list = null;
   }
-  if (!Array.isArray(list) || list.length === 0) return null;
+  if (!Array.isArray(list)) return [];
   const codes = list.map(String).filter((c) => /^\d{3}(-\d{3})?$/.test(c));
   if (codes.length !== list.length) notes.push(`accepted status codes ${list.filter((c) => !codes.includes(String(c))).join(", ")} not kept`);
-  return codes.length === 0 || (codes.length === 1 && codes[0] === "200-299") ? null : codes.join(",");
+  return codes;
+}
+
+/** "200-399" without its 3xx part: "200-299"; a code or range wholly in 3xx is gone. */
+function without3xx(code: string): string[] {
+  const [from, to = from] = code.split("-").map(Number) as [number, number?];
+  const text = (a: number, b: number) => (a === b ? String(a) : `${a}-${b}`);
+  return [...(from < 300 ? [text(from, Math.min(to, 299))] : []), ...(to > 399 ? [text(Math.max(from, 400), to)] : [])];
+}
+
+/**
+ * Kuma's maxredirects and accepted codes as follow_redirects and expected_http_codes. Kuma judges the
+ * answer after the redirects it follows, so a 3xx it accepts there is never that answer, and Vigil
+ * refuses to expect one while following (domain/expected-codes.ts): the 3xx codes are dropped, said
+ * in a note (README "Coming from Uptime Kuma").
+ */
+function redirectsAndCodes(m: KumaRow, a: Record<string, unknown>, notes: string[]): void {
+  let codes = acceptedCodes(m, notes);
+  const redirects = Number(m.maxredirects ?? 10);
+  a.follow_redirects = redirects > 0;
+  if (a.follow_redirects && expectedRedirects(codes.join(",")).length) {
+    const kept = codes.flatMap(without3xx);
+    notes.push(`3xx codes dropped from the accepted status codes (${codes.join(", ")} → ${kept.join(", ") || "200-299, the default"}): Kuma follows redirects here, so a redirect is never the answer it judges, nor Vigil's, which follows them too`);
+    codes = kept;
+  }
+  if (a.follow_redirects && redirects !== 10) notes.push(`follows up to 10 redirects (Kuma: ${redirects})`);
+  if (codes.length && !(codes.length === 1 && codes[0] === "200-299")) a.expected_http_codes = codes.join(",");
 }
 
 /** Kuma's JSONata path as a Vigil dot path, when it is a plain path (a.b, a[0].b, $.a). */
@@ -42,12 +69,8 @@ const JSON_OPS: Record<string, string> = { "==": "equals", "!=": "not_equals", "
 
 function http(m: KumaRow, _ctx: MonitorContext, notes: string[]): Record<string, unknown> | string {
   const a: Record<string, unknown> = { monitor_type: "http", target: str(m.url), method: (str(m.method) ?? "GET").toUpperCase() };
-  const codes = acceptedCodes(m, notes);
-  if (codes) a.expected_http_codes = codes;
+  redirectsAndCodes(m, a, notes);
   a.tls_verify = !flag(m.ignore_tls);
-  const redirects = Number(m.maxredirects ?? 10);
-  a.follow_redirects = redirects > 0;
-  if (redirects > 0 && redirects !== 10) notes.push(`follows up to 10 redirects (Kuma: ${redirects})`);
   const headers: Record<string, string> = {};
   if (str(m.headers)) {
     try {
@@ -136,7 +159,13 @@ const TYPES: Record<string, TypeMap> = {
   http,
   keyword: http,
   "json-query": http,
-  port: (m) => (str(m.hostname) && m.port ? { monitor_type: "tcp", target: hostPort(str(m.hostname)!, Number(m.port)) } : "it has no host or port"),
+  port: (m, _ctx, notes) => {
+    if (!str(m.hostname) || !m.port) return "it has no host or port";
+    // 2.x keeps a port monitor's TLS choice in the smtp monitor's column
+    const tls = ({ secure: "SSL", starttls: "STARTTLS" } as Record<string, string>)[str(m.smtp_security) ?? ""];
+    if (tls) notes.push(`${tls} not kept: Vigil's tcp monitor only opens the connection (an ssl monitor watches a certificate)`);
+    return { monitor_type: "tcp", target: hostPort(str(m.hostname)!, Number(m.port)) };
+  },
   ping: (m) => (str(m.hostname) ? { monitor_type: "ping", target: str(m.hostname) } : "it has no host"),
   dns: (m, _ctx, notes) => {
     const type = str(m.dns_resolve_type) ?? "A";

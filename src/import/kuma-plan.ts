@@ -11,6 +11,16 @@ import { count, fitTags, NameBook, type ImportPlan, type PlannedItem } from "./p
 
 const str = (v: unknown): string | null => (typeof v === "string" && v.trim() !== "" ? v.trim() : null);
 const flag = (v: unknown): boolean => v === 1 || v === true || v === "1";
+/** A text column Kuma may hold JSON-encoded ("\"Europe/Berlin\"", as its settings are stored): its text. */
+function textOf(v: unknown): string | null {
+  const s = str(v);
+  if (!s || !/^".*"$/.test(s)) return s;
+  try {
+    return str(JSON.parse(s));
+  } catch {
+    return s;
+  }
+}
 const byWeight = (a: KumaRow, b: KumaRow) => Number(a.weight ?? 0) - Number(b.weight ?? 0) || Number(a.id) - Number(b.id);
 
 function linksOf(rows: KumaRow[], from: string, to: string): Map<number, number[]> {
@@ -102,7 +112,7 @@ function windows(data: KumaData, names: NameBook, now: number): PlannedItem[] {
       attributes: {},
       notes,
     };
-    let timezone = str(w.timezone);
+    let timezone = textOf(w.timezone);
     if (!timezone || timezone === "SAME_AS_SERVER") {
       timezone = serverZone ?? "UTC";
       if (!serverZone) notes.push("Kuma's server time zone is not recorded in its database: times read as UTC");
@@ -193,7 +203,8 @@ function statusPages(data: KumaData, names: NameBook): PlannedItem[] {
     if (domain && str(domain.domain)) a.custom_domain = str(domain.domain)!.toLowerCase();
     const sections = data.groups.filter((g) => Number(g.status_page_id) === Number(p.id));
     if (sections.length > 1) notes.push(`its ${sections.length} sections (${sections.map((s) => s.name).join(", ")}) not kept: a Vigil page shows its monitors by the group each is in`);
-    for (const [col, what] of [["footer_text", "footer"], ["custom_css", "custom CSS"], ["analytics_id", "analytics"], ["icon", "icon"]] as const) {
+    // 1.23 names the analytics column google_analytics_tag_id, 2.x analytics_id
+    for (const [col, what] of [["footer_text", "footer"], ["custom_css", "custom CSS"], ["analytics_id", "analytics"], ["google_analytics_tag_id", "analytics"], ["icon", "icon"]] as const) {
       if (str(p[col]) && !(col === "icon" && p.icon === "/icon.svg")) notes.push(`${what} not kept`);
     }
     item.attributes = a;

@@ -33,7 +33,8 @@ export interface KumaData {
   statusPageDomains: KumaRow[];
   groups: KumaRow[];
   monitorGroups: KumaRow[];
-  settings: Map<string, string | null>;
+  /** Kuma's settings, each value JSON-decoded as Kuma reads it (a time zone is stored as "\"Europe/Berlin\"") */
+  settings: Map<string, unknown>;
 }
 
 export class KumaFileError extends Error {}
@@ -59,8 +60,8 @@ function readAll(db: Database): KumaData {
   if (!tables.has("monitor")) throw new KumaFileError("it has no monitor table: not an Uptime Kuma database");
   const rows = (table: string): KumaRow[] => (tables.has(table) ? (db.query(`SELECT * FROM "${table}" ORDER BY id`).all() as KumaRow[]) : []);
   const data = Object.fromEntries(Object.entries(TABLES).map(([key, table]) => [key, rows(table)])) as Omit<KumaData, "version" | "schemaMark" | "settings">;
-  const settings = new Map<string, string | null>();
-  if (tables.has("setting")) for (const r of db.query("SELECT key, value FROM setting").all() as { key: string; value: string | null }[]) settings.set(r.key, r.value);
+  const settings = new Map<string, unknown>();
+  if (tables.has("setting")) for (const r of db.query("SELECT key, value FROM setting").all() as { key: string; value: string | null }[]) settings.set(r.key, settingValue(r.value));
   const v2 = tables.has("knex_migrations");
   const mark = v2
     ? ((db.query("SELECT name FROM knex_migrations ORDER BY id DESC LIMIT 1").get() as { name: string } | null)?.name ?? null)
@@ -68,13 +69,19 @@ function readAll(db: Database): KumaData {
   return { version: v2 ? "2.x" : "1.x", schemaMark: mark, ...data, settings };
 }
 
-function lastPatch(json: string | null | undefined): string | null {
+/** Kuma's Settings.get: the stored JSON's value, or the text itself when it is not JSON. */
+function settingValue(text: string | null): unknown {
+  if (text === null) return null;
   try {
-    const names = Object.keys(JSON.parse(json ?? "{}") as Record<string, unknown>);
-    return names[names.length - 1] ?? null;
+    return JSON.parse(text) as unknown;
   } catch {
-    return null;
+    return text;
   }
+}
+
+function lastPatch(files: unknown): string | null {
+  const names = files && typeof files === "object" ? Object.keys(files) : [];
+  return names[names.length - 1] ?? null;
 }
 
 function readIn(path: string, readonly: boolean): KumaData {

@@ -53,7 +53,8 @@ export interface KumaFixture {
 export function insertKumaRows(db: Database, version: KumaVersion, target: string): KumaFixture {
   const v2 = version === "2.x";
   insertRow(db, "user", { username: "admin", password: "$2a$10$hash", active: 1, timezone: "Europe/Berlin" });
-  insertRow(db, "setting", { key: "serverTimezone", value: "Europe/Paris", type: "general" });
+  // Kuma stores every setting JSON-encoded (Settings.set)
+  insertRow(db, "setting", { key: "serverTimezone", value: JSON.stringify("Europe/Paris"), type: "general" });
   const dockerHost = insertRow(db, "docker_host", { user_id: 1, docker_daemon: "/var/run/docker.sock", docker_type: "socket", name: "local" });
 
   const monitors: Record<string, number> = {};
@@ -82,10 +83,17 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
   add("Broker", { type: "mqtt", hostname: "mqtt.example.com", port: 1883, mqtt_topic: "status" });
   add("Old API", { type: "http", url: "https://old.example.com/", active: 0, accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
   add("Must be down", { type: "http", url: "https://down.example.com/", upside_down: 1, accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
+  // accepted 3xx codes: judged without following (maxredirects 0), or dropped where Kuma follows redirects
+  add("Short link", { type: "http", url: "https://example.com/go", accepted_statuscodes_json: '["301"]', maxredirects: 0 });
+  add("Orders webhook", { type: "http", url: "https://orders.example.com/hook", method: "POST", accepted_statuscodes_json: '["200-299","301"]', maxredirects: 10 });
+  add("Old shop", { type: "http", url: "https://old-shop.example.com/", accepted_statuscodes_json: '["301-399"]', maxredirects: 10 });
+  add("Wide codes", { type: "http", url: "https://wide.example.com/", accepted_statuscodes_json: '["200-499"]', maxredirects: 5 });
   if (v2) {
     add("Mail server", { type: "smtp", hostname: "mail.example.com", port: 587, smtp_security: "starttls" });
     add("Socket", { type: "websocket-upgrade", url: "wss://ws.example.com/socket" });
     add("Token API", { type: "http", url: "https://tok.example.com/", auth_method: "bearer", bearer_token: "bearer-secret", accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
+    // 2.x keeps a port monitor's TLS choice in smtp_security
+    add("IMAP port", { type: "port", hostname: "imap.example.com", port: 993, smtp_security: "secure" });
   }
 
   const tag = insertRow(db, "tag", { name: "env", color: "#059669" });
@@ -117,14 +125,18 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
   maintenance({ title: "Last year", strategy: "single", start_date: "2020-01-01 00:00:00", end_date: "2020-01-01 02:00:00", timezone: "UTC" }, ["Router"]);
   maintenance({ title: "Games only", strategy: "single", start_date: "2099-02-01 00:00:00", end_date: "2099-02-01 01:00:00", timezone: "UTC" }, ["Game server"]);
   const pageWindow = maintenance({ title: "Status page work", strategy: "single", start_date: "2099-03-01 00:00:00", end_date: "2099-03-01 01:00:00", timezone: "UTC" }, []);
+  // a time zone JSON-encoded, as Kuma stores its settings; dates as Kuma's datetime-local field sends them
+  maintenance({ title: "Office network window", strategy: "single", start_date: "2099-04-01T22:00", end_date: "2099-04-02T02:00", timezone: JSON.stringify("Europe/Berlin") }, ["Orders webhook"]);
 
-  const page = insertRow(db, "status_page", { slug: "public", title: "Public status", description: "Our services", icon: "/icon.svg", theme: "dark", published: 1, search_engine_index: 1, show_tags: 0, footer_text: "© Example" });
+  // the analytics column is google_analytics_tag_id in 1.23, analytics_id in 2.x
+  const page = insertRow(db, "status_page", { slug: "public", title: "Public status", description: "Our services", icon: "/icon.svg", theme: "dark", published: 1, search_engine_index: 1, show_tags: 0, footer_text: "© Example", [v2 ? "analytics_id" : "google_analytics_tag_id"]: "G-12345" });
   insertRow(db, "maintenance_status_page", { maintenance_id: pageWindow, status_page_id: page });
   insertRow(db, "status_page_cname", { status_page_id: page, domain: "status.example.com" });
   const services = insertRow(db, "group", { name: "Services", public: 1, active: 1, weight: 1, status_page_id: page });
   const infra = insertRow(db, "group", { name: "Infrastructure", public: 1, active: 1, weight: 2, status_page_id: page });
   insertRow(db, "monitor_group", { monitor_id: monitors.Homepage!, group_id: services, weight: 2 });
   insertRow(db, "monitor_group", { monitor_id: monitors["API health"]!, group_id: services, weight: 1 });
+  insertRow(db, "monitor_group", { monitor_id: monitors["Orders webhook"]!, group_id: services, weight: 3 });
   insertRow(db, "monitor_group", { monitor_id: monitors["Postgres port"]!, group_id: infra, weight: 1 });
   insertRow(db, "monitor_group", { monitor_id: monitors["Game server"]!, group_id: infra, weight: 2 });
   return { monitors, notifications };

@@ -65,7 +65,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
   test("says what it read, one line per item, and a summary", () => {
     expect(out).toContain(`Uptime Kuma ${version === "1.23" ? "1.x" : "2.x"} database`);
     expect(out).toMatch(/uptime-kuma import done: \d+ created, \d+ skipped, 0 already in the account/);
-    for (const name of ["API health", "Homepage", "Status JSON", "Postgres port", "Router", "Mail DNS", "Nightly backup", "Web container", "Main DB", "Shop DB", "Cache", "gRPC", "Old API"]) {
+    for (const name of ["API health", "Homepage", "Status JSON", "Postgres port", "Router", "Mail DNS", "Nightly backup", "Web container", "Main DB", "Shop DB", "Cache", "gRPC", "Old API", "Short link", "Orders webhook", "Old shop", "Wide codes"]) {
       expect(lineOf(out, "monitor", name)).toStartWith("created");
     }
     expect(lineOf(out, "monitor", "Game server")).toContain("skipped");
@@ -176,7 +176,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     // SAME_AS_SERVER: the server's zone Kuma recorded
     expect(w.get("Nightly")!.attributes).toMatchObject({ schedule: "30 1 * * *", duration_sec: 1800, timezone: "Europe/Paris" });
     // a window linked to a status page holds the page's monitors
-    expect(w.get("Status page work")!.attributes.monitor_ids.length).toBe(3);
+    expect(w.get("Status page work")!.attributes.monitor_ids.length).toBe(4);
     expect(lineOf(out, "maintenance window", "By hand")).toContain("manual maintenance");
     expect(lineOf(out, "maintenance window", "Every three days")).toContain("every 3 days");
     expect(lineOf(out, "maintenance window", "Last year")).toContain("it ended on 2020-01-01 02:00:00");
@@ -188,11 +188,36 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     const p = (await all(s, "/api/v1/status-pages")).get("Public status")!.attributes;
     const m = await all(s, "/api/v1/monitors");
     expect(p).toMatchObject({ slug: "public", public_theme: "dark", description: "Our services", is_enabled: true, custom_domain: "status.example.com" });
-    expect(p.monitor_ids).toEqual(["API health", "Homepage", "Postgres port"].map((n) => Number(m.get(n)!.id)));
+    expect(p.monitor_ids).toEqual(["API health", "Homepage", "Orders webhook", "Postgres port"].map((n) => Number(m.get(n)!.id)));
     const line = lineOf(out, "status page", "Public status");
     expect(line).toContain("its 2 sections (Services, Infrastructure) not kept: a Vigil page shows its monitors by the group each is in");
     expect(line).toContain("footer not kept");
+    // 1.23's google_analytics_tag_id and 2.x's analytics_id alike
+    expect(line).toContain("analytics not kept");
     expect(line).toContain(`monitors not imported, so not linked: "Game server" (monitor`);
+  });
+
+  test("http monitors accepting 3xx codes are all imported, and stay on their window and status page", async () => {
+    const m = await all(s, "/api/v1/monitors");
+    // maxredirects 0: the redirect itself is judged
+    expect(m.get("Short link")!.attributes).toMatchObject({ follow_redirects: false, expected_http_codes: "301" });
+    expect(lineOf(out, "monitor", "Short link")).not.toContain("3xx");
+    // Kuma follows redirects: the 3xx codes it accepts are never its answer, and are dropped
+    expect(m.get("Orders webhook")!.attributes).toMatchObject({ method: "POST", follow_redirects: true, expected_http_codes: null });
+    expect(lineOf(out, "monitor", "Orders webhook")).toContain("3xx codes dropped from the accepted status codes (200-299, 301 → 200-299)");
+    expect(m.get("Old shop")!.attributes).toMatchObject({ follow_redirects: true, expected_http_codes: null });
+    expect(lineOf(out, "monitor", "Old shop")).toContain("(301-399 → 200-299, the default)");
+    expect(m.get("Wide codes")!.attributes).toMatchObject({ follow_redirects: true, expected_http_codes: "200-299,400-499" });
+    expect(lineOf(out, "monitor", "Wide codes")).toContain("follows up to 10 redirects (Kuma: 5)");
+    const orders = Number(m.get("Orders webhook")!.id);
+    // a time zone Kuma stored JSON-encoded is read as its text
+    const w = (await all(s, "/api/v1/maintenance-windows")).get("Office network window")!.attributes;
+    expect(w).toMatchObject({ timezone: "Europe/Berlin", starts_at: "2099-04-01T20:00:00.000Z", ends_at: "2099-04-02T00:00:00.000Z", monitor_ids: [orders] });
+    expect((await all(s, "/api/v1/status-pages")).get("Public status")!.attributes.monitor_ids).toContain(orders);
+    if (version === "2.x") {
+      expect(m.get("IMAP port")!.attributes).toMatchObject({ monitor_type: "tcp", target: "imap.example.com:993" });
+      expect(lineOf(out, "monitor", "IMAP port")).toContain("SSL not kept: Vigil's tcp monitor only opens the connection");
+    }
   });
 
   test("a second run creates nothing and says each item is already there", async () => {
