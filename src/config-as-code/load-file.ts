@@ -20,6 +20,11 @@ export interface DesiredEntry {
   attributes: Record<string, unknown>;
   /** the attributes as the API stores them (its validator's normalised values and defaults), references left out */
   normal: Record<string, unknown>;
+  /**
+   * secrets whose variables are not set, with those variables: left out of `attributes` and
+   * `normal`, fine as long as apply need not send them (plan.ts)
+   */
+  unresolved: Map<string, string[]>;
   /** the line of one of its attributes in the file, or of the entry's key */
   lineOf(field?: string): number;
 }
@@ -102,12 +107,20 @@ function readEntry(kind: ConfigKind, key: string, entry: unknown, keys: Record<C
   };
   const attributes: Record<string, unknown> = {};
   const input: Record<string, unknown> = {};
+  const unresolved = new Map<string, string[]>();
   for (const [field, raw] of Object.entries(entry)) {
     if (!spec.attributes.includes(field)) {
       fail(field, unknownMessage(kind, field));
       continue;
     }
-    const value = resolvePlaceholders(raw, env, (name) => fail(field, `needs the environment variable ${name}, which is not set`));
+    const missing: string[] = [];
+    const value = resolvePlaceholders(raw, env, (name) => missing.push(name));
+    // a secret is sent only on create or when asked: its variable is needed then only (plan.ts)
+    if (missing.length && spec.secrets.includes(field)) {
+      unresolved.set(field, missing);
+      continue;
+    }
+    for (const name of missing) fail(field, unsetMessage(name));
     attributes[field] = value;
     const r = spec.references.find((x) => x.file === field);
     if (r) {
@@ -121,7 +134,8 @@ function readEntry(kind: ConfigKind, key: string, entry: unknown, keys: Record<C
   let ok = failed.size === 0;
   for (const [apiName, messages] of Object.entries(details)) {
     const field = spec.references.find((x) => x.api === apiName)?.file ?? apiName;
-    if (failed.has(field)) continue;
+    // a secret left out for its unset variable is not judged (such as "is required")
+    if (failed.has(field) || unresolved.has(field)) continue;
     for (const m of messages) add(at(field), m);
     ok = false;
   }
@@ -130,8 +144,11 @@ function readEntry(kind: ConfigKind, key: string, entry: unknown, keys: Record<C
   const normal = Object.fromEntries(Object.entries(changes).filter(([n]) => spec.attributes.includes(n)));
   // a window is one kind or the other: what the file leaves out of the other kind is null, so a change of kind clears it
   if (kind === "maintenance_windows") for (const n of ["starts_at", "ends_at", "schedule", "duration_sec"]) normal[n] ??= null;
-  return { kind, key, attributes, normal, lineOf };
+  for (const field of unresolved.keys()) delete normal[field];
+  return { kind, key, attributes, normal, unresolved, lineOf };
 }
+
+export const unsetMessage = (name: string) => `needs the environment variable ${name}, which is not set`;
 
 function unknownMessage(kind: ConfigKind, field: string): string {
   const spec = CONFIG_SPECS[kind];

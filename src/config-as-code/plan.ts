@@ -7,9 +7,9 @@
 import { CONFIG_KINDS, CONFIG_SPECS, type ConfigKind } from "../domain/config-file-schema.ts";
 import { AUTH_SECRET_ATTRIBUTES } from "../domain/monitor-schema.ts";
 import { databaseOrigin, newOrigins } from "../domain/secret-origins.ts";
-import { maskedUrl } from "../domain/url-mask.ts";
+import { maskedUrl, URL_MASK } from "../domain/url-mask.ts";
 import type { CurrentEntry, CurrentState } from "./current-state.ts";
-import { CREATE_VALIDATORS, type DesiredEntry, type DesiredState } from "./load-file.ts";
+import { CREATE_VALIDATORS, unsetMessage, type DesiredEntry, type DesiredState } from "./load-file.ts";
 import { ConfigFileError, type FileProblem } from "./yaml-source.ts";
 
 export interface Change {
@@ -47,6 +47,9 @@ export function planChanges(desired: DesiredState, current: CurrentState, opts: 
       const want = desired[kind].get(key)!;
       const have = current.entries[kind].get(key);
       if (!have) {
+        for (const field of want.unresolved.keys()) problems.push(unsetProblem(want, field));
+        const masked = kind === "notification_channels" && typeof want.attributes.url === "string" && want.attributes.url.endsWith(`/${URL_MASK}`);
+        if (masked) problems.push({ line: want.lineOf("url"), field: `${kind}.${key}.url`, message: `is a URL as the API shows it, its path hidden: a new channel needs the whole URL (or a \${VARIABLE} holding it)` });
         changes.push({ op: "create", kind, key, id: null, send: createBody(want) });
         continue;
       }
@@ -55,11 +58,11 @@ export function planChanges(desired: DesiredState, current: CurrentState, opts: 
         problems.push({ line: want.lineOf(typeAttr), field: `${kind}.${key}.${typeAttr}`, message: `cannot change: the ${CONFIG_SPECS[kind].label} is ${String(have.attributes[typeAttr])} (give the entry another key to have a new one created, and --prune to delete this one)` });
         continue;
       }
-      const send = updateBody(want, have, current, opts);
+      const send = updateBody(want, have, current, opts, problems);
       if (Object.keys(send).length) changes.push({ op: "update", kind, key, id: have.id, send });
     }
   }
-  if (problems.length) throw new ConfigFileError(opts.file, problems);
+  if (problems.length) throw new ConfigFileError(opts.file, problems.sort((a, b) => a.line - b.line));
   if (opts.prune) {
     for (const kind of [...CONFIG_KINDS].reverse()) {
       const gone = [...current.entries[kind].values(), ...current.unnamed[kind]].filter((e) => !desired[kind].has(e.key) || current.entries[kind].get(e.key) !== e);
@@ -122,7 +125,20 @@ function normalOf(have: CurrentEntry, names: Iterable<string>): Record<string, u
   return CREATE_VALIDATORS[have.kind](input).changes as Record<string, unknown>;
 }
 
-function updateBody(want: DesiredEntry, have: CurrentEntry, current: CurrentState, opts: PlanOptions): Record<string, unknown> {
+/** A secret apply must send whose variable is not set: the loader let it through, as it was not known then. */
+function unsetProblem(want: DesiredEntry, field: string): FileProblem {
+  return { line: want.lineOf(field), field: `${want.kind}.${want.key}.${field}`, message: want.unresolved.get(field)!.map(unsetMessage).join("; ") };
+}
+
+/** Puts each secret of `names` the file holds into `send`, or a problem where its variable is not set. */
+function sendSecrets(want: DesiredEntry, names: readonly string[], send: Record<string, unknown>, problems: FileProblem[]): void {
+  for (const s of names) {
+    if (want.unresolved.has(s)) problems.push(unsetProblem(want, s));
+    else if (s in want.attributes) send[s] = want.attributes[s];
+  }
+}
+
+function updateBody(want: DesiredEntry, have: CurrentEntry, current: CurrentState, opts: PlanOptions, problems: FileProblem[]): Record<string, unknown> {
   const spec = CONFIG_SPECS[want.kind];
   const send: Record<string, unknown> = {};
   const compared = Object.keys(want.normal).filter((n) => n !== spec.typeAttribute && !spec.secrets.includes(n) && !(want.kind === "status_pages" && n === "access_token" && !("access_token" in want.attributes)));
@@ -137,20 +153,22 @@ function updateBody(want: DesiredEntry, have: CurrentEntry, current: CurrentStat
     const same = r.many && !r.ordered ? canonical([...(wanted as string[])].sort()) === canonical([...(had as string[])].sort()) : canonical(wanted) === canonical(had);
     if (!same) send[r.file] = wanted;
   }
-  if (want.kind === "notification_channels") channelSecrets(want, have, send, opts);
-  if (want.kind === "monitors") monitorSecrets(want, have, send, opts);
+  if (want.kind === "notification_channels") channelSecrets(want, have, send, opts, problems);
+  if (want.kind === "monitors") monitorSecrets(want, have, send, opts, problems);
   return send;
 }
 
 /**
  * The API reads a channel's url back as scheme and host only: it is sent when that part differs
  * (or it is set or removed), the rest of a channel's secrets only on create or with --send-secrets.
+ * A url whose variable is not set is left as stored, as the other secrets are.
  */
-function channelSecrets(want: DesiredEntry, have: CurrentEntry, send: Record<string, unknown>, opts: PlanOptions): void {
+function channelSecrets(want: DesiredEntry, have: CurrentEntry, send: Record<string, unknown>, opts: PlanOptions, problems: FileProblem[]): void {
+  if (opts.sendSecrets) return sendSecrets(want, CONFIG_SPECS.notification_channels.secrets, send, problems);
+  if (want.unresolved.has("url")) return;
   const url = (want.normal.url as string | null | undefined) ?? null;
   const shown = (have.attributes.url as string | null | undefined) ?? null;
   if ((url === null) !== (shown === null) || (url !== null && maskedUrl(url) !== shown)) send.url = url;
-  if (opts.sendSecrets) for (const s of CONFIG_SPECS.notification_channels.secrets) if (s in want.attributes) send[s] = want.attributes[s];
 }
 
 /**
@@ -160,18 +178,18 @@ function channelSecrets(want: DesiredEntry, have: CurrentEntry, send: Record<str
  */
 const DATABASE_TYPES = ["postgres", "mysql", "redis"];
 
-function monitorSecrets(want: DesiredEntry, have: CurrentEntry, send: Record<string, unknown>, opts: PlanOptions): void {
-  if (opts.sendSecrets) {
-    for (const s of CONFIG_SPECS.monitors.secrets) if (s in want.attributes) send[s] = want.attributes[s];
-    return;
-  }
+function monitorSecrets(want: DesiredEntry, have: CurrentEntry, send: Record<string, unknown>, opts: PlanOptions, problems: FileProblem[]): void {
+  if (opts.sendSecrets) return sendSecrets(want, CONFIG_SPECS.monitors.secrets, send, problems);
   const merged = { ...have.attributes, ...want.normal };
   if (want.normal.monitor_type === "http" && (newOrigins(have.attributes, merged).length > 0 || "api_auth_type" in send)) {
-    for (const s of AUTH_SECRET_ATTRIBUTES) if (s in want.attributes) send[s] = want.attributes[s];
+    sendSecrets(want, AUTH_SECRET_ATTRIBUTES, send, problems);
   }
   if (DATABASE_TYPES.includes(want.normal.monitor_type as string)) {
     const before = databaseOrigin(have.attributes.target);
     const after = databaseOrigin(want.normal.target);
-    if (after !== null && after !== before) send.db_password = want.attributes.db_password ?? null;
+    if (after !== null && after !== before) {
+      if (want.unresolved.has("db_password")) problems.push(unsetProblem(want, "db_password"));
+      else send.db_password = want.attributes.db_password ?? null;
+    }
   }
 }

@@ -62,6 +62,33 @@ test("a database monitor's password goes again when its server moves; a channel'
   ]);
 });
 
+test("a secret whose variable is not set is left as stored, and stops apply only where it must be sent", () => {
+  const hook = { name: "Hook", channel_type: "webhook", is_enabled: true, default_for_new_monitors: false, url: "https://hooks.example.com/***", external_id: "hook" };
+  const current = account({ monitors: [{ id: 7, attributes: { ...HTTP, name: "Site", target: "https://a.example.com/health", external_id: "site" } }], notification_channels: [{ id: 4, attributes: hook }] });
+  const file = (target: string, channel = "hook") => `notification_channels:\n  ${channel}:\n    name: Hook\n    channel_type: webhook\n    url: \${HOOK_URL}\n${monitorFile(target)}`;
+  const unset = (target: string, opts = OPTS, channel?: string) => {
+    try {
+      return planChanges(loadConfigFile(file(target, channel), "f.yaml", {}), current, opts);
+    } catch (e) {
+      return (e as Error).message.split("\n");
+    }
+  };
+  expect(unset("https://a.example.com/health")).toEqual([]);
+  expect(unset("https://a.example.com/health", { ...OPTS, sendSecrets: true })).toEqual([
+    "f.yaml:5: notification_channels.hook.url: needs the environment variable HOOK_URL, which is not set",
+    "f.yaml:14: monitors.site.api_auth_bearer_token: needs the environment variable TOKEN, which is not set",
+  ]);
+  // a new origin needs the bearer token again; a new channel needs its url
+  expect(unset("https://b.example.com/health", OPTS, "other")).toEqual([
+    "f.yaml:5: notification_channels.other.url: needs the environment variable HOOK_URL, which is not set",
+    "f.yaml:14: monitors.site.api_auth_bearer_token: needs the environment variable TOKEN, which is not set",
+  ]);
+  // the masked URL the API shows keeps the stored one on an update, and cannot make a new channel
+  const masked = (channel: string) => loadConfigFile(`notification_channels:\n  ${channel}:\n    name: Hook\n    channel_type: webhook\n    url: https://hooks.example.com/***\n`, "f.yaml", {});
+  expect(planChanges(masked("hook"), current, OPTS)).toEqual([]);
+  expect(() => planChanges(masked("new"), current, OPTS)).toThrow("f.yaml:5: notification_channels.new.url: is a URL as the API shows it, its path hidden");
+});
+
 test("a resource without external_id is matched by its generated key; --prune deletes what the file does not name, dependents first", () => {
   const tcp = { ...HTTP, monitor_type: "tcp", api_auth_type: undefined, target: "127.0.0.1:9" };
   const current = account({
