@@ -1,17 +1,18 @@
 import { Type } from "@sinclair/typebox";
-import { GroupAttributesSchema, GroupWriteAttributesSchema } from "../domain/group-schema.ts";
+import { GROUP_REQUIRED, GroupAttributesSchema, GroupWriteAttributesSchema } from "../domain/group-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import { createGroup, deleteGroup, getGroup, listGroups, updateGroup, type GroupItem } from "../services/groups.ts";
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, requiring, singleResponse, writeBody } from "./schemas.ts";
 
 /** Groups of monitors: the envelopes, validation and tenancy of monitors (README "Groups, tags and status page updates"). */
 const BASE = "/api/v1/groups";
 const TAG = "Groups";
 const TYPE = "group";
-const WriteBody = writeBody(TYPE, GroupWriteAttributesSchema);
+const CreateBody = writeBody(TYPE, requiring(GroupWriteAttributesSchema, GROUP_REQUIRED));
+const UpdateBody = writeBody(TYPE, GroupWriteAttributesSchema);
 
 const one = (g: GroupItem, status?: number) => single(TYPE, g.id, g.attributes, status);
 const groupId = (params: Record<string, string>) => pathId(params, "group");
@@ -40,7 +41,7 @@ export const groupRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Create a group",
     tag: TAG,
-    body: WriteBody,
+    body: CreateBody,
     response: singleResponse(TYPE, GroupAttributesSchema),
     successStatus: 201,
     example: { name: "Production", description: "What customers use", sort_order: 10 },
@@ -65,7 +66,7 @@ export const groupRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Update a group (only the attributes sent change)",
     tag: TAG,
-    body: WriteBody,
+    body: UpdateBody,
     response: singleResponse(TYPE, GroupAttributesSchema),
     example: { sort_order: 20 },
     async handler(req, ctx) {

@@ -1,5 +1,5 @@
 import { Type } from "@sinclair/typebox";
-import { windowAttributesSchema } from "../domain/maintenance-window-schema.ts";
+import { windowAttributesSchema, windowCreateSchema } from "../domain/maintenance-window-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import {
   createMaintenanceWindow,
@@ -19,7 +19,8 @@ const BASE = "/api/v1/maintenance-windows";
 const TAG = "Maintenance windows";
 const TYPE = "maintenance_window";
 const Attributes = windowAttributesSchema(false);
-const WriteBody = writeBody(TYPE, windowAttributesSchema(true));
+const CreateBody = writeBody(TYPE, windowCreateSchema());
+const UpdateBody = writeBody(TYPE, windowAttributesSchema(true));
 
 const one = (w: WindowItem, status?: number) => single(TYPE, w.id, w.attributes, status);
 const windowId = (params: Record<string, string>) => pathId(params, "maintenance window");
@@ -48,7 +49,7 @@ export const maintenanceWindowRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Create a maintenance window: one-off (starts_at, ends_at) or recurring (schedule, duration_sec)",
     tag: TAG,
-    body: WriteBody,
+    body: CreateBody,
     response: singleResponse(TYPE, Attributes),
     successStatus: 201,
     example: { name: "Database upgrade", monitor_ids: [1, 2], starts_at: "2026-12-01T02:00:00Z", ends_at: "2026-12-01T03:30:00Z" },
@@ -73,7 +74,7 @@ export const maintenanceWindowRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Update a maintenance window (only the attributes sent change)",
     tag: TAG,
-    body: WriteBody,
+    body: UpdateBody,
     response: singleResponse(TYPE, Attributes),
     example: { is_enabled: false },
     async handler(req, ctx) {

@@ -1,18 +1,20 @@
 import { Type } from "@sinclair/typebox";
-import { channelAttributesSchema } from "../domain/notification-channel-schema.ts";
+import { CHANNEL_TYPES, channelCreateSchema, channelResponseSchema, channelUpdateSchema } from "../domain/notification-channel-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import { createChannel, deleteChannel, getChannel, listChannels, sendTestNotification, updateChannel, type ChannelItem } from "../services/notification-channels.ts";
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, ExternalIdQuery, listResponse, MetaSchema, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { component, deletedResponse, ExternalIdQuery, listResponse, MetaSchema, oneOf, PageQuery, schemaName, singleResponse, writeBody } from "./schemas.ts";
 
 /** Same envelopes, validation and tenancy as monitors (README "Alerts and notification channels"). */
 const BASE = "/api/v1/notification-channels";
 const TAG = "Notification channels";
 const TYPE = "notification_channel";
-const Attributes = channelAttributesSchema(false);
-const WriteBody = writeBody(TYPE, channelAttributesSchema(true));
+/** A channel as responses show it: one schema per type, told apart by channel_type. */
+const Attributes = component("NotificationChannel", oneOf(CHANNEL_TYPES.map((t) => component(`${schemaName(t)}Channel`, channelResponseSchema(t))), "one schema per channel_type"));
+const CreateBody = writeBody(TYPE, oneOf(CHANNEL_TYPES.map((t) => channelCreateSchema(t)), "one schema per channel_type: the attributes of that type"));
+const UpdateBody = writeBody(TYPE, channelUpdateSchema());
 
 const TestResponse = Type.Object({
   data: Type.Object({
@@ -54,7 +56,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Create a notification channel",
     tag: TAG,
-    body: WriteBody,
+    body: CreateBody,
     response: singleResponse(TYPE, Attributes),
     successStatus: 201,
     example: { name: "Ops webhook", channel_type: "webhook", url: "https://hooks.example.com/vigil", secret: "a-long-random-signing-key" },
@@ -79,7 +81,7 @@ export const notificationChannelRoutes: RouteDef[] = [
     scope: "monitors:write",
     summary: "Update a notification channel (only the attributes sent change; null removes an optional secret)",
     tag: TAG,
-    body: WriteBody,
+    body: UpdateBody,
     response: singleResponse(TYPE, Attributes),
     example: { is_enabled: false },
     async handler(req, ctx) {

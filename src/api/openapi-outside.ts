@@ -34,7 +34,7 @@ const json = (schema: unknown) => ({ "application/json": { schema } });
 function ping(summary: string, method: "get" | "post"): Record<string, unknown> {
   const op: Record<string, unknown> = {
     operationId: `${method}${summary.startsWith("Ping") ? "HeartbeatPing" : "HeartbeatSignal"}`,
-    summary: `${summary} (${method.toUpperCase()}; HEAD works too)`,
+    summary: `${summary} (${method.toUpperCase()})`,
     tags: ["Heartbeat"],
     security: [],
     responses: responsesOf(

@@ -111,6 +111,23 @@ export function responseComponents(): { headers: Record<string, unknown>; respon
   };
 }
 
+/**
+ * The responses of a HEAD beside a GET: the GET's, but for those a HEAD cannot get (a 405: HEAD is
+ * taken wherever GET is), each without its body; shared errors are written out, as their
+ * components hold a body.
+ */
+export function headResponses(get: Record<string, unknown>): Record<string, unknown> {
+  const specs: Record<string, ErrorSpec> = { ...API_ERRORS, ...PING_ERRORS };
+  const out: Record<string, unknown> = {};
+  for (const [status, r] of Object.entries(get)) {
+    if (status === "405") continue;
+    const ref = (r as { $ref?: string }).$ref;
+    const { content: _body, ...rest } = (ref ? documentedError(specs[ref.split("/").pop()!]!) : r) as Record<string, unknown>;
+    out[status] = rest;
+  }
+  return out;
+}
+
 /** An operation's responses: its own (by status) and the named shared errors, in status order. */
 export function responsesOf(own: Record<number, unknown>, errors: (ApiErrorName | PingErrorName)[]): Record<string, unknown> {
   const all: [number, unknown][] = [...Object.entries(own).map(([s, r]) => [Number(s), r] as [number, unknown]), ...errors.map((n) => [errorStatus(n), { $ref: `#/components/responses/${n}` }] as [number, unknown])];

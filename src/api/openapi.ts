@@ -1,6 +1,7 @@
 import { outsidePaths } from "./openapi-outside.ts";
-import { headers, RATE_LIMIT_HEADERS, responseComponents, responsesOf, type ApiErrorName } from "./openapi-responses.ts";
+import { headers, headResponses, RATE_LIMIT_HEADERS, responseComponents, responsesOf, type ApiErrorName } from "./openapi-responses.ts";
 import type { RouteDef } from "./route.ts";
+import { componentsOf } from "./schemas.ts";
 
 export interface DocumentOptions {
   version: string;
@@ -44,6 +45,10 @@ export const openApiPath = (path: string) => path.replace(/:(\w+)/g, "{$1}");
 export function openApiDocument(routes: RouteDef[], opts: DocumentOptions): Record<string, unknown> {
   const paths: Record<string, Record<string, unknown>> = {};
   for (const def of routes) (paths[openApiPath(def.path)] ??= {})[def.method.toLowerCase()] = operation(def);
+  const all = { ...paths, ...outsidePaths(opts) } as Record<string, Record<string, unknown>>;
+  // every GET answers HEAD too (the route table's rule, and the ping endpoint's)
+  for (const item of Object.values(all)) if (item.get) item.head = headOperation(item.get as Record<string, unknown>);
+  const schemas = Object.fromEntries(Object.entries(componentsOf(routes.flatMap((d) => [d.response, d.body]))).map(([name, schema]) => [name, withoutDefaults(schema)]));
   return {
     openapi: "3.1.0",
     info: {
@@ -57,12 +62,37 @@ export function openApiDocument(routes: RouteDef[], opts: DocumentOptions): Reco
     servers: [{ url: opts.baseUrl, description: "this instance (--base-url)" }],
     security: [{ bearerAuth: [] }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
-    paths: { ...paths, ...outsidePaths(opts) },
+    paths: all,
     components: {
+      schemas,
       securitySchemes: { bearerAuth: { type: "http", scheme: "bearer", description: "an API token from `vigil token create`" } },
       ...responseComponents(),
     },
   };
+}
+
+/**
+ * `schema` without a `default` anywhere. A default says what the server fills in when a request
+ * leaves an attribute out, which only a create body can do; in a response or an update body it would
+ * tell code generators the attribute is always there (openapi-typescript makes such properties
+ * required), where for one monitor type it is absent.
+ */
+function withoutDefaults(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDefaults);
+  if (schema === null || typeof schema !== "object") return schema;
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(schema)) {
+    if (k === "default") continue;
+    // under these, keys are attribute names, not keywords
+    out[k] = k === "properties" || k === "patternProperties" || k === "$defs" ? Object.fromEntries(Object.entries(v as object).map(([n, s]) => [n, withoutDefaults(s)])) : withoutDefaults(v);
+  }
+  return out;
+}
+
+/** A GET's HEAD: the same answer without its body (README "API behaviour"). */
+function headOperation(get: Record<string, unknown>): Record<string, unknown> {
+  const { requestBody: _none, ...rest } = get;
+  return { ...rest, operationId: `head${(get.operationId as string).slice(3)}`, summary: `${(get.summary as string).replace(/ \(GET\)$/, "")} (HEAD: the GET's answer without its body)`, responses: headResponses(get.responses as Record<string, unknown>) };
 }
 
 function operation(def: RouteDef): Record<string, unknown> {
@@ -77,7 +107,7 @@ function operation(def: RouteDef): Record<string, unknown> {
   if (def.path.includes(":")) errors.push("NotFound");
   if (def.body) errors.push("InvalidJson", "PayloadTooLarge", "UnsupportedMediaType");
   if (def.body || def.query) errors.push("ValidationError");
-  const success = { description: "success", headers: headers(["X-Request-Id", ...RATE_LIMIT_HEADERS]), content: { "application/json": { schema: def.response } } };
+  const success = { description: "success", headers: headers(["X-Request-Id", ...RATE_LIMIT_HEADERS]), content: { "application/json": { schema: withoutDefaults(def.response) } } };
   const op: Record<string, unknown> = {
     operationId: operationId(def),
     summary: def.summary,
@@ -90,7 +120,8 @@ function operation(def: RouteDef): Record<string, unknown> {
     op.requestBody = {
       required: true,
       description: "A flat object of attributes, or JSON:API `{\"data\": {\"type\", \"attributes\"}}`; also as `application/vnd.api+json`.",
-      content: { "application/json": { schema: def.body, ...(def.example ? { example: def.example } : {}) } },
+      // a PATCH changes only what it sends: nothing is filled in, so no default is said
+      content: { "application/json": { schema: def.method === "POST" ? def.body : withoutDefaults(def.body), ...(def.example ? { example: def.example } : {}) } },
     };
   }
   return op;

@@ -70,3 +70,43 @@ export function deletedResponse(type: ResourceType): TSchema {
 export function writeBody(type: ResourceType, attributes: TSchema): TSchema {
   return Type.Union([attributes, Type.Object({ data: Type.Object({ type: Type.Literal(type), id: Type.Optional(Type.String()), attributes }) })]);
 }
+
+/** The attributes of a create: `attributes` with the ones a POST must hold required. */
+export function requiring(attributes: TSchema, required: readonly string[]): TSchema {
+  return { ...attributes, required: [...required] };
+}
+
+/** One of `variants`, told apart by the value of one attribute (a monitor's monitor_type). */
+export function oneOf(variants: TSchema[], description?: string): TSchema {
+  return Type.Unsafe({ oneOf: variants, ...(description ? { description } : {}) });
+}
+
+/** `google_chat` → `GoogleChat`: a type's name in the names of its schemas. */
+export const schemaName = (type: string) => type.split("_").map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join("");
+
+const COMPONENT = Symbol("component");
+type Component = TSchema & { [COMPONENT]: { name: string; schema: TSchema } };
+
+/**
+ * A schema the OpenAPI document holds once, under components/schemas, and names by $ref where it
+ * is used (the per-type schemas of monitors and channels appear in many operations).
+ */
+export function component(name: string, schema: TSchema): TSchema {
+  return { $ref: `#/components/schemas/${name}`, [COMPONENT]: { name, schema } } as unknown as Component;
+}
+
+/** Every component the schemas use, by name, those inside components included. */
+export function componentsOf(schemas: unknown[]): Record<string, TSchema> {
+  const out: Record<string, TSchema> = {};
+  const visit = (v: unknown): void => {
+    if (v === null || typeof v !== "object") return;
+    const c = (v as Partial<Component>)[COMPONENT];
+    if (c && !(c.name in out)) {
+      out[c.name] = c.schema;
+      visit(c.schema);
+    }
+    for (const x of Object.values(v)) visit(x);
+  };
+  schemas.forEach(visit);
+  return out;
+}

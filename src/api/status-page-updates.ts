@@ -1,17 +1,18 @@
 import { Type } from "@sinclair/typebox";
-import { UpdateAttributesSchema, UpdateWriteAttributesSchema } from "../domain/status-page-update-schema.ts";
+import { UPDATE_REQUIRED, UpdateAttributesSchema, UpdateWriteAttributesSchema } from "../domain/status-page-update-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import { createUpdate, deleteUpdate, getUpdate, listUpdates, updateUpdate, type UpdateItem } from "../services/status-page-updates.ts";
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, listResponse, PageQuery, requiring, singleResponse, writeBody } from "./schemas.ts";
 
 /** Updates written by people on a status page (README "Groups, tags and status page updates"). */
 const BASE = "/api/v1/status-pages/:id/updates";
 const TAG = "Status pages";
 const TYPE = "status_page_update";
-const WriteBody = writeBody(TYPE, UpdateWriteAttributesSchema);
+const CreateBody = writeBody(TYPE, requiring(UpdateWriteAttributesSchema, UPDATE_REQUIRED));
+const UpdateBody = writeBody(TYPE, UpdateWriteAttributesSchema);
 
 const one = (u: UpdateItem, status?: number) => single(TYPE, u.id, u.attributes, status);
 const pageId = (params: Record<string, string>) => pathId(params, "status page");
@@ -40,7 +41,7 @@ export const statusPageUpdateRoutes: RouteDef[] = [
     scope: "status_pages:write",
     summary: "Write an update on a status page",
     tag: TAG,
-    body: WriteBody,
+    body: CreateBody,
     response: singleResponse(TYPE, UpdateAttributesSchema),
     successStatus: 201,
     example: { title: "Slow logins", kind: "incident", status: "investigating", body: "Logins take up to a minute.\nWe are looking into it.", affected_monitor_ids: [1] },
@@ -65,7 +66,7 @@ export const statusPageUpdateRoutes: RouteDef[] = [
     scope: "status_pages:write",
     summary: "Change a status page update (only the attributes sent change)",
     tag: TAG,
-    body: WriteBody,
+    body: UpdateBody,
     response: singleResponse(TYPE, UpdateAttributesSchema),
     example: { status: "resolved", body: "Fixed: a full disk on the database server." },
     async handler(req, ctx) {

@@ -1,11 +1,11 @@
 import { Type } from "@sinclair/typebox";
-import { StatusPageAttributesSchema, StatusPageWriteAttributesSchema } from "../domain/status-page-schema.ts";
+import { STATUS_PAGE_REQUIRED, StatusPageAttributesSchema, StatusPageWriteAttributesSchema } from "../domain/status-page-schema.ts";
 import { pathId } from "../http/path-id.ts";
 import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, updateStatusPage, type StatusPageItem } from "../services/status-pages.ts";
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, singleResponse, writeBody } from "./schemas.ts";
+import { deletedResponse, ExternalIdQuery, listResponse, PageQuery, requiring, singleResponse, writeBody } from "./schemas.ts";
 
 const BASE = "/api/v1/status-pages";
 const TAG = "Status pages";
@@ -38,7 +38,7 @@ export const statusPageRoutes: RouteDef[] = [
     scope: "status_pages:write",
     summary: "Create a status page",
     tag: TAG,
-    body: writeBody("status_page", StatusPageWriteAttributesSchema),
+    body: writeBody("status_page", requiring(StatusPageWriteAttributesSchema, STATUS_PAGE_REQUIRED)),
     response: singleResponse("status_page", StatusPageAttributesSchema),
     successStatus: 201,
     example: { name: "Acme Status", headline: "All systems", monitor_ids: [1, 2] },

@@ -41,9 +41,12 @@ export const GroupAttributesSchema = Type.Object({
   updated_at: Type.String({ format: "date-time" }),
 });
 
+/** What a POST must hold. */
+export const GROUP_REQUIRED = ["name"] as const;
+
 export const GroupWriteAttributesSchema = Type.Object(
   Object.fromEntries(Object.entries(GROUP_FIELDS).map(([k, f]) => [k, Type.Optional(f.schema)])),
-  { additionalProperties: false, description: "POST requires name. id, monitor_count, created_at and updated_at are ignored." },
+  { additionalProperties: false, description: "id, monitor_count, created_at and updated_at are ignored." },
 );
 
 /** Validates a create (`creating`) or a partial update; returns normalised changes and details. */
@@ -64,7 +67,7 @@ export function validateGroupWrite(input: Record<string, unknown>, creating: boo
     else changes[key] = key === "name" ? (value as string).trim() : value;
   }
   if (creating) {
-    if (!("name" in input) || input.name === null) details.name ??= ["is required"];
+    for (const k of GROUP_REQUIRED) if (!(k in input) || input[k] === null) details[k] ??= ["is required"];
     changes.description ??= null;
     changes.sort_order ??= 0;
     changes.external_id ??= null;

@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { MAX_DURATION_SEC, MIN_DURATION_SEC } from "./maintenance-schedule.ts";
-import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
+import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, notNull, nullable } from "./schema-parts.ts";
 
 export interface WindowField<S extends TSchema = TSchema> {
   schema: S;
@@ -61,4 +61,28 @@ export function windowAttributesSchema(forWrite: boolean): TSchema {
     props[n] = forWrite ? Type.Optional(field.schema) : field.schema;
   }
   return Type.Object(props, { additionalProperties: false });
+}
+
+/** What a POST must hold, besides the attributes of its kind. */
+export const WINDOW_REQUIRED = ["name", "monitor_ids"] as const;
+/** The attributes of each kind of window: a one-off window has the first two, a recurring one the others. */
+const KIND_ATTRIBUTES = { "one-off": ["starts_at", "ends_at"], recurring: ["schedule", "duration_sec"] } as const;
+
+/**
+ * What a POST takes, one schema per kind (docs/maintenance-windows.md): the kind's attributes
+ * required, the other kind's null or left out.
+ */
+export function windowCreateSchema(): TSchema {
+  const variant = (kind: keyof typeof KIND_ATTRIBUTES, other: keyof typeof KIND_ATTRIBUTES) => {
+    const props: Record<string, TSchema> = {};
+    for (const n of WINDOW_ATTRIBUTE_NAMES) {
+      const field = WINDOW_FIELDS[n] as WindowField;
+      if (field.readOnly) continue;
+      const required = (WINDOW_REQUIRED as readonly string[]).includes(n) || (KIND_ATTRIBUTES[kind] as readonly string[]).includes(n);
+      if ((KIND_ATTRIBUTES[other] as readonly string[]).includes(n)) props[n] = Type.Optional(Type.Null());
+      else props[n] = required ? notNull(field.schema) : Type.Optional(field.schema);
+    }
+    return Type.Object(props, { additionalProperties: false, description: `a new ${kind} window` });
+  };
+  return Type.Unsafe({ anyOf: [variant("one-off", "recurring"), variant("recurring", "one-off")] });
 }

@@ -9,7 +9,7 @@ import { Value } from "@sinclair/typebox/value";
 import { newDetails, type Details } from "./details.ts";
 import { isValidTimezone } from "./heartbeat-rules.ts";
 import { scheduleProblem } from "./maintenance-schedule.ts";
-import { READ_ONLY_WINDOW_ATTRIBUTES, WINDOW_FIELDS, type WindowAttributeName, type WindowField } from "./maintenance-window-schema.ts";
+import { READ_ONLY_WINDOW_ATTRIBUTES, WINDOW_FIELDS, WINDOW_REQUIRED, type WindowAttributeName, type WindowField } from "./maintenance-window-schema.ts";
 import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 import { parseZonedTime } from "./zoned-time.ts";
 
@@ -114,7 +114,7 @@ export function validateWindowWrite(input: Record<string, unknown>, existing?: E
   }
 
   if (!existing) {
-    for (const name of ["name", "monitor_ids"] as const) if (!(name in input) || input[name] === null) details[name] ??= ["is required"];
+    for (const name of WINDOW_REQUIRED) if (!(name in input) || input[name] === null) details[name] ??= ["is required"];
     changes.is_enabled ??= true;
     changes.timezone ??= "UTC";
     if (!("description" in changes)) changes.description = null;

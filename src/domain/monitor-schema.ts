@@ -6,7 +6,7 @@
  * read it.
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
-import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
+import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, notNull, nullable } from "./schema-parts.ts";
 import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, SMTP_SECURITY, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
 import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
 import { MAX_TAGS, TAG_MAX_LENGTH, TAG_PATTERN, TAG_RULE } from "./tags.ts";
@@ -178,9 +178,9 @@ function typesNote(field: MonitorField): string {
   return field.types === "all" ? "" : ` [${field.types.join(", ")} monitors only]`;
 }
 
-function documented(field: MonitorField, extra: Record<string, unknown> = {}): TSchema {
+function documented(field: MonitorField): TSchema {
   const description = [(field.schema as { description?: string }).description, typesNote(field).trim()].filter(Boolean).join(" ");
-  return { ...field.schema, ...extra, description } as TSchema;
+  return { ...field.schema, description } as TSchema;
 }
 
 /** Attributes every monitor's response has, whatever its type. */
@@ -189,30 +189,54 @@ const ALWAYS_PRESENT = [
   "created_at", "updated_at", "synthetic_trace_body_detail", "regions", "notification_channel_ids",
   "tags", "depends_on_ids", "alert_repeat_minutes", "escalation_channel_ids", "escalate_after_minutes",
 ] as const satisfies readonly MonitorAttributeName[];
-const ALWAYS = new Set<string>(ALWAYS_PRESENT);
 
 type ValueOf<K extends MonitorAttributeName> = Static<(typeof MONITOR_FIELDS)[K]["schema"]>;
 
 /**
- * A monitor as responses show it (MonitorAttributesSchema's type): the common attributes always,
- * the others when they belong to its type, the write-only secrets never.
+ * A monitor as responses show it: the common attributes always, the others when they belong to its
+ * type, the write-only secrets never.
  */
 export type MonitorAttributes = { [K in (typeof ALWAYS_PRESENT)[number]]: ValueOf<K> } & {
   [K in Exclude<MonitorAttributeName, (typeof ALWAYS_PRESENT)[number] | SecretAttribute>]?: ValueOf<K>;
 };
 
-/** Response attributes: common fields always present, the others depending on monitor_type. */
-export const MonitorAttributesSchema = Type.Object(
-  Object.fromEntries(
-    MONITOR_ATTRIBUTE_NAMES.filter((n) => MONITOR_FIELDS[n].access !== "wo").map((n) => {
-      const s = documented(MONITOR_FIELDS[n]);
-      return [n, ALWAYS.has(n) ? s : Type.Optional(s)];
-    }),
-  ),
-);
+/** What a POST must hold, whatever the type; all but heartbeat monitors need a `target` too. */
+export const REQUIRED_ON_CREATE = ["name", "monitor_type", "interval_sec", "timeout_ms"] as const satisfies readonly MonitorAttributeName[];
+export const requiredOnCreate = (type: MonitorType): MonitorAttributeName[] => [...REQUIRED_ON_CREATE, ...(type === "heartbeat" ? [] : (["target"] as const))];
 
-/** Writable attributes; every one optional here, required ones are listed in the description. */
-export const MonitorWriteAttributesSchema = Type.Object(
+const TYPE_DESCRIPTION = MONITOR_FIELDS.monitor_type.schema.description;
+const typeLiteral = (type: MonitorType) => Type.Literal(type, { description: TYPE_DESCRIPTION });
+
+/**
+ * A monitor of `type` as responses show it (the OpenAPI document's per-type schemas): every
+ * attribute of its type, always there, null when unset; the others never.
+ */
+export function monitorResponseSchema(type: MonitorType): TSchema {
+  return Type.Object(Object.fromEntries(responseAttributes(type).map((n) => [n, n === "monitor_type" ? typeLiteral(type) : MONITOR_FIELDS[n].schema])), { description: `a ${type} monitor` });
+}
+
+/**
+ * What a POST of a `type` monitor takes: the attributes of its type, those of requiredOnCreate
+ * required; read-only ones are accepted and ignored, so a client can send back what it read.
+ */
+export function monitorCreateSchema(type: MonitorType): TSchema {
+  const required = new Set<string>(requiredOnCreate(type));
+  const props: Record<string, TSchema> = {};
+  for (const n of MONITOR_ATTRIBUTE_NAMES) {
+    const field = MONITOR_FIELDS[n] as MonitorField;
+    if (!fieldApplies(n, type)) continue;
+    if (n === "monitor_type") props[n] = typeLiteral(type);
+    else if (field.access === "ro") props[n] = Type.Optional(Type.Any({ readOnly: true, description: "read-only: ignored on write" }));
+    else props[n] = required.has(n) ? notNull(field.schema) : Type.Optional(field.schema);
+  }
+  return Type.Object(props, { additionalProperties: false, description: `a new ${type} monitor` });
+}
+
+/**
+ * Writable attributes of a PATCH: every one optional, as only those sent change. Attributes of
+ * another monitor type are a 422; read-only attributes (and id) are ignored.
+ */
+export const MonitorUpdateAttributesSchema = Type.Object(
   Object.fromEntries(
     MONITOR_ATTRIBUTE_NAMES.map((n) => {
       const field = MONITOR_FIELDS[n];
@@ -222,15 +246,6 @@ export const MonitorWriteAttributesSchema = Type.Object(
   ),
   {
     additionalProperties: false,
-    description: "POST requires name, monitor_type, interval_sec, timeout_ms and (except heartbeat) target. Attributes of another monitor type are a 422; read-only attributes (and id) are ignored.",
+    description: "Only the attributes sent change. Attributes of another monitor type are a 422; read-only attributes (and id) are ignored.",
   },
 );
-
-/**
- * A flat object, or JSON:API `{data: {type: "monitor", attributes}}` (docs/api-rules.md "Writes:
- * flat or JSON:API").
- */
-export const MonitorWriteBodySchema = Type.Union([
-  MonitorWriteAttributesSchema,
-  Type.Object({ data: Type.Object({ type: Type.Literal("monitor"), id: Type.Optional(Type.String()), attributes: MonitorWriteAttributesSchema }) }),
-]);

@@ -13,6 +13,7 @@ import {
   MONITOR_ATTRIBUTE_NAMES,
   MONITOR_FIELDS,
   READ_ONLY_ATTRIBUTES,
+  REQUIRED_ON_CREATE,
   type MonitorAttributeName,
   type MonitorField,
   type SecretAttribute,
@@ -96,7 +97,8 @@ export const MONITOR_DEFAULTS: MonitorChanges = {
   escalate_after_minutes: null,
 };
 
-const REQUIRED: readonly MonitorAttributeName[] = ["name", "interval_sec", "timeout_ms"];
+/** monitor_type is checked on its own, target by the type's target rule */
+const REQUIRED = REQUIRED_ON_CREATE.filter((n) => n !== "monitor_type");
 
 type AuthSecret = (typeof AUTH_SECRET_ATTRIBUTES)[number];
 /** What each auth type needs: the secret and, for basic and api_key, a plain companion. */

@@ -6,7 +6,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { SMTP_SECURITY, type SmtpSecurity } from "./monitor.ts";
-import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
+import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, notNull, nullable } from "./schema-parts.ts";
 
 export const CHANNEL_TYPES = [
   "webhook", "slack", "discord", "teams", "telegram", "ntfy", "gotify", "pushover", "email",
@@ -130,13 +130,28 @@ export const CHANNEL_DEFAULTS: Partial<Record<ChannelAttributeName, unknown>> = 
 /** The default SMTP port of each security mode. */
 export const SMTP_DEFAULT_PORT: Record<SmtpSecurity, number> = { none: 25, starttls: 587, tls: 465 };
 
-/** The attributes' schema as one object, for the OpenAPI document. */
-export function channelAttributesSchema(forWrite: boolean): TSchema {
+/** The writable attributes of a PATCH, every one optional: only those sent change. */
+export function channelUpdateSchema(): TSchema {
+  const props: Record<string, TSchema> = {};
+  for (const n of CHANNEL_ATTRIBUTE_NAMES) if (CHANNEL_FIELDS[n].access !== "ro") props[n] = Type.Optional(CHANNEL_FIELDS[n].schema);
+  return Type.Object(props, { additionalProperties: false });
+}
+
+const typeLiteral = (type: ChannelType) => Type.Literal(type, { description: CHANNEL_FIELDS.channel_type.schema.description });
+
+/** What a POST of a `type` channel takes: its type's attributes, name, channel_type and its requiredFor ones required. */
+export function channelCreateSchema(type: ChannelType): TSchema {
   const props: Record<string, TSchema> = {};
   for (const n of CHANNEL_ATTRIBUTE_NAMES) {
-    const field = CHANNEL_FIELDS[n];
-    if (forWrite ? field.access === "ro" : field.access === "wo") continue;
-    props[n] = Type.Optional(field.schema);
+    const field = CHANNEL_FIELDS[n] as ChannelField;
+    if (field.access === "ro" || !channelFieldApplies(n, type)) continue;
+    const required = n === "channel_type" || field.requiredFor?.includes(type);
+    props[n] = n === "channel_type" ? typeLiteral(type) : required ? notNull(field.schema) : Type.Optional(field.schema);
   }
-  return Type.Object(props, { additionalProperties: false });
+  return Type.Object(props, { additionalProperties: false, description: `a new ${type} channel` });
+}
+
+/** A `type` channel as responses show it: every attribute of its type, always there (null when unset); secrets never. */
+export function channelResponseSchema(type: ChannelType): TSchema {
+  return Type.Object(Object.fromEntries(channelResponseAttributes(type).map((n) => [n, n === "channel_type" ? typeLiteral(type) : CHANNEL_FIELDS[n].schema])), { description: `a ${type} channel` });
 }

@@ -16,6 +16,12 @@ export function nullable<S extends TSchema>(schema: S, description?: string): TU
   return Type.Union([schema, Type.Null()], description ? { description } : {});
 }
 
+/** `schema` without its null branch: the OpenAPI document's form of an attribute a create requires. */
+export function notNull(schema: TSchema): TSchema {
+  const branches = (schema.anyOf as TSchema[] | undefined)?.filter((b) => b.type !== "null");
+  return branches?.length === 1 ? { ...branches[0], description: schema.description ?? branches[0]!.description } : schema;
+}
+
 /**
  * `external_id`, the name a configuration file gives a resource (README "Configuration as code"):
  * optional on every resource the API creates, unique within the account for its kind (the service

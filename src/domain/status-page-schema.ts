@@ -76,9 +76,12 @@ export const StatusPageAttributesSchema = Type.Object({
   updated_at: Type.String({ format: "date-time" }),
 });
 
+/** What a POST must hold. */
+export const STATUS_PAGE_REQUIRED = ["name"] as const;
+
 export const StatusPageWriteAttributesSchema = Type.Object(
   Object.fromEntries(Object.entries(STATUS_PAGE_FIELDS).map(([k, f]) => [k, Type.Optional(f.schema)])),
-  { additionalProperties: false, description: "POST requires name. id, created_at and updated_at are ignored." },
+  { additionalProperties: false, description: "id, created_at and updated_at are ignored." },
 );
 
 /** What status page writes are checked against besides their own attributes. */
@@ -136,7 +139,7 @@ export function validateStatusPageWrite(input: Record<string, unknown>, rules: S
     else changes[key] = key === "name" ? (value as string).trim() : key === "custom_domain" && value !== null ? normalDomain(value as string) : value;
   }
   if (!existing) {
-    if (!("name" in input) || input.name === null) details.name ??= ["is required"];
+    for (const k of STATUS_PAGE_REQUIRED) if (!(k in input) || input[k] === null) details[k] ??= ["is required"];
     for (const [k, v] of Object.entries(STATUS_PAGE_DEFAULTS)) if (!(k in changes) && !details[k]) changes[k] = v;
   }
   return { changes, details };

@@ -55,9 +55,12 @@ export const UpdateAttributesSchema = Type.Object({
   updated_at: Type.String({ format: "date-time" }),
 });
 
+/** What a POST must hold. */
+export const UPDATE_REQUIRED = ["title", "kind"] as const;
+
 export const UpdateWriteAttributesSchema = Type.Object(
   Object.fromEntries(Object.entries(UPDATE_FIELDS).map(([k, f]) => [k, Type.Optional(f.schema)])),
-  { additionalProperties: false, description: "POST requires title and kind. status is for incidents only. id, status_page_id, created_at and updated_at are ignored." },
+  { additionalProperties: false, description: "status is for incidents only. id, status_page_id, created_at and updated_at are ignored." },
 );
 
 /** What a write changes, in stored terms (published_at in epoch ms). */
@@ -106,7 +109,7 @@ export function validateUpdateWrite(
     } else changes[key] = key === "title" ? (value as string).trim() : value;
   }
   if (!o.existing) {
-    for (const k of ["title", "kind"]) if (!(k in input) || input[k] === null) details[k] ??= [k === "kind" ? `is required: one of ${UPDATE_KINDS.join(", ")}` : "is required"];
+    for (const k of UPDATE_REQUIRED) if (!(k in input) || input[k] === null) details[k] ??= [k === "kind" ? `is required: one of ${UPDATE_KINDS.join(", ")}` : "is required"];
     changes.body ??= "";
     changes.affected_monitor_ids ??= [];
     changes.published_at ??= o.now;

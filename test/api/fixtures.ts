@@ -29,6 +29,28 @@ export const VALID_BY_TYPE: Record<string, Record<string, unknown>> = {
   domain: { name: "domain", monitor_type: "domain", target: "example.com", interval_sec: 3600, timeout_ms: 5000, is_paused: true },
 };
 
+/** Attributes of a channel of each type, every secret its type takes among them (no name, no channel_type). */
+export const CHANNEL_BY_TYPE: Record<string, Record<string, unknown>> = {
+  webhook: { url: "https://hooks.example.com/in/abc?key=k", secret: "signing-key" },
+  slack: { url: "https://hooks.slack.com/services/T0/B0/XXXX" },
+  discord: { url: "https://discord.com/api/webhooks/1/abc" },
+  teams: { url: "https://example.webhook.office.com/webhookb2/x" },
+  telegram: { telegram_chat_id: -100123, telegram_bot_token: "123:abc", url: "https://tg.example.com/bot" },
+  ntfy: { url: "https://ntfy.example.com/alerts" },
+  gotify: { url: "https://gotify.example.com", gotify_token: "AppTok" },
+  pushover: { pushover_token: "app", pushover_user: "user" },
+  email: { email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_user: "vigil", smtp_pass: "mail-pass", smtp_from: "Vigil <vigil@example.com>" },
+  matrix: { url: "https://matrix.example.org", matrix_room_id: "!room:example.org", matrix_access_token: "syt" },
+  mattermost: { url: "https://chat.example.com/hooks/abc" },
+  rocketchat: { url: "https://rocket.example.com/hooks/id/token" },
+  google_chat: { url: "https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t" },
+  pagerduty: { pagerduty_routing_key: "pd-key" },
+  opsgenie: { opsgenie_api_key: "og-key", url: "https://api.eu.opsgenie.com" },
+  homeassistant: { url: "http://ha.example.com:8123", homeassistant_token: "ha", homeassistant_service: "notify.mobile_app_pixel" },
+  signal: { url: "http://signal.example.com:8080", signal_number: "+4915112345678", signal_recipients: ["+4917612345678"] },
+  apprise: { apprise_urls: "tgram://123:abc/987" },
+};
+
 /** Creates a monitor through the API and returns its id; fails the test on anything but 201. */
 export async function createMonitor(s: TestServer, attrs: Record<string, unknown> = httpAttrs(), token?: string): Promise<number> {
   const res = await s.api("POST", "/api/v1/monitors", attrs, token ? { token } : {});

@@ -91,6 +91,18 @@ describe("filters", () => {
     expect(await names("status=unknown")).toEqual(["Resolver", "Nightly backup", "Gateway"]);
   });
 
+  test("status=paused: the paused monitors, whatever state they last had", async () => {
+    const other = await makeAccount(s.ctx, "pauser", "enterprise");
+    // a heartbeat is never checked by Vigil: running, it keeps its unknown state for the test's length
+    await createMonitor(s, { ...VALID_BY_TYPE.heartbeat, name: "Running job", is_paused: false }, other.token);
+    await createMonitor(s, { ...VALID_BY_TYPE.tcp, name: "Paused db" }, other.token);
+    const theirs = async (qs: string) => (await s.api("GET", `/api/v1/monitors?${qs}`, undefined, { token: other.token })).json.data.map((d: { attributes: { name: string } }) => d.attributes.name);
+    expect(await theirs("status=paused")).toEqual(["Paused db"]);
+    expect(await theirs("status=unknown")).toEqual(["Running job", "Paused db"]);
+    expect(await names("status=paused&type=tcp")).toEqual(["Postgres", "Redis 50%"]);
+    expect((await get("/api/v1/monitors?status=paused")).json.pagination.total).toBe(7);
+  });
+
   test("type", async () => {
     expect(await names("type=tcp")).toEqual(["Postgres", "Redis 50%"]);
     expect(await names("type=heartbeat")).toEqual(["Nightly backup"]);

@@ -100,10 +100,14 @@ function deref(x: any): any {
   return (x.$ref as string).slice(2).split("/").reduce((o: any, k) => o[k.replace(/~1/g, "/").replace(/~0/g, "~")], doc);
 }
 
+/** The document's components/schemas, as one schema ajv knows by this id. */
+const COMPONENTS = "urn:vigil:openapi-components";
+const rebased = (schema: object) => JSON.parse(JSON.stringify(schema).replaceAll('"#/components/schemas/', `"${COMPONENTS}#/$defs/`));
 const compiled = new WeakMap<object, ValidateFunction>();
 function validator(schema: object): ValidateFunction {
+  if (!ajv.getSchema(COMPONENTS)) ajv.addSchema(rebased({ $id: COMPONENTS, $defs: doc.components.schemas }));
   let v = compiled.get(schema);
-  if (!v) compiled.set(schema, (v = ajv.compile(schema)));
+  if (!v) compiled.set(schema, (v = ajv.compile(rebased(schema))));
   return v;
 }
 
@@ -237,7 +241,8 @@ test("the document lists exactly the operations of the route table under /api/v1
   const documented = Object.entries(doc.paths as Record<string, Record<string, unknown>>)
     .filter(([p]) => p.startsWith("/api/v1/") || p.startsWith("/peer/v1/"))
     .flatMap(([p, item]) => Object.keys(item).filter((m) => m !== "parameters" && m !== "servers").map((m) => `${m} ${p}`));
-  expect(documented.sort()).toEqual(apiRoutes.map((r) => `${r.method.toLowerCase()} ${openApiPath(r.path)}`).sort());
+  const operations = apiRoutes.flatMap((r) => (r.method === "GET" ? ["get", "head"] : [r.method.toLowerCase()]).map((m) => `${m} ${openApiPath(r.path)}`));
+  expect(documented.sort()).toEqual(operations.sort());
 });
 
 test("every /api/v1 operation answers, for success and each of its errors, what the document says", async () => {
@@ -246,18 +251,24 @@ test("every /api/v1 operation answers, for success and each of its errors, what 
     const scenario = SUCCESS[key(def)];
     if (!scenario) throw new Error(`contract test: no success scenario for ${key(def)}; add one to SUCCESS`);
     const path = def.path.includes(":") ? fill(def.path) : def.path;
-    const ok = await call(template, { method: def.method, path, ...(await scenario()) });
+    // a GET is asked again as HEAD, which the document lists beside it: the same status, no body
+    const asked = async (c: Call) => {
+      const res = await call(template, c);
+      if (c.method === "GET") expect(`HEAD ${c.path} ${(await call(template, { ...c, method: "HEAD" })).status}`).toBe(`HEAD ${c.path} ${res.status}`);
+      return res;
+    };
+    const ok = await asked({ method: def.method, path, ...(await scenario()) });
     expect(`${key(def)} ${ok.status}`).toBe(`${key(def)} ${def.successStatus ?? 200}`);
     const data = JSON.parse(ok.text).data;
     if (Array.isArray(data)) expect(`${key(def)}: ${data.length} items`).not.toBe(`${key(def)}: 0 items`);
 
     const valid = def.body ? { body: {} } : {};
-    await call(template, { method: def.method, path, token: null, ...valid }); // 401 unauthorized
-    await call(template, { method: def.method, path, token: "not-a-token-of-this-instance", ...valid }); // 401 invalid_token
-    await call(template, { method: def.method, path, token: tokens.free, ...valid }); // 403 plan_feature_disabled
-    await call(template, { method: def.method, path, token: tokens.noScope, ...valid }); // 403 insufficient_scope
-    if (def.path.includes(":")) await call(template, { method: def.method, path: fill(def.path, 987654321), ...valid });
-    if (def.query) await call(template, { method: def.method, path: `${path}?per_page=0&page=x` });
+    await asked({ method: def.method, path, token: null, ...valid }); // 401 unauthorized
+    await asked({ method: def.method, path, token: "not-a-token-of-this-instance", ...valid }); // 401 invalid_token
+    await asked({ method: def.method, path, token: tokens.free, ...valid }); // 403 plan_feature_disabled
+    await asked({ method: def.method, path, token: tokens.noScope, ...valid }); // 403 insufficient_scope
+    if (def.path.includes(":")) await asked({ method: def.method, path: fill(def.path, 987654321), ...valid });
+    if (def.query) await asked({ method: def.method, path: `${path}?per_page=0&page=x` });
     if (def.body) {
       await call(template, { method: def.method, path, body: INVALID_BODY });
       await call(template, { method: def.method, path, body: "{not json" });
@@ -281,8 +292,10 @@ async function exhaustRateLimit(): Promise<void> {
 test("over the rate limit, every /api/v1 operation answers 429 as documented", async () => {
   await exhaustRateLimit();
   for (const def of apiRoutes) {
-    const res = await call(openApiPath(def.path), { method: def.method, path: def.path.includes(":") ? fill(def.path) : def.path, token: tokens.limited });
-    expect(`${key(def)} ${res.status}`).toBe(`${key(def)} 429`);
+    for (const method of def.method === "GET" ? ["GET", "HEAD"] : [def.method]) {
+      const res = await call(openApiPath(def.path), { method, path: def.path.includes(":") ? fill(def.path) : def.path, token: tokens.limited });
+      expect(`${method} ${def.path} ${res.status}`).toBe(`${method} ${def.path} 429`);
+    }
   }
   expect(problems.splice(0)).toEqual([]);
 });
@@ -356,21 +369,32 @@ test("the ping endpoint, /healthz, /readyz and /metrics answer as documented", a
     "GET /h/<token>/start → 429",
     "POST /h/<token>/start → 429",
   ]);
+  // HEAD, which a GET's path takes too: the GET's statuses without a body (the paused monitor's
+  // token, as the first one has used up its pings by now)
+  const heads: string[] = [];
+  for (const [template, path] of [[ping, `/h/${hbTokens.hbPaused}`], [ping, "/h/no-monitor-has-this-token"], [ping, `/h/${hbTokens.hbLimited}`], [signal, `/h/${hbTokens.hbPaused}/start`], [signal, `/h/${hbTokens.hbPaused}/nope`], [signal, `/h/${hbTokens.hbLimited}/start`]] as const) {
+    heads.push(`HEAD ${template} ${(await call(template, { method: "HEAD", path, token: null })).status}`);
+  }
+  expect(heads).toEqual([`HEAD ${ping} 200`, `HEAD ${ping} 404`, `HEAD ${ping} 429`, `HEAD ${signal} 200`, `HEAD ${signal} 404`, `HEAD ${signal} 429`]);
 
-  await call("/healthz", { method: "GET", path: "/healthz", token: null });
+  const both = async (template: string, c: Call) => {
+    await call(template, c);
+    await call(template, { ...c, method: "HEAD" });
+  };
+  await both("/healthz", { method: "GET", path: "/healthz", token: null });
   // a write refused for storage keeps /readyz at 503 for a while (the full-store case above): its 200 once that is over
   await waitFor(async () => (await fetch(`${s.url}/readyz`)).status === 200, { timeoutMs: 30_000 });
-  await call("/readyz", { method: "GET", path: "/readyz", token: null });
-  await call("/metrics", { method: "GET", path: "/metrics" });
-  await call("/metrics", { method: "GET", path: "/metrics", token: null });
-  await call("/metrics", { method: "GET", path: "/metrics", token: tokens.free });
-  await call("/metrics", { method: "GET", path: "/metrics", token: tokens.noMetrics });
+  await both("/readyz", { method: "GET", path: "/readyz", token: null });
+  await both("/metrics", { method: "GET", path: "/metrics" });
+  await both("/metrics", { method: "GET", path: "/metrics", token: null });
+  await both("/metrics", { method: "GET", path: "/metrics", token: tokens.free });
+  await both("/metrics", { method: "GET", path: "/metrics", token: tokens.noMetrics });
   // scrapes count in a window of their own: the account's spent API window leaves them be, until
   // they have spent theirs
   await exhaustRateLimit();
-  await call("/metrics", { method: "GET", path: "/metrics", token: tokens.limited });
+  await both("/metrics", { method: "GET", path: "/metrics", token: tokens.limited });
   for (let i = 0; i < PRO_LIMIT; i++) if ((await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${tokens.limited}` } })).status === 429) break;
-  await call("/metrics", { method: "GET", path: "/metrics", token: tokens.limited });
+  await both("/metrics", { method: "GET", path: "/metrics", token: tokens.limited });
   expect(problems.splice(0)).toEqual([]);
 });
 

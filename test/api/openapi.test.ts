@@ -3,6 +3,7 @@ import SwaggerParser from "@apidevtools/swagger-parser";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { apiRoutes } from "../../src/api/routes.ts";
+import { MONITOR_TYPES } from "../../src/domain/monitor.ts";
 import { ROOT } from "../helpers/process.ts";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 
@@ -114,16 +115,68 @@ test("list endpoints document paging and their filters", () => {
   expect(Object.keys(list.properties.pagination.properties)).toEqual(["page", "per_page", "total", "total_pages"]);
 });
 
-test("the monitor schemas: secrets are write-only, response attributes include every field", () => {
+test("the monitor schemas: one per type, secrets write-only, what a create needs required", () => {
   const post = doc.paths["/api/v1/monitors"].post;
   const [flat, jsonApi] = post.requestBody.content["application/json"].schema.anyOf;
-  expect(flat.properties.api_auth_bearer_token).toBeDefined();
-  expect(flat.properties.heartbeat_schedule).toBeDefined();
-  expect(flat.additionalProperties).toBe(false);
+  const create = new Map<string, any>(flat.oneOf.map((v: any) => [v.properties.monitor_type.const, v]));
+  expect([...create.keys()]).toEqual(MONITOR_TYPES as unknown as string[]);
+  expect(create.get("http").properties.api_auth_bearer_token.anyOf[0].writeOnly).toBe(true);
+  expect(create.get("heartbeat").properties.heartbeat_schedule).toBeDefined();
+  expect(create.get("tcp").properties).not.toHaveProperty("synthetic_enabled");
+  expect(create.get("http").required).toEqual(["name", "monitor_type", "target", "interval_sec", "timeout_ms"]);
+  expect(create.get("heartbeat").required).toEqual(["name", "monitor_type", "interval_sec", "timeout_ms"]);
+  for (const v of create.values()) expect(v.additionalProperties).toBe(false);
   expect(jsonApi.properties.data.properties.type.const).toBe("monitor");
-  const attrs = post.responses["201"].content["application/json"].schema.properties.data.properties.attributes.properties;
-  for (const f of ["name", "monitor_type", "interval_sec", "heartbeat_token", "dns_record_type", "tls_verify", "port", "regions", "notification_channel_ids", "synthetic_steps_json"]) expect(attrs).toHaveProperty(f);
-  for (const f of ["api_auth_bearer_token", "api_auth_basic_pass", "api_auth_api_key_value"]) expect(attrs).not.toHaveProperty(f);
-  expect(attrs.interval_sec.minimum).toBe(10);
-  expect(attrs.interval_sec.maximum).toBe(86400);
+  expect(jsonApi.properties.data.properties.attributes.oneOf).toHaveLength(MONITOR_TYPES.length);
+  // a response names the per-type schemas, each listing every attribute of its type as always there
+  expect(post.responses["201"].content["application/json"].schema.properties.data.properties.attributes).toEqual({ $ref: "#/components/schemas/Monitor" });
+  const schemas = doc.components.schemas;
+  expect(schemas.Monitor.oneOf.map((r: { $ref: string }) => r.$ref)).toEqual(MONITOR_TYPES.map((t) => `#/components/schemas/${t.charAt(0).toUpperCase()}${t.slice(1)}Monitor`));
+  const http = schemas.HttpMonitor;
+  for (const f of ["name", "monitor_type", "interval_sec", "tls_verify", "port", "regions", "notification_channel_ids", "synthetic_steps_json", "synthetic_enabled"]) expect(http.required).toContain(f);
+  for (const f of ["api_auth_bearer_token", "api_auth_basic_pass", "api_auth_api_key_value", "heartbeat_token", "dns_record_type"]) expect(http.properties).not.toHaveProperty(f);
+  expect(schemas.TcpMonitor.properties).not.toHaveProperty("synthetic_enabled");
+  expect(schemas.HeartbeatMonitor.required).toContain("heartbeat_token");
+  expect(http.properties.interval_sec.minimum).toBe(10);
+  expect(http.properties.interval_sec.maximum).toBe(86400);
+});
+
+/** Where `default` stands in a schema (JSON pointers), attribute names under `properties` aside. */
+function defaultsIn(schema: unknown, at = ""): string[] {
+  if (schema === null || typeof schema !== "object") return [];
+  return Object.entries(schema).flatMap(([k, v]) => {
+    if (k === "default") return [at];
+    if (k === "properties") return Object.entries(v as object).flatMap(([n, s]) => defaultsIn(s, `${at}/properties/${n}`));
+    return defaultsIn(v, `${at}/${k}`);
+  });
+}
+
+test("defaults are said on create bodies only: never in a response, a component or an update body", () => {
+  const found: string[] = [];
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    for (const [method, op] of Object.entries(item)) {
+      if (method === "parameters" || method === "servers") continue;
+      for (const [status, r] of Object.entries(op.responses as Record<string, any>)) found.push(...defaultsIn(r.content, `${method} ${path} ${status}`));
+      if (method !== "post") found.push(...defaultsIn(op.requestBody, `${method} ${path} body`));
+    }
+  }
+  found.push(...defaultsIn(doc.components.schemas, "components"));
+  expect(found).toEqual([]);
+  const created = doc.paths["/api/v1/monitors"].post.requestBody.content["application/json"].schema.anyOf[0].oneOf[0];
+  expect(created.properties.follow_redirects.default).toBe(true);
+});
+
+test("every GET is listed with its HEAD, whose answers have no body", () => {
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
+    expect(`${path}: ${"head" in item}`).toBe(`${path}: ${"get" in item}`);
+    if (!item.head) continue;
+    expect(item.head.operationId).toBe(item.get.operationId.replace(/^get/, "head"));
+    expect(Object.keys(item.head.responses)).toEqual(Object.keys(item.get.responses).filter((s) => s !== "405"));
+    for (const r of Object.values(item.head.responses as Record<string, any>)) expect(r.content).toBeUndefined();
+  }
+});
+
+test("the monitor list can ask for paused monitors", () => {
+  const status = doc.paths["/api/v1/monitors"].get.parameters.find((p: { name: string }) => p.name === "status");
+  expect(status.schema.anyOf.map((s: { const: string }) => s.const)).toEqual(["up", "down", "degraded", "unknown", "paused"]);
 });

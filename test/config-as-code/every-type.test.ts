@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { CHANNEL_TYPES } from "../../src/domain/notification-channel-schema.ts";
 import { MONITOR_TYPES } from "../../src/domain/monitor.ts";
 import { channelSettings, openChannelSecrets } from "../../src/store/notification-channels.ts";
+import { CHANNEL_BY_TYPE } from "../api/fixtures.ts";
 import { runVigil } from "../helpers/process.ts";
 import { apiClient, makeAccount, startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 
@@ -18,28 +19,6 @@ let server: TestServer;
 let token: string;
 let api: TestServer["api"];
 const dir = tempDir("vigil-cac-types-");
-
-/** One channel of each type, with every secret its type takes. */
-const CHANNELS: Record<string, Record<string, unknown>> = {
-  webhook: { url: "https://hooks.example.com/in/abc?key=k", secret: "signing-key" },
-  slack: { url: "https://hooks.slack.com/services/T0/B0/XXXX" },
-  discord: { url: "https://discord.com/api/webhooks/1/abc" },
-  teams: { url: "https://example.webhook.office.com/webhookb2/x" },
-  telegram: { telegram_chat_id: -100123, telegram_bot_token: "123:abc", url: "https://tg.example.com/bot" },
-  ntfy: { url: "https://ntfy.example.com/alerts" },
-  gotify: { url: "https://gotify.example.com", gotify_token: "AppTok" },
-  pushover: { pushover_token: "app", pushover_user: "user" },
-  email: { email_to: "ops@example.com", smtp_host: "smtp.example.com", smtp_user: "vigil", smtp_pass: "mail-pass", smtp_from: "Vigil <vigil@example.com>" },
-  matrix: { url: "https://matrix.example.org", matrix_room_id: "!room:example.org", matrix_access_token: "syt" },
-  mattermost: { url: "https://chat.example.com/hooks/abc" },
-  rocketchat: { url: "https://rocket.example.com/hooks/id/token" },
-  google_chat: { url: "https://chat.googleapis.com/v1/spaces/AAA/messages?key=k&token=t" },
-  pagerduty: { pagerduty_routing_key: "pd-key" },
-  opsgenie: { opsgenie_api_key: "og-key", url: "https://api.eu.opsgenie.com" },
-  homeassistant: { url: "http://ha.example.com:8123", homeassistant_token: "ha", homeassistant_service: "notify.mobile_app_pixel" },
-  signal: { url: "http://signal.example.com:8080", signal_number: "+4915112345678", signal_recipients: ["+4917612345678"] },
-  apprise: { apprise_urls: "tgram://123:abc/987" },
-};
 
 const base = { interval_sec: 60, timeout_ms: 5000, is_paused: true };
 /** One monitor of each type, with the secrets it takes. */
@@ -78,7 +57,7 @@ beforeAll(async () => {
   ({ token } = await makeAccount(server.ctx, "every-type", "enterprise"));
   api = apiClient(server.url, token);
   for (const type of CHANNEL_TYPES) {
-    const r = await api("POST", "/api/v1/notification-channels", { name: `${type} channel`, channel_type: type, ...CHANNELS[type] });
+    const r = await api("POST", "/api/v1/notification-channels", { name: `${type} channel`, channel_type: type, ...CHANNEL_BY_TYPE[type] });
     if (r.status !== 201) throw new Error(`${type}: ${r.status} ${r.text}`);
   }
   for (const type of MONITOR_TYPES) {
