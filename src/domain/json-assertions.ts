@@ -1,6 +1,8 @@
 /**
  * Evaluation of JSON assertion rules (docs/monitors.md "JSON assertions"). Pure: the HTTP and
  * synthetic probes call it with the parsed body, the API validator reuses the op list from monitor.ts.
+ * A `regex` rule's pattern is matched beforehand by the check's pattern matcher (user-patterns.ts),
+ * which may run on another thread; this module is told whether it matched.
  */
 import type { JsonAssertion } from "./monitor.ts";
 import { getJsonPath, MISSING } from "./json-path.ts";
@@ -41,7 +43,7 @@ function containsValue(actual: unknown, expected: string): boolean {
   return false;
 }
 
-function check(op: string, actual: unknown, expected: string): boolean {
+function check(op: string, actual: unknown, expected: string, matched: boolean): boolean {
   // A missing path counts as null for the null checks and fails every comparison.
   if (op === "is_null") return actual === null || actual === MISSING;
   if (op === "is_not_null") return actual !== null && actual !== MISSING;
@@ -59,20 +61,24 @@ function check(op: string, actual: unknown, expected: string): boolean {
       return op === "greater_than" ? a > e : a < e;
     }
     case "regex":
-      try {
-        return new RegExp(expected).test(jsonText(actual));
-      } catch {
-        return false;
-      }
+      return matched;
     default:
       return false;
   }
 }
 
-export function evaluateAssertion(doc: unknown, rule: JsonAssertion): AssertionOutcome {
+/** The text a `regex` rule's pattern is matched against, or null when the rule needs no match (another op, or a missing path). */
+export function regexSubject(doc: unknown, rule: JsonAssertion): string | null {
+  if (rule.op !== "regex") return null;
+  const actual = getJsonPath(doc, rule.path);
+  return actual === MISSING ? null : jsonText(actual);
+}
+
+/** `matched`: whether a `regex` rule's pattern matched its subject (ignored for other ops). */
+export function evaluateAssertion(doc: unknown, rule: JsonAssertion, matched = false): AssertionOutcome {
   const actual = getJsonPath(doc, rule.path);
   const value = rule.value ?? null;
-  return { path: rule.path, op: rule.op, value, passed: check(rule.op, actual, value ?? ""), actual: jsonText(actual) };
+  return { path: rule.path, op: rule.op, value, passed: check(rule.op, actual, value ?? "", matched), actual: jsonText(actual) };
 }
 
 /** "expected items.0.id equals 7, got 8" */

@@ -8,6 +8,7 @@
 import { Type } from "@sinclair/typebox";
 import { expectedCodesProblems } from "./expected-codes.ts";
 import { HTTP_METHODS, JSON_ASSERTION_OPS } from "./monitor.ts";
+import { PatternBudget } from "./user-patterns.ts";
 
 export const MAX_ASSERTIONS = 50;
 export const MAX_STEPS = 20;
@@ -21,7 +22,7 @@ export const JsonAssertionSchema = Type.Object(
   {
     path: Type.String({ minLength: 1, maxLength: 500, description: "dot path into the JSON response, e.g. items.0.id" }),
     op: Type.Union(JSON_ASSERTION_OPS.map((o) => Type.Literal(o)), { description: "comparison" }),
-    value: Type.Optional(Type.String({ maxLength: 1000, description: "comparison value; omitted for is_null and is_not_null; a pattern that compiles for regex" })),
+    value: Type.Optional(Type.String({ maxLength: 1000, description: "comparison value; omitted for is_null and is_not_null; for regex an RE2 pattern (no backreferences or lookarounds)" })),
   },
   { additionalProperties: false },
 );
@@ -32,7 +33,7 @@ export const SyntheticExtractionSchema = Type.Object(
   {
     name: Type.String({ pattern: "^[A-Za-z_][A-Za-z0-9_.-]{0,63}$", description: "variable name, used in later steps as {{name}}" }),
     from: Type.Union([Type.Literal("json"), Type.Literal("header"), Type.Literal("regex")]),
-    path: Type.String({ minLength: 1, maxLength: 500, description: "dot path (json), header name (header) or a pattern whose first group is kept (regex)" }),
+    path: Type.String({ minLength: 1, maxLength: 500, description: "dot path (json), header name (header) or an RE2 pattern whose first group is kept (regex)" }),
   },
   { additionalProperties: false },
 );
@@ -62,8 +63,11 @@ function unknownKeys(obj: Record<string, unknown>, allowed: readonly string[], w
   for (const k of Object.keys(obj)) if (!allowed.includes(k)) out.push(`${where}: "${k}" is not allowed here; allowed: ${allowed.join(", ")}`);
 }
 
-/** Problems of a list of assertion rules; `where` prefixes each message (e.g. "rule 2"). */
-export function assertionProblems(value: unknown, prefix = ""): string[] {
+/**
+ * Problems of a list of assertion rules; `prefix` goes before each message (e.g. "step 2: assertions: ").
+ * `patterns` is shared by every pattern of the attribute (user-patterns.ts, PatternBudget).
+ */
+export function assertionProblems(value: unknown, prefix = "", patterns = new PatternBudget()): string[] {
   const out: string[] = [];
   if (!Array.isArray(value)) return [`${prefix}must be a list of rules {path, op, value}`];
   if (value.length > MAX_ASSERTIONS) out.push(`${prefix}must have at most ${MAX_ASSERTIONS} rules`);
@@ -82,12 +86,9 @@ export function assertionProblems(value: unknown, prefix = ""): string[] {
     }
     if (typeof rule.value !== "string") return void out.push(`${where}: value is required for op ${rule.op} and must be a string`);
     if (rule.value.length > 1000) out.push(`${where}: value must be at most 1000 characters`);
-    if (rule.op === "regex") {
-      try {
-        new RegExp(rule.value);
-      } catch (e) {
-        out.push(`${where}: value is not a valid regular expression (${(e as Error).message})`);
-      }
+    if (rule.op === "regex" && rule.value.length <= 1000) {
+      const p = patterns.problem(rule.value);
+      if (p) out.push(`${where}: value ${p}`);
     }
     if ((rule.op === "greater_than" || rule.op === "less_than") && !Number.isFinite(Number(rule.value))) {
       out.push(`${where}: value must be a number for op ${rule.op}`);
@@ -128,6 +129,7 @@ export function scenarioProblems(value: unknown): string[] {
   if (!Array.isArray(steps) || steps.length === 0) return [...out, "steps must be a list of 1 to 20 steps"];
   if (steps.length > MAX_STEPS) out.push(`steps must have at most ${MAX_STEPS} entries`);
   const defined = new Set<string>();
+  const patterns = new PatternBudget();
   steps.slice(0, MAX_STEPS).forEach((step, i) => {
     const where = `step ${i + 1}`;
     if (!isObject(step)) return void out.push(`${where}: must be an object with at least a url`);
@@ -155,19 +157,19 @@ export function scenarioProblems(value: unknown): string[] {
       else for (const p of expectedCodesProblems(step.expected_http_codes)) out.push(`${where}: expected_http_codes ${p}`);
     }
     for (const name of used) if (!defined.has(name)) out.push(`${where}: variable {{${name}}} is not extracted by an earlier step`);
-    if (step.assertions !== undefined) out.push(...assertionProblems(step.assertions, `${where}: assertions: `));
+    if (step.assertions !== undefined) out.push(...assertionProblems(step.assertions, `${where}: assertions: `, patterns));
     if (step.extract !== undefined) {
       if (!Array.isArray(step.extract)) out.push(`${where}: extract must be a list of {name, from, path}`);
       else {
         if (step.extract.length > MAX_EXTRACTIONS) out.push(`${where}: extract must have at most ${MAX_EXTRACTIONS} entries`);
-        step.extract.slice(0, MAX_EXTRACTIONS).forEach((rule, j) => out.push(...extractionProblems(rule, `${where}: extract ${j + 1}`, defined)));
+        step.extract.slice(0, MAX_EXTRACTIONS).forEach((rule, j) => out.push(...extractionProblems(rule, `${where}: extract ${j + 1}`, defined, patterns)));
       }
     }
   });
   return out;
 }
 
-function extractionProblems(rule: unknown, where: string, defined: Set<string>): string[] {
+function extractionProblems(rule: unknown, where: string, defined: Set<string>, patterns: PatternBudget): string[] {
   if (!isObject(rule)) return [`${where}: must be an object {name, from, path}`];
   const out: string[] = [];
   unknownKeys(rule, ["name", "from", "path"], where, out);
@@ -178,11 +180,8 @@ function extractionProblems(rule: unknown, where: string, defined: Set<string>):
   if (typeof rule.path !== "string" || rule.path.trim() === "" || rule.path.length > 500) {
     out.push(`${where}: path must be a string of 1 to 500 characters`);
   } else if (rule.from === "regex") {
-    try {
-      new RegExp(rule.path);
-    } catch (e) {
-      out.push(`${where}: path is not a valid regular expression (${(e as Error).message})`);
-    }
+    const p = patterns.problem(rule.path);
+    if (p) out.push(`${where}: path ${p}`);
   }
   return out;
 }

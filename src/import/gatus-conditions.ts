@@ -6,6 +6,7 @@
  * dropped silently.
  */
 import type { JsonAssertion } from "../domain/monitor.ts";
+import { PatternBudget, patternTester } from "../domain/user-patterns.ts";
 import { goDurationMs } from "./plan.ts";
 
 /** What the endpoint is, from its url scheme (or its dns block). */
@@ -46,8 +47,10 @@ function statusCodes(op: string, right: string): Set<number> | null {
     test = op === "==" ? (c) => set.has(c) : (c) => !set.has(c);
   } else if (pat !== null) {
     if (op !== "==" && op !== "!=") return null;
-    const re = new RegExp(globRegex(pat));
-    test = op === "==" ? (c) => re.test(String(c)) : (c) => !re.test(String(c));
+    // the glob is the user's: matched by the linear-time engine, as every user pattern is
+    const matches = patternTester(globRegex(pat));
+    if (typeof matches === "string") return null;
+    test = op === "==" ? (c) => matches(String(c)) : (c) => !matches(String(c));
   } else if (Number.isInteger(n)) {
     test = { "==": (c: number) => c === n, "!=": (c: number) => c !== n, "<": (c: number) => c < n, "<=": (c: number) => c <= n, ">": (c: number) => c > n, ">=": (c: number) => c >= n }[op]!;
   } else return null;
@@ -76,6 +79,7 @@ const bodyPath = (text: string): string | null => {
 export function mapConditions(conditions: unknown[], kind: EndpointKind): ConditionOutcome {
   const o: ConditionOutcome = { codes: null, maxLatencyMs: null, assertions: [], bodyContains: null, certWarnDays: null, dnsAnswer: null, wsExpect: null, unsupported: [], notes: [] };
   const unsupported = (c: string, why: string) => o.unsupported.push(`"${c}" (${why})`);
+  const patterns = new PatternBudget();
   for (const raw of conditions) {
     const c = String(raw).trim();
     const m = OPERATOR.exec(c);
@@ -123,8 +127,9 @@ export function mapConditions(conditions: unknown[], kind: EndpointKind): Condit
       else if (bodyPath(r) !== null) unsupported(c, "Vigil compares a JSON value with a constant, not with another path");
       else {
         const rule = assertion(path, op, r);
-        if (typeof rule === "string") unsupported(c, rule);
-        else o.assertions.push(rule);
+        const refused = typeof rule === "string" ? rule : regexRefusal(rule, patterns);
+        if (refused) unsupported(c, refused);
+        else o.assertions.push(rule as JsonAssertion);
       }
     } else if (/^has\(\[BODY\]\S*\)$/.test(l) && (r === "true" || r === "false") && op === "==" && kind === "http") {
       const path = bodyPath(call("has", l)!)!;
@@ -135,6 +140,18 @@ export function mapConditions(conditions: unknown[], kind: EndpointKind): Condit
     }
   }
   return o;
+}
+
+/**
+ * Why a regex assertion built from a condition cannot be kept, or null: the API's rules for a
+ * rule's value (docs/monitors.md "JSON assertions"), so the endpoint is imported without the
+ * condition, noted, rather than refused whole.
+ */
+function regexRefusal(rule: JsonAssertion, patterns: PatternBudget): string | null {
+  if (rule.op !== "regex") return null;
+  if ((rule.value ?? "").length > 1000) return "the pattern it makes is longer than the 1000 characters of a rule's value";
+  const p = patterns.problem(rule.value ?? "");
+  return p ? `the pattern it makes ${p}` : null;
 }
 
 function assertion(path: string, op: string, right: string): JsonAssertion | string {

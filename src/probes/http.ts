@@ -8,7 +8,8 @@ import type { ProbeMonitor } from "../domain/monitor.ts";
 import { elapsedMs, startDeadline } from "../net/deadline.ts";
 import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
-import { credentialHeaderNames, maskText, secretsOf } from "./request-auth.ts";
+import { matchOnThisThread } from "../domain/user-patterns.ts";
+import { credentialHeaderNames, maskText, secretReach, secretsOf } from "./request-auth.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
 import { stopWhenFound } from "./body-search.ts";
 import { checkResponse, partialBody } from "./response-checks.ts";
@@ -35,14 +36,15 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
         blockPrivate: ctx.blockPrivateTargets,
         credentialHeaders: credentialHeaderNames(m),
         followRedirects: m.follow_redirects !== false,
-        // the keyword and body text settle the check as soon as both are seen; assertions need it all
-        enough: stopWhenFound([m.keyword, m.api_expected_body_contains], (m.api_json_assertions_json?.length ?? 0) > 0),
+        // the keyword and body text settle the check as soon as both are seen, and a secret around
+        // them could be masked whole; assertions need it all
+        enough: stopWhenFound([m.keyword, m.api_expected_body_contains], (m.api_json_assertions_json?.length ?? 0) > 0, secretReach(secrets)),
       },
     );
     const latency = elapsedMs(started);
     const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings };
-    const verdict = checkResponse(
-      { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res) },
+    const verdict = await checkResponse(
+      { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res), stoppedEarly: res.stoppedEarly },
       {
         expectedCodes: m.expected_http_codes,
         keyword: m.keyword,
@@ -50,7 +52,7 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
         bodyContains: m.api_expected_body_contains,
         assertions: m.api_json_assertions_json,
       },
-      (text) => maskText(text, secrets),
+      { secrets, patterns: ctx.patterns ?? matchOnThisThread(), signal: deadline.signal },
     );
     if (verdict.failure) {
       const via = res.redirects > 0 ? ` (after ${res.redirects} redirect(s) to ${displayUrl(res.finalUrl)})` : "";

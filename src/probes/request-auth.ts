@@ -43,15 +43,64 @@ export function credentialHeaderNames(m: ProbeMonitor): string[] {
   return names;
 }
 
+/**
+ * The forms a secret takes in a response: as it is, percent-encoded (a secret put into a URL) and
+ * JSON-escaped (a secret quoted in a JSON body or an assertion's actual value), with `/` escaped
+ * too as some encoders do (PHP's json_encode by default).
+ */
+function secretForms(s: string): string[] {
+  const json = JSON.stringify(s).slice(1, -1);
+  return [...new Set([s, encodeURIComponent(s), json, json.replaceAll("/", "\\/")])];
+}
+
 export function maskText(text: string, secrets: string[]): string {
   let out = text;
   for (const s of secrets) out = out.split(s).join(MASK);
-  // percent-encoded copies (a secret put into a URL) and JSON-escaped ones (a secret quoted in a
-  // JSON body or an assertion's actual value) are masked as well
-  for (const s of secrets) {
-    for (const enc of [encodeURIComponent(s), JSON.stringify(s).slice(1, -1)]) if (enc !== s) out = out.split(enc).join(MASK);
-  }
+  for (const s of secrets) for (const enc of secretForms(s).slice(1)) out = out.split(enc).join(MASK);
   return out;
+}
+
+/**
+ * A response body as a check judges it (docs/monitors.md "Judged with the secrets masked"): every
+ * secret masked, so an assertion cannot tell one secret from another, and when the body was cut
+ * short (`cut`), also a start of a secret it ends with: a read that stopped in the middle of an
+ * echoed token must not let `^Bearer Zq7` tell its first characters.
+ */
+export function maskBody(text: string, secrets: string[], cut: boolean): string {
+  const out = maskText(text, secrets);
+  if (!cut) return out;
+  let keep = out.length;
+  for (const form of secrets.flatMap(secretForms)) {
+    for (let k = Math.min(form.length - 1, keep); k > 0; k--) {
+      if (out.startsWith(form.slice(0, k), keep - k)) {
+        keep -= k;
+        break;
+      }
+    }
+  }
+  return keep === out.length ? out : out.slice(0, keep) + MASK;
+}
+
+/**
+ * A parsed JSON body with the secrets masked in every string, keys included: an escape the text's
+ * masking did not know (`\u0041` for `A`) is decoded by parsing, and must not bring a secret back.
+ */
+export function maskJson(value: unknown, secrets: string[]): unknown {
+  if (secrets.length === 0) return value;
+  if (typeof value === "string") return maskText(value, secrets);
+  if (Array.isArray(value)) return value.map((v) => maskJson(v, secrets));
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [maskText(k, secrets), maskJson(v, secrets)]));
+  }
+  return value;
+}
+
+/**
+ * Bytes read past a found keyword before a read may stop early, so that a secret around the
+ * keyword is read whole and masked whole: the longest form of any secret.
+ */
+export function secretReach(secrets: string[]): number {
+  return Math.max(0, ...secrets.flatMap(secretForms).map((f) => Buffer.byteLength(f)));
 }
 
 export function maskHeaders(headers: Record<string, string>, sensitiveNames: string[], secrets: string[]): Record<string, string> {

@@ -5,7 +5,9 @@
 import type { CheckErrorCode } from "../domain/check-result.ts";
 import type { JsonAssertion } from "../domain/monitor.ts";
 import { parseExpectedCodes } from "../domain/expected-codes.ts";
-import { describeFailure, evaluateAssertion, type AssertionOutcome } from "../domain/json-assertions.ts";
+import { describeFailure, evaluateAssertion, regexSubject, type AssertionOutcome } from "../domain/json-assertions.ts";
+import type { PatternJob, PatternMatcher } from "../domain/user-patterns.ts";
+import { maskBody, maskJson } from "./request-auth.ts";
 
 export interface ResponseExpectations {
   expectedCodes: string | null | undefined;
@@ -21,6 +23,8 @@ export interface ReceivedResponse {
   bodyText: string;
   /** why bodyText is not the whole body ("the body was truncated at 4194304 bytes"), or null */
   partial?: string | null;
+  /** the read ended once the expected texts were found: the rest of the body was not read */
+  stoppedEarly?: boolean;
 }
 
 export interface ResponseVerdict {
@@ -45,17 +49,30 @@ export function parseJsonBody(text: string): { ok: true; value: unknown } | { ok
   }
 }
 
+/** What a response is judged with besides the monitor's expectations. */
+export interface Judging {
+  /** the monitor's secrets: masked in the body before it is judged, and in text quoted from it */
+  secrets: string[];
+  /** runs the `regex` rules' patterns (user-patterns.ts) */
+  patterns: PatternMatcher;
+  /** the check's deadline: patterns still running when it fires end the check */
+  signal: AbortSignal;
+}
+
 /**
- * `mask` hides the monitor's secrets in text quoted from the response. It runs on the whole text
- * before quoting cuts it short: masking the cut text instead would leave the start of a secret that
- * straddles the cut (an echoing target once got "Bearer sec-bea…" into a check's error message).
+ * Judges the body with the monitor's secrets masked (docs/monitors.md "Judged with the secrets
+ * masked"): a target that echoes the request back would otherwise let a keyword or a pattern such
+ * as `^Bearer Zq7` tell a stored secret one character at a time, by whether the check is up. The
+ * mask also runs on the whole text before a message quotes it cut short: masking the cut text
+ * instead would leave the start of a secret that straddles the cut.
  */
-export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, mask: (text: string) => string = (t) => t): ResponseVerdict {
+export async function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, how: Judging): Promise<ResponseVerdict> {
   const codes = parseExpectedCodes(exp.expectedCodes);
   const fail = (code: CheckErrorCode, message: string, assertions: AssertionOutcome[] = []): ResponseVerdict => ({ failure: { code, message }, assertions });
   if (!codes.matches(res.status)) return fail("http_error", `expected status ${codes.text}, got ${res.status}`);
   const partial = res.partial ? ` (${res.partial})` : "";
-  if (exp.keyword && !res.bodyText.includes(exp.keyword)) {
+  const body = maskBody(res.bodyText, how.secrets, Boolean(res.partial) || res.stoppedEarly === true);
+  if (exp.keyword && !body.includes(exp.keyword)) {
     return fail("keyword_missing", `expected the body to contain keyword ${quote(exp.keyword)}, not found in ${Buffer.byteLength(res.bodyText)} bytes${partial}`);
   }
   if (exp.contentType) {
@@ -63,19 +80,51 @@ export function checkResponse(res: ReceivedResponse, exp: ResponseExpectations, 
     const got = mediaType(res.headers["content-type"]);
     if (want !== got) return fail("content_type_mismatch", `expected content type ${want}, got ${got || "none"}`);
   }
-  if (exp.bodyContains && !res.bodyText.includes(exp.bodyContains)) {
-    return fail("body_mismatch", `expected the body to contain ${quote(exp.bodyContains)}, got ${quote(mask(res.bodyText))}${partial}`);
+  if (exp.bodyContains && !body.includes(exp.bodyContains)) {
+    return fail("body_mismatch", `expected the body to contain ${quote(exp.bodyContains)}, got ${quote(body)}${partial}`);
   }
-  if (exp.assertions && exp.assertions.length > 0) {
-    const parsed = parseJsonBody(res.bodyText);
-    if (!parsed.ok && res.partial) return fail("assertion_failed", `expected a JSON body for ${exp.assertions.length} assertion(s), but ${res.partial}`);
-    if (!parsed.ok) return fail("assertion_failed", `expected a JSON body for ${exp.assertions.length} assertion(s), got ${quote(mask(res.bodyText))}`);
-    const outcomes = exp.assertions.map((rule) => evaluateAssertion(parsed.value, rule));
-    const first = outcomes.find((o) => !o.passed);
-    if (first) return fail("assertion_failed", describeFailure({ ...first, actual: mask(first.actual) }), outcomes);
-    return { failure: null, assertions: outcomes };
+  const rules = exp.assertions ?? [];
+  if (rules.length === 0) return { failure: null, assertions: [] };
+  const parsed = parseJsonBody(body);
+  if (!parsed.ok && res.partial) return fail("assertion_failed", `expected a JSON body for ${rules.length} assertion(s), but ${res.partial}`);
+  if (!parsed.ok) return fail("assertion_failed", `expected a JSON body for ${rules.length} assertion(s), got ${quote(body)}`);
+  const doc = maskJson(parsed.value, how.secrets);
+  const matched = await matchRegexRules(doc, rules, how);
+  if (typeof matched === "string") return fail("assertion_failed", matched);
+  const outcomes = rules.map((rule, i) => evaluateAssertion(doc, rule, matched[i] === true));
+  const first = outcomes.find((o) => !o.passed);
+  if (first) return fail("assertion_failed", describeFailure(first), outcomes);
+  return { failure: null, assertions: outcomes };
+}
+
+/** Whether each `regex` rule matched (by rule index), or the message of a check that cannot say. */
+async function matchRegexRules(doc: unknown, rules: JsonAssertion[], how: Judging): Promise<(boolean | undefined)[] | string> {
+  const texts: string[] = [];
+  const jobs: PatternJob[] = [];
+  const ruleOf: number[] = [];
+  rules.forEach((rule, i) => {
+    const subject = regexSubject(doc, rule);
+    if (subject === null) return;
+    let text = texts.indexOf(subject);
+    if (text < 0) text = texts.push(subject) - 1;
+    jobs.push({ pattern: rule.value ?? "", text, want: "test" });
+    ruleOf.push(i);
+  });
+  const matched: (boolean | undefined)[] = [];
+  if (jobs.length === 0) return matched;
+  let outcomes;
+  try {
+    outcomes = await how.patterns.run({ texts, jobs }, how.signal);
+  } catch (err) {
+    return `the regex assertions could not be judged: ${(err as Error).message}`;
   }
-  return { failure: null, assertions: [] };
+  for (let j = 0; j < jobs.length; j++) {
+    const o = outcomes[j]!;
+    const i = ruleOf[j]!;
+    if ("refused" in o) return `rule ${i + 1}: the pattern ${quote(jobs[j]!.pattern)} cannot be run (RE2 syntax; no backreferences or lookarounds): ${o.refused}; edit the monitor`;
+    matched[i] = o.matched;
+  }
+  return matched;
 }
 
 /** Why a read body is not the whole body, in words for messages; null when it is whole. */

@@ -10,9 +10,10 @@ import { elapsedMs, startDeadline } from "../net/deadline.ts";
 import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
-import { credentialHeaderNames, maskHeaders, maskText, secretsOf } from "./request-auth.ts";
+import { credentialHeaderNames, maskBody, maskHeaders, maskText, secretsOf } from "./request-auth.ts";
 import { checkResponse, partialBody } from "./response-checks.ts";
-import { extract, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
+import { extractAll, substitute, substituteHeaders, substituteUrl, UnknownVariable, type Vars } from "./synthetic-vars.ts";
+import { matchOnThisThread } from "../domain/user-patterns.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { cutUtf8, MAX_STEP_BODY_BYTES, STEP_BODY_REASON, withCutReason } from "../domain/trace-bounds.ts";
 import type { Probe, ProbeContext } from "./types.ts";
@@ -80,6 +81,7 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
   const checkedAt = ctx.now();
   const secrets = secretsOf(m);
   const sensitive = credentialHeaderNames(m);
+  const patterns = ctx.patterns ?? matchOnThisThread();
   const steps = m.synthetic_steps_json?.steps ?? [];
   const trace: StepTrace[] = [];
   const observed: Partial<CheckResult> = { synthetic_trace_json: { steps: trace } };
@@ -134,17 +136,15 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
       if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings });
       else if (observed.ssl_not_after === null && res.sslNotAfter !== null) Object.assign(observed, { ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer });
       observed.http_code = res.status;
-      const verdict = checkResponse({ status: res.status, headers: res.headers, bodyText, partial: partialBody(res) }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, (text) => maskText(text, secrets));
-      entry.assertions = verdict.assertions.map((a) => ({ ...a, actual: maskText(a.actual, secrets) }));
+      const verdict = await checkResponse({ status: res.status, headers: res.headers, bodyText, partial: partialBody(res) }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, { secrets, patterns, signal: deadline.signal });
+      entry.assertions = verdict.assertions;
       if (verdict.failure) return stop(verdict.failure.code, verdict.failure.message);
       // extraction reads the response with the monitor's secrets masked: a target that echoes the
       // request back must not let a scenario carry a credential, whole or in pieces, into a later URL
-      const readable = { headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, maskText(v, secrets)])), bodyText: maskText(bodyText, secrets) };
-      for (const rule of step.extract ?? []) {
-        const got = extract(rule, readable);
-        if ("error" in got) return stop("synthetic_step_failed", got.error);
-        vars[rule.name] = got.value;
-      }
+      const readable = { headers: Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, maskText(v, secrets)])), bodyText: maskBody(bodyText, secrets, partialBody(res) !== null) };
+      const got = await extractAll(step.extract ?? [], readable, secrets, patterns, deadline.signal);
+      if ("error" in got) return stop("synthetic_step_failed", got.error);
+      Object.assign(vars, got.values);
     }
     const latency = elapsedMs(started);
     const reasons = degradedReasons(m, latency, observed.ssl_not_after ?? null, ctx.now());

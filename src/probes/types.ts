@@ -5,6 +5,7 @@
  */
 import type { CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
+import type { PatternMatcher } from "../domain/user-patterns.ts";
 
 export interface ProbeContext {
   /** aborted by the scheduler on shutdown or when the monitor is deleted */
@@ -17,6 +18,11 @@ export interface ProbeContext {
   blockPrivateTargets?: boolean;
   /** --rdap-bootstrap: where domain monitors find RDAP servers; absent: IANA's bootstrap file */
   rdapBootstrapUrl?: string;
+  /**
+   * runs the monitor's regular expressions: on a server, a worker thread with the check's deadline
+   * (scheduler/pattern-thread.ts); absent, the calling thread (tools and tests)
+   */
+  patterns?: PatternMatcher;
 }
 
 export type Probe = (monitor: ProbeMonitor, ctx: ProbeContext) => Promise<CheckResult>;

@@ -1,5 +1,6 @@
 import { failed, type CheckResult } from "../domain/check-result.ts";
 import type { MonitorType, ProbeMonitor } from "../domain/monitor.ts";
+import type { PatternMatcher } from "../domain/user-patterns.ts";
 import { PROBES, syntheticProbe, type Probe, type ProbeContext } from "../probes/index.ts";
 
 /** Which probe runs a monitor: a lookup table by type, plus the synthetic variant of http. */
@@ -24,6 +25,8 @@ export interface RunOptions {
   /** aborted on shutdown or when the monitor is deleted */
   signal: AbortSignal;
   marginMs?: number;
+  /** runs the monitors' regular expressions (pattern-thread.ts) */
+  patterns?: PatternMatcher;
 }
 
 export function probeFor(m: ProbeMonitor, probes: ProbeTable): Probe | null {
@@ -53,7 +56,7 @@ export async function runProbe(m: ProbeMonitor, opts: RunOptions): Promise<Check
       m.timeout_ms + 2 * margin,
     );
   });
-  const ctx: ProbeContext = { signal: controller.signal, now: opts.now, extraCa: opts.extraCa, blockPrivateTargets: m.block_private_targets || opts.blockPrivateTargets === true, rdapBootstrapUrl: opts.rdapBootstrapUrl };
+  const ctx: ProbeContext = { signal: controller.signal, now: opts.now, extraCa: opts.extraCa, blockPrivateTargets: m.block_private_targets || opts.blockPrivateTargets === true, rdapBootstrapUrl: opts.rdapBootstrapUrl, patterns: opts.patterns };
   try {
     const run = probe(m, ctx).catch((err: unknown) => failed(started, "internal_error", `probe failed unexpectedly: ${(err as Error)?.message ?? String(err)}`));
     return await Promise.race([run, giveUp]);

@@ -3,6 +3,7 @@ import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
 import { dbMonitorSource, type MonitorSource } from "./db-source.ts";
 import { startMaintenance } from "./maintenance.ts";
+import { patternThread } from "./pattern-thread.ts";
 import { Scheduler, type ResultSink, type SchedulerOptions } from "./scheduler.ts";
 
 /** PEM text of --extra-ca, read once; a missing file stops the start with a message naming it. */
@@ -26,6 +27,8 @@ export async function startSchedulerService(
   extra: Partial<SchedulerOptions> = {},
 ): Promise<Service & { scheduler: Scheduler }> {
   const log = ctx.log.child("scheduler");
+  // checks' regular expressions match on a worker, bounded by each check's deadline
+  const patterns = patternThread(ctx.log.child("patterns"));
   const scheduler = new Scheduler({
     region: ctx.config.region,
     sink,
@@ -40,6 +43,7 @@ export async function startSchedulerService(
     // rule; a probe's own flag refuses private targets whatever the leader's accounts say
     blockPrivateTargets: ctx.config.role === "probe" && ctx.config.blockPrivateTargets,
     metrics: ctx.metrics,
+    patterns,
     ...extra,
   });
   // the monitors this instance checks changed as a whole: an instance of its region came or went
@@ -61,6 +65,7 @@ export async function startSchedulerService(
   } catch (err) {
     offShare();
     offResync();
+    await patterns.stop();
     throw err;
   }
   const missed = starting;
@@ -78,10 +83,11 @@ export async function startSchedulerService(
     scheduler,
     ready: () => scheduler.running,
     status: () => ({ monitors: scheduler.stats().scheduled }),
-    stop: (deadlineMs) => {
+    stop: async (deadlineMs) => {
       offShare();
       offResync();
-      return scheduler.stop(deadlineMs);
+      await scheduler.stop(deadlineMs);
+      await patterns.stop();
     },
   };
 }

@@ -111,6 +111,17 @@ test("the compiled binary, alone in an empty folder, serves the API and checks i
       await waitFor(() => WORKER_THREADS.every((n) => threads().includes(n)));
       expect(threads()).toEqual(expect.arrayContaining(WORKER_THREADS));
     }
+    // a check's patterns run on their worker (scheduler/pattern-thread.ts), started with the first,
+    // on either engine: a regex rule on the binary's own OpenAPI document is judged up
+    const created = await fetch(server.url + "/api/v1/monitors", {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ name: "spec", monitor_type: "http", target: `${server.url}/api/v1/openapi.json`, interval_sec: 60, timeout_ms: 5000, api_json_assertions_json: [{ path: "openapi", op: "regex", value: "^3\\.\\d+" }] }),
+    });
+    expect(created.status).toBe(201);
+    const checks = `${server.url}/api/v1/monitors/${(await created.json()).data.id}/checks`;
+    const check = await waitFor(async () => (await (await fetch(checks, { headers: { authorization: `Bearer ${token}` } })).json()).data[0]?.attributes, { timeoutMs: 20_000 });
+    expect(check).toMatchObject({ status: "up", error_message: null });
     expect(server.output()).not.toContain("did not start");
 
     const health = Bun.spawnSync([join(runDir, "vigil"), "healthcheck"], { cwd: runDir, env: { PATH: "/usr/bin:/bin", VIGIL_PORT: String(server.port) }, stdout: "pipe", stderr: "pipe" });

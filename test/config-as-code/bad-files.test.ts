@@ -46,6 +46,7 @@ const CASES: { name: string; text: string; marker: string; field: string; messag
   { name: "timeout above interval", text: monitor(...tcp, "    interval_sec: 10", "    timeout_ms: 20000"), marker: "timeout_ms: 20000", field: "monitors.broken.timeout_ms", message: "must be below interval_sec × 1000 (10000 ms for an interval of 10 s)" },
   { name: "dependency cycle", text: monitor(...tcp, "    interval_sec: 60", "    timeout_ms: 1000", "    depends_on: [broken]"), marker: "depends_on:", field: "monitors.broken.depends_on", message: "cannot include the monitor itself" },
   { name: "a type that cannot change", text: [...VALID, "  existing:", "    name: Existing", "    monitor_type: dns", "    target: example.com", "    interval_sec: 60", "    timeout_ms: 1000"].join("\n") + "\n", marker: "monitor_type: dns", field: "monitors.existing.monitor_type", message: "cannot change: the monitor is tcp" },
+  { name: "pattern RE2 cannot run", text: monitor("    monitor_type: http", "    target: https://example.com/", "    interval_sec: 60", "    timeout_ms: 1000", "    api_json_assertions_json:", "      - path: status", "        op: regex", '        value: "^(?=ok)"'), marker: "api_json_assertions_json:", field: "monitors.broken.api_json_assertions_json", message: "rule 1: value is not a pattern Vigil can run (RE2 syntax; no backreferences or lookarounds): invalid or unsupported Perl syntax: `(?=`" },
   { name: "YAML syntax", text: [...VALID, "  broken: [unclosed"].join("\n") + "\n", marker: "broken: [unclosed", field: "", message: "" },
 ];
 

@@ -53,6 +53,12 @@ beforeAll(async () => {
         setTimeout(stop, 30_000).unref();
         return;
       }
+      case "/pause-after-keyword":
+        // the keyword ends the first write; the rest comes a moment later
+        res.writeHead(200, { "content-type": "text/plain" });
+        res.write("status: ok");
+        setTimeout(() => res.end(" and more text\n"), 100).unref();
+        return;
       case "/stall":
         res.writeHead(200, { "content-type": "text/plain" });
         res.write("the start of a body that never ends");
@@ -112,6 +118,13 @@ describe("the read stops once the check is settled", () => {
     expect(r).toMatchObject({ status: "up", http_code: 200 });
     // it did not read until the timeout: at most a few chunks went out before the connection closed
     expect(endlessWrites).toBeLessThan(50);
+  });
+
+  test("with a secret, the read goes on past the keyword as far as the secret is long", async () => {
+    // the first write ends in "k", which starts the token: a read that stopped there would mask it as
+    // the start of a cut secret, and lose the keyword with it (docs/monitors.md "Judged with the secrets masked")
+    const r = await run({ target: `${base}/pause-after-keyword`, keyword: "status: ok", api_auth_type: "bearer", api_auth_bearer_token: "kappa-secret-token" });
+    expect(r).toMatchObject({ status: "up", http_code: 200 });
   });
 
   test("without text to look for, the same body is read until the timeout, which keeps the status code", async () => {

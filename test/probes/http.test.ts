@@ -103,15 +103,18 @@ describe("request building", () => {
   });
 
   test("bearer, basic and api_key auth produce the right header", async () => {
+    // the echoed answer is judged with the secrets masked: the secret sits exactly where *** is
     const bearer = await run({ target: `${t.url}/echo`, api_auth_type: "bearer", api_auth_bearer_token: "tok-abc",
-      api_json_assertions_json: [{ path: "headers.authorization", op: "equals", value: "Bearer tok-abc" }] });
+      api_json_assertions_json: [{ path: "headers.authorization", op: "equals", value: "Bearer ***" }] });
     expect(bearer.status).toBe("up");
     const basic = await run({ target: `${t.url}/echo`, api_auth_type: "basic", api_auth_basic_user: "ann", api_auth_basic_pass: "pw:1",
-      api_json_assertions_json: [{ path: "headers.authorization", op: "equals", value: `Basic ${btoa("ann:pw:1")}` }] });
+      api_json_assertions_json: [{ path: "headers.authorization", op: "equals", value: "Basic ***" }] });
     expect(basic.status).toBe("up");
     const key = await run({ target: `${t.url}/echo`, api_auth_type: "api_key", api_auth_api_key_header: "X-Api-Key", api_auth_api_key_value: "k-999",
-      api_json_assertions_json: [{ path: "headers.x-api-key", op: "equals", value: "k-999" }] });
+      api_json_assertions_json: [{ path: "headers.x-api-key", op: "equals", value: "***" }] });
     expect(key.status).toBe("up");
+    // and the headers reached the target as sent
+    expect(t.requests.filter((r) => r.path === "/echo").slice(-3).map((r) => r.headers.authorization ?? r.headers["x-api-key"])).toEqual(["Bearer tok-abc", `Basic ${btoa("ann:pw:1")}`, "k-999"]);
   });
 
   test("secrets never appear in error messages", async () => {
@@ -182,6 +185,15 @@ describe("JSON assertions", () => {
   test("the message says what was expected and what was seen", async () => {
     const r = await run({ target: `${t.url}/json`, api_json_assertions_json: [{ path: "items[1].id", op: "equals", value: "9" }] });
     expect(r.error_message).toBe('expected items[1].id equals "9", got 8');
+  });
+
+  test("patterns are RE2: inline flags work; one stored before RE2 refused it fails the check naming its rule", async () => {
+    expect(await run({ target: `${t.url}/json`, api_json_assertions_json: [{ path: "items[0].name", op: "regex", value: "(?i)^ALPHA$" }] })).toMatchObject({ status: "up" });
+    // a backreference is a 422 on write; a monitor stored with one by an older version is judged down, with the reason
+    const r = await run({ target: `${t.url}/json`, api_json_assertions_json: [{ path: "status", op: "equals", value: "ok" }, { path: "status", op: "regex", value: "^(o)\\1" }] });
+    expect(r).toMatchObject({ status: "down", error_code: "assertion_failed" });
+    expect(r.error_message).toStartWith("rule 2: the pattern ");
+    expect(r.error_message).toEndWith(" cannot be run (RE2 syntax; no backreferences or lookarounds): invalid escape sequence: `\\1`; edit the monitor");
   });
 
   test("a non-JSON body fails assertions", async () => {

@@ -41,6 +41,12 @@ const happy: SyntheticStep[] = [
 ];
 
 describe("synthetic", () => {
+  test("an extract pattern RE2 refuses (stored before it did) fails its step with the reason", async () => {
+    const r = await PROBES.http(scenario([{ url: "/profile/42", expected_http_codes: "403", extract: [{ name: "order", from: "regex", path: "(?<=#)\\d+" }] }]), context());
+    expect(r).toMatchObject({ status: "down", error_code: "synthetic_step_failed" });
+    expect(r.error_message).toContain("cannot extract order: regex (?<=#)\\d+ cannot be run (RE2 syntax; no backreferences or lookarounds)");
+  });
+
   test("a scenario passing every step is up and traces each step", async () => {
     const r = await PROBES.http(scenario(happy), context());
     expect(r.error_message).toBeNull();

@@ -17,8 +17,31 @@ let other: HttpTarget; // a server of the attacker's
 
 const echo = (req: Request) => Response.json({ headers: Object.fromEntries(req.headers), next: "127.0.0.1" });
 
+/** The Authorization header in a JSON string written with every character escaped (\u0042...). */
+const echoEscaped = (req: Request) => {
+  const escaped = [...(req.headers.get("authorization") ?? "")].map((c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+  return new Response(`{"authorization":"${escaped}"}`, { headers: { "content-type": "application/json" } });
+};
+
+/** The Authorization header as text, in two writes that part in the middle of the token. */
+const echoSplit = (req: Request) => {
+  const line = `Authorization: ${req.headers.get("authorization") ?? ""}\n`;
+  const cut = line.indexOf("Bearer ") + "Bearer ".length + 8;
+  const bytes = new TextEncoder();
+  return new Response(
+    new ReadableStream({
+      async start(c) {
+        c.enqueue(bytes.encode(line.slice(0, cut)));
+        await Bun.sleep(100);
+        c.enqueue(bytes.encode(line.slice(cut)));
+        c.close();
+      },
+    }),
+  );
+};
+
 beforeAll(async () => {
-  origin = await startHttpTarget({ "/echo": echo, "/health": () => new Response("ok") });
+  origin = await startHttpTarget({ "/echo": echo, "/health": () => new Response("ok"), "/echo-escaped": echoEscaped, "/echo-split": echoSplit });
   other = await startHttpTarget({ "/collect": () => new Response("thanks"), "/echo": echo });
   s = await startTestServer();
 });
@@ -130,5 +153,41 @@ describe("at check time", () => {
     expect(check.error_message).toContain("cannot extract piece");
     expect(JSON.stringify(check)).not.toContain(TOKEN.slice(0, 6));
     expect(other.requests.length).toBe(seen);
+  });
+});
+
+describe("a check judges the answer with the secrets masked", () => {
+  // an echoing path on the secret's own origin: if a rule saw the token, "up" or "down" would tell
+  // whether a guess of its first characters is right, one character at a time
+  const guesses = [TOKEN.slice(0, 4), `${TOKEN.slice(0, 3)}X`];
+  const judged = async (over: Record<string, unknown>) => {
+    const check = await firstCheck(await create(bearer(over)));
+    expect(JSON.stringify(check)).not.toContain(TOKEN.slice(0, 6));
+    return check;
+  };
+
+  test("keyword, body text and JSON rules cannot tell a right guess from a wrong one", async () => {
+    for (const guess of guesses) {
+      expect(await judged({ target: `${origin.url}/echo`, keyword: `Bearer ${guess}` })).toMatchObject({ status: "down", error_code: "keyword_missing" });
+      expect(await judged({ target: `${origin.url}/echo`, api_expected_body_contains: `"Bearer ${guess}` })).toMatchObject({ status: "down", error_code: "body_mismatch" });
+      expect(await judged({ target: `${origin.url}/echo`, api_json_assertions_json: [{ path: "headers.authorization", op: "regex", value: `^Bearer ${guess}` }] })).toMatchObject({ status: "down", error_code: "assertion_failed" });
+      expect(await judged({ target: `${origin.url}/echo`, api_json_assertions_json: [{ path: "headers.authorization", op: "contains", value: `Bearer ${guess}` }] })).toMatchObject({ status: "down", error_code: "assertion_failed" });
+    }
+  });
+
+  test("what the mask reads can be asserted: the secret went where *** is", async () => {
+    expect(await judged({ target: `${origin.url}/echo`, keyword: "Bearer ***", api_json_assertions_json: [{ path: "headers.authorization", op: "regex", value: "^Bearer \\*{3}$" }] })).toMatchObject({ status: "up" });
+  });
+
+  test("nor can an escaped echo, a read cut short, or a synthetic step", async () => {
+    for (const guess of guesses) {
+      // parsing decodes \u escapes the text's masking did not know
+      expect(await judged({ target: `${origin.url}/echo-escaped`, api_json_assertions_json: [{ path: "authorization", op: "regex", value: `^Bearer ${guess}` }] })).toMatchObject({ status: "down" });
+      // the keyword is in the first write: the read goes on past it until the token can be masked whole
+      expect(await judged({ target: `${origin.url}/echo-split`, keyword: `Bearer ${TOKEN.slice(0, 3)}${guess.slice(3)}` })).toMatchObject({ status: "down", error_code: "keyword_missing" });
+      const synthetic = await judged({ synthetic_enabled: true, synthetic_steps_json: { steps: [{ url: "/echo", assertions: [{ path: "headers.authorization", op: "regex", value: `^Bearer ${guess}` }] }] } });
+      expect(synthetic).toMatchObject({ status: "down", error_code: "assertion_failed" });
+    }
+    expect(await judged({ target: `${origin.url}/echo-split`, keyword: "Bearer ***" })).toMatchObject({ status: "up" });
   });
 });
