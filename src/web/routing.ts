@@ -40,9 +40,12 @@ const NEXT_BASE = "http://next.invalid";
 
 /**
  * A same-site path to return to after sign-in, as the Location header carries it; anything else
- * (another host, //evil, a scheme, a control or bidi character) becomes "/". The path goes through
- * the URL parser, so percent-encoding is kept as sent ("/%C3%A9" stays "/%C3%A9") and a raw "/é"
- * is sent on as "/%C3%A9": a header holds ASCII only.
+ * (another host, //evil, a scheme, a control or bidi character) becomes "/". The decision is taken
+ * on the path the URL parser makes of `next`, the one a browser would follow: dot segments and
+ * their encoded forms ("/..//evil", "/%2e%2e//evil", "/a/../..//evil") resolve to "//evil", which
+ * is another host, so they are refused too. The normalised path is what is sent, never `next` as
+ * given; percent-encoding is kept ("/%C3%A9" stays "/%C3%A9") and a raw "/é" is sent as "/%C3%A9":
+ * a header holds ASCII only.
  */
 export function safeNext(next: string | null): string {
   if (!next || !next.startsWith("/") || next.startsWith("//") || NOT_IN_NEXT.test(next)) return "/";
@@ -52,7 +55,8 @@ export function safeNext(next: string | null): string {
   } catch {
     return "/";
   }
-  return url.origin === NEXT_BASE ? url.pathname + url.search + url.hash : "/";
+  if (url.origin !== NEXT_BASE || !url.pathname.startsWith("/") || url.pathname.startsWith("//") || url.pathname.startsWith("/\\")) return "/";
+  return url.pathname + url.search + url.hash;
 }
 
 /**

@@ -158,6 +158,79 @@ describe("the path to return to after sign-in", () => {
   });
 });
 
+// Where a browser goes: the Location resolved against the page it is on. Decided on the normalised
+// path, so every spelling of "/../" before a second slash is caught, not one string.
+describe("next= cannot leave the site, whatever dot segments or encodings it uses", () => {
+  let s: TestServer;
+  const users = ["dot0", "dot1", "dot2", "dot3"];
+  beforeAll(async () => {
+    // a trusted proxy, so each sign-in below can come from its own client address (the limit is per IP and per user)
+    s = await startTestServer(["--trusted-proxy", "127.0.0.1"]);
+    for (const u of users) await addUser(s, u);
+  });
+  afterAll(() => s.stop());
+
+  // [next as the server receives it, the Location it must answer]
+  const cases: [string, string][] = [
+    ["/..//evil.com", "/"],
+    ["/%2e%2e//evil.com", "/"],
+    ["/%2E%2E//evil.com", "/"],
+    ["/.%2e//evil.com", "/"],
+    ["/%2e.//evil.com", "/"],
+    ["/./..//evil.com", "/"],
+    ["/a/../..//evil.com/x", "/"],
+    ["/a/b/../../..//evil.com", "/"],
+    ["/..//evil.com/?x=1#y", "/"],
+    ["//evil.com", "/"],
+    ["/\\evil.com", "/"],
+    ["/..\\evil.com", "/"],
+    ["https://evil.com", "/"],
+    ["http:evil.com", "/"],
+    ["\t//evil.com", "/"],
+    ["/\t/evil.com", "/"],
+    ["/\n/evil.com", "/"],
+    ["/.\t./\n/evil.com", "/"],
+    // same-site paths that only look odd: sent on normalised, still on this site
+    ["/%5cevil.com", "/%5cevil.com"],
+    ["/..%2f/evil.com", "/..%2f/evil.com"],
+    ["/monitors/3?x=1", "/monitors/3?x=1"],
+    ["/monitors/3/../4", "/monitors/4"],
+    ["/status-pages/./2/edit#updates", "/status-pages/2/edit#updates"],
+  ];
+  const ORIGIN = "http://vigil.invalid";
+
+  test("a real sign-in POST answers the normalised same-site path or /", async () => {
+    let i = 0;
+    for (const [next, want] of cases) {
+      const c = new WebClient(s.url);
+      const ip = { "x-forwarded-for": `198.51.100.${++i}` };
+      await c.get("/login", ip);
+      const r = await c.post("/login", { username: users[i % users.length]!, password: PASSWORD, next }, { headers: ip });
+      const location = r.res.headers.get("location");
+      expect({ next, status: r.res.status, location }).toEqual({ next, status: 303, location: want });
+      expect(new URL(location!, ORIGIN).origin).toBe(ORIGIN);
+    }
+  });
+
+  test("GET /login of a signed-in user sends them to the same place", async () => {
+    const c = await signedInClient(s, users[0]!);
+    for (const [next, want] of cases) {
+      const { res } = await c.get(`/login?${new URLSearchParams({ next })}`);
+      const location = res.headers.get("location");
+      expect({ next, status: res.status, location }).toEqual({ next, status: 303, location: want });
+      expect(new URL(location!, ORIGIN).origin).toBe(ORIGIN);
+    }
+  });
+
+  test("signed out, the sign-in form carries the cleaned path, never the raw one", async () => {
+    const anon = new WebClient(s.url);
+    for (const [next, want] of cases) {
+      const { text } = await anon.get(`/login?${new URLSearchParams({ next })}`);
+      expect({ next, carried: unescape(/name="next" value="([^"]*)"/.exec(text)?.[1] ?? "(none)") }).toEqual({ next, carried: want });
+    }
+  });
+});
+
 describe("sessions and CSRF", () => {
   let s: TestServer;
   beforeAll(async () => {
