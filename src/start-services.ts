@@ -44,8 +44,10 @@ export async function startServices(ctx: AppContext, o: { heldResultsLimit?: num
   // heartbeat pings and deadlines are the leader's: probes only run active checks. With several
   // instances every one takes pings; the leading one judges the deadlines
   if (ctx.config.role === "leader") services.push(await startHeartbeatService(ctx));
-  // status page subscription mail, when --smtp-url is set: the leader's, as the alert outbox is
-  if (ctx.config.role === "leader" && ctx.config.smtpUrl) services.push(await leaderOnly(ctx.cluster, "status-mail", () => startStatusMailer(ctx), log));
+  // status page subscription mail, when --smtp-url is set: the leader's, as the alert outbox is.
+  // Every mail links to --base-url, so without one nothing is sent (README "Email subscriptions")
+  if (ctx.config.role === "leader" && ctx.config.smtpUrl && ctx.config.baseUrlFixed) services.push(await leaderOnly(ctx.cluster, "status-mail", () => startStatusMailer(ctx), log));
+  else if (ctx.config.role === "leader" && ctx.config.smtpUrl) ctx.log.child("status-mail").warn("status page subscriptions are off until --base-url is set: the links in their mail must lead to this instance, and without it Vigil does not know its public address");
   // reminders and escalations of open incidents are the leader's too, queued into the outbox
   if (ctx.config.role === "leader") services.push(await leaderOnly(ctx.cluster, "followups", () => startFollowupService(ctx), log));
   if (ctx.config.role === "leader") {

@@ -2,7 +2,10 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import FeedParser from "feedparser";
+import { Readable } from "node:stream";
 import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
+import { freePort } from "../helpers/process.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startSmtpServer } from "../helpers/smtp-server.ts";
 import { startSmtpSink, type SmtpSink, type SunkMessage } from "../helpers/smtp-sink.ts";
@@ -12,10 +15,19 @@ let sink: SmtpSink;
 let heartbeat: { id: number; token: string };
 let pageId = 0;
 
+/**
+ * Flags for a server whose --base-url is its own loopback address, so the links in its mail work as
+ * they come (mail carries --base-url only: README "Email subscriptions").
+ */
+async function ownBaseUrl(port?: number): Promise<string[]> {
+  const p = port ?? (await freePort());
+  return ["--port", String(p), "--base-url", `http://127.0.0.1:${p}`];
+}
+
 beforeAll(async () => {
   sink = await startSmtpSink();
   // incidents gathered for a second only: the tests below of the period start their own servers
-  s = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "1"]);
+  s = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "1", ...(await ownBaseUrl())]);
   // a day between pings: only /fail and a ping change its state, never a deadline
   heartbeat = await createHeartbeat(s, { name: "Backups", periodSec: 86_400, graceSec: 3600 });
   const page = await s.api("POST", "/api/v1/status-pages", { name: "Acme Status", slug: "acme", monitor_ids: [heartbeat.id] });
@@ -33,12 +45,12 @@ async function mailTo(to: string, match: (m: SunkMessage) => boolean = () => tru
   if (!found) throw new Error(`no such mail to ${to}; the sink has: ${sink.messages.map((m) => `${m.to} "${m.headers.subject}"`).join(", ")}`);
   return found;
 }
-/** a link of ours in a mail, pointed at the test server */
+/** a link of ours in a mail: it starts with the server's --base-url, its own address, and is used as it is */
 const ourLink = (text: string, kind: "confirm" | "unsubscribe", server: TestServer = s, slug = "acme") => {
   const m = new RegExp(`https?://[^\\s]+/s/${slug}/${kind}\\?token=[A-Za-z0-9_-]+`).exec(text);
   expect(m).not.toBeNull();
-  const u = new URL(m![0]);
-  return `${server.url}${u.pathname}${u.search}`;
+  expect(m![0]).toStartWith(`${server.url}/s/${slug}/${kind}?token=`);
+  return m![0];
 };
 /** a confirmed subscriber of the page */
 async function subscribed(server: TestServer, slug: string, email: string): Promise<void> {
@@ -134,7 +146,7 @@ describe("incident mail gathered over the period", () => {
   let sidePath = "";
 
   beforeAll(async () => {
-    g = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "8"]);
+    g = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "8", ...(await ownBaseUrl())]);
     // a day between pings: only /fail and a ping change the state, never a deadline
     for (const name of ["flappy", "steady", "marker"] as const) {
       hb[name] = await createHeartbeat(g, { name: name[0]!.toUpperCase() + name.slice(1), periodSec: 86_400, graceSec: 3600 });
@@ -237,7 +249,7 @@ describe("incident mail gathered over the period", () => {
 describe("subscription mail across a restart", () => {
   test("an incident noted but not yet mailed when Vigil stops is mailed once after it starts again", async () => {
     const dataDir = mkdtempSync(join(tmpdir(), "vigil-sub-note-"));
-    const args = ["--smtp-url", sink.url, "--status-mail-period", "3"];
+    const args = ["--smtp-url", sink.url, "--status-mail-period", "3", ...(await ownBaseUrl())];
     const first = await startTestServer(args, { dataDir });
     let job = { id: 0, token: "" };
     try {
@@ -267,7 +279,8 @@ describe("subscription mail across a restart", () => {
     // a server that never answers: the confirmation mail is still waiting when Vigil stops
     const silent = await startSmtpServer({ mode: "silent" });
     const dataDir = mkdtempSync(join(tmpdir(), "vigil-sub-restart-"));
-    const first = await startTestServer(["--smtp-url", `smtp://127.0.0.1:${silent.port}`], { dataDir });
+    const base = await ownBaseUrl();
+    const first = await startTestServer(["--smtp-url", `smtp://127.0.0.1:${silent.port}`, ...base], { dataDir });
     try {
       await first.api("POST", "/api/v1/status-pages", { name: "Restart Status", slug: "restart" });
       const r = await fetch(`${first.url}/s/restart/subscribe`, { method: "POST", redirect: "manual", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "email=dave%40example.com" });
@@ -276,7 +289,7 @@ describe("subscription mail across a restart", () => {
       await first.stop();
       await silent.stop();
     }
-    const second = await startTestServer(["--smtp-url", sink.url], { dataDir });
+    const second = await startTestServer(["--smtp-url", sink.url, ...base], { dataDir });
     try {
       const mail = await mailTo("dave@example.com");
       expect(mail.headers.subject).toBe("Confirm your subscription to Restart Status");
@@ -285,4 +298,88 @@ describe("subscription mail across a restart", () => {
       rmSync(dataDir, { recursive: true, force: true });
     }
   }, 60_000);
+});
+
+/** The feed as feedparser reads it (strict XML), relative links resolved against `feedurl`. */
+function parseFeed(xml: string, feedurl: string): Promise<{ meta: Record<string, any>; items: Record<string, any>[] }> {
+  return new Promise((resolve, reject) => {
+    const parser = new FeedParser({ strict: true, resume_saxerror: false, feedurl } as FeedParser.Options);
+    const items: Record<string, any>[] = [];
+    parser.on("error", reject);
+    parser.on("readable", () => {
+      for (let item = parser.read(); item; item = parser.read()) items.push(item);
+    });
+    parser.on("end", () => resolve({ meta: parser.meta as Record<string, any>, items }));
+    Readable.from([xml]).pipe(parser);
+  });
+}
+
+// Links that leave the instance, in mail and in cached feeds, come from --base-url only: a request's
+// Host is whatever the requester wrote (README "Links without --base-url").
+describe("links in mail and feeds never come from the request's Host", () => {
+  const EVIL = "evil.example";
+  const asEvil = (url: string, init: RequestInit = {}) => fetch(url, { redirect: "manual", ...init, headers: { host: EVIL, ...(init.headers as Record<string, string>) } });
+  const subscribeAs = (server: TestServer, email: string) =>
+    asEvil(`${server.url}/s/links/subscribe`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: new URLSearchParams({ email }) });
+
+  describe("without --base-url", () => {
+    let bare: TestServer;
+    beforeAll(async () => {
+      bare = await startTestServer(["--smtp-url", sink.url, "--trusted-proxy", "127.0.0.1"]);
+      const id = (await bare.api("POST", "/api/v1/status-pages", { name: "Links", slug: "links" })).json.data.id;
+      expect((await bare.api("POST", `/api/v1/status-pages/${id}/updates`, { title: "Planned work", kind: "maintenance" })).status).toBe(201);
+    });
+    afterAll(() => bare?.stop());
+
+    test("a page offers no subscription; a request is told the operator must set --base-url, and nothing is mailed", async () => {
+      expect(await (await asEvil(`${bare.url}/s/links`)).text()).not.toContain("/subscribe");
+      const answer = await subscribeAs(bare, "victim@example.com");
+      expect(answer.status).toBe(503);
+      expect(await answer.text()).toContain("<code>--base-url</code>");
+      expect(await bare.ctx.db.selectFrom("status_page_subscribers").selectAll().execute()).toEqual([]);
+      expect(await bare.ctx.db.selectFrom("status_mail_queue").selectAll().execute()).toEqual([]);
+      expect(bare.logs.some((l) => l.component === "status-mail" && String(l.msg).includes("off until --base-url is set"))).toBe(true);
+    });
+
+    test("the feed, cached for everyone, has relative links and names no Host (nor a proxy's X-Forwarded-Host)", async () => {
+      for (const headers of [{ host: EVIL }, { "x-forwarded-host": EVIL, "x-forwarded-proto": "https" }] as Record<string, string>[]) {
+        const res = await fetch(`${bare.url}/s/links/feed.atom`, { headers });
+        expect(res.headers.get("cache-control")).toBe("public, max-age=30");
+        const xml = await res.text();
+        expect(xml).not.toContain(EVIL);
+        // a reader resolves the relative links against the address it fetched the feed from
+        const feed = await parseFeed(xml, `https://status.reader.test/s/links/feed.atom`);
+        expect(feed.meta.link).toBe("https://status.reader.test/s/links");
+        expect(feed.items[0]!.link).toMatch(/^https:\/\/status\.reader\.test\/s\/links#update-\d+$/);
+        expect(feed.items[0]!.guid).toMatch(/^tag:localhost,/);
+      }
+    });
+  });
+
+  test("with --base-url a request sent with Host: evil.example mails links to the base URL, and they work", async () => {
+    const based = await startTestServer(["--smtp-url", sink.url, "--status-mail-period", "1", ...(await ownBaseUrl())]);
+    try {
+      const id = (await based.api("POST", "/api/v1/status-pages", { name: "Links", slug: "links" })).json.data.id;
+      expect((await subscribeAs(based, "grace@example.com")).status).toBe(303);
+      const confirm = await mailTo("grace@example.com");
+      expect(confirm.body).not.toContain(EVIL);
+      const link = ourLink(confirm.body, "confirm", based, "links");
+      expect(await (await fetch(link)).text()).toContain("Subscribed");
+
+      expect((await based.api("POST", `/api/v1/status-pages/${id}/updates`, { title: "Host check", kind: "info" })).status).toBe(201);
+      const notice = await mailTo("grace@example.com", (m) => m.headers.subject === "[Links] Update: Host check");
+      expect(`${notice.body}${notice.headers["list-unsubscribe"]}`).not.toContain(EVIL);
+      const unsubscribe = ourLink(notice.body, "unsubscribe", based, "links");
+      expect(notice.headers["list-unsubscribe"]).toBe(`<${unsubscribe}>`);
+      const done = await fetch(unsubscribe, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: "List-Unsubscribe=One-Click" });
+      expect(await done.text()).toContain("Unsubscribed");
+      expect(await based.ctx.db.selectFrom("status_page_subscribers").selectAll().execute()).toEqual([]);
+
+      const xml = await (await asEvil(`${based.url}/s/links/feed.atom`)).text();
+      expect(xml).not.toContain(EVIL);
+      expect(xml).toContain(`href="${based.url}/s/links/feed.atom"`);
+    } finally {
+      await based.stop();
+    }
+  }, 30_000);
 });

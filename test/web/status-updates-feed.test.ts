@@ -180,6 +180,10 @@ describe("the Atom feed", () => {
     // incidents say what visitors may read: the wording of the error code, never the check's message
     const incident = byLink(`incident-${u.incidentResolved}`)["atom:content"]["#"] as string;
     expect(incident).toContain("Connection refused");
+    // plain text, as type="text" promises: times in words, no <time> markup shown as characters
+    expect(incident).toMatch(/^Down from \d{4}-\d\d-\d\d \d\d:\d\d UTC for 1 h 0 min; back up at \d{4}-\d\d-\d\d \d\d:\d\d UTC\. Connection refused\.$/);
+    expect(byLink(`incident-${u.incidentOpen}`)["atom:content"]["#"]).toMatch(/^Down since \d{4}-\d\d-\d\d \d\d:\d\d UTC\. Timed out\.$/);
+    expect(xml).not.toContain("&lt;time");
     expect(xml).not.toContain("10.0.0.5");
     expect(xml).not.toContain("10.0.0.9");
   });

@@ -2,7 +2,8 @@ import { publicErrorWording } from "../../domain/error-wording.ts";
 import type { PublicStatusPage, StatusIncident, StatusUpdate } from "../../services/public-status.ts";
 import type { FeedItem } from "../../services/status-feed.ts";
 import { VERSION } from "../../version.ts";
-import { formatDuration, isoMinute } from "../views/widgets.ts";
+import { utcMinute } from "../../lib/dates.ts";
+import { formatDuration } from "../views/widgets.ts";
 import { KIND_LABEL, STATUS_LABEL } from "./update-labels.ts";
 
 /**
@@ -25,9 +26,9 @@ function xmlText(text: string): string {
 const iso = (ms: number) => new Date(ms).toISOString();
 
 interface FeedLinks {
-  /** the page's address (entries link to #update-<id> and #incident-<id> on it) */
+  /** the page's address (entries link to #update-<id> and #incident-<id> on it), absolute or from "/" */
   page: string;
-  /** the feed's own address */
+  /** the feed's own address, likewise */
   self: string;
   /** the host the entry ids are minted under */
   host: string;
@@ -44,10 +45,10 @@ function incidentEntry(i: StatusIncident, heldNow: boolean): { key: string; titl
   const cause = publicErrorWording(i.errorCode);
   const what =
     i.resolvedAt === null && heldNow
-      ? { title: `${i.monitorName} is under maintenance`, text: `Down since ${isoMinute(i.startedAt)}; under maintenance now.` }
+      ? { title: `${i.monitorName} is under maintenance`, text: `Down since ${utcMinute(i.startedAt)}; under maintenance now.` }
       : i.resolvedAt === null
-      ? { title: `${i.monitorName} is down`, text: `Down since ${isoMinute(i.startedAt)}.` }
-      : { title: `${i.monitorName} is back up`, text: `Down from ${isoMinute(i.startedAt)} for ${formatDuration(i.durationMs)}; back up at ${isoMinute(i.resolvedAt)}.` };
+      ? { title: `${i.monitorName} is down`, text: `Down since ${utcMinute(i.startedAt)}.` }
+      : { title: `${i.monitorName} is back up`, text: `Down from ${utcMinute(i.startedAt)} for ${formatDuration(i.durationMs)}; back up at ${utcMinute(i.resolvedAt)}.` };
   return { key: `incident-${i.id}`, title: what.title, content: cause ? `${what.text} ${cause}.` : what.text, published: i.startedAt, category: "outage" };
 }
 

@@ -4,7 +4,7 @@ import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../..
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
 import { BAR_DAYS, loadBadgeData, loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
 import { loadFeed } from "../../services/status-feed.ts";
-import { confirmSubscription, endSubscription, requestSubscription, subscriptionsOffered } from "../../services/status-subscriptions.ts";
+import { confirmSubscription, endSubscription, requestSubscription, subscriptionsNeedBaseUrl, subscriptionsOffered } from "../../services/status-subscriptions.ts";
 import { PAGE_ACCESS_COOKIE, readCookie, setCookie } from "../cookies.ts";
 import { html } from "../html.ts";
 import { send, redirect, type FramePolicy } from "../respond.ts";
@@ -164,11 +164,12 @@ export class StatusPages {
       const label = url.searchParams.get("label")?.slice(0, 40) || undefined;
       return send(request, monitorBadgeSvg(badge, figures, days, label), { contentType: "image/svg+xml", policy, cache });
     }
-    // --base-url when given, else the address the reader used (README "Links without --base-url")
-    const origin = this.web.publicBase(request, socketIp);
-    const pageUrl = `${origin}/s/${page.slug}`;
     if (kind === "feed") {
-      const links = { page: pageUrl, self: `${pageUrl}/feed.atom`, host: new URL(origin).hostname };
+      // --base-url, else links relative to the feed's own address: never the request's Host, as the
+      // answer is cached for everyone (README "Links without --base-url")
+      const { baseUrl, baseUrlFixed } = this.web.app.config;
+      const pageUrl = `${baseUrlFixed ? baseUrl : ""}/s/${page.slug}`;
+      const links = { page: pageUrl, self: `${pageUrl}/feed.atom`, host: new URL(baseUrl).hostname };
       return send(request, atomFeed(page, await loadFeed(this.web.app, page), links), { contentType: "application/atom+xml; charset=utf-8", policy, cache });
     }
     const data = await loadStatusData(this.web.app, page);
@@ -192,6 +193,10 @@ export class StatusPages {
    * says nothing of who subscribed); addresses asked per client IP are limited.
    */
   async subscribe(request: Request, socketIp: string | null, page: PublicStatusPage | undefined): Promise<Response> {
+    if (page && subscriptionsNeedBaseUrl(this.web.app, page)) {
+      const body = html`<p>Updates by email cannot be sent from here yet: the links in them have to lead back to this site, and the operator of this Vigil has not set its public address (<code>--base-url</code>). Nothing was sent.</p><p><a href="/s/${page.slug}">Back to ${page.name}</a></p>`;
+      return send(request, statusMessagePage(page.theme, "Email updates not available", body), { status: 503 });
+    }
     if (!page || !subscriptionsOffered(this.web.app, page)) return this.notFound(request, "html");
     const ip = this.web.clientIp(request, socketIp);
     const now = this.web.app.clock.now();
@@ -201,7 +206,7 @@ export class StatusPages {
       return send(request, statusMessagePage(page.theme, "Too many requests", html`<p>Please try again in ${Math.ceil(retry / 60)} min.</p>`), { status: 429, headers: { "retry-after": String(retry) } });
     }
     const form = new URLSearchParams((await request.text()).slice(0, 4096));
-    const ok = await requestSubscription(this.web.app, page, form.get("email") ?? "", this.web.publicBase(request, socketIp));
+    const ok = await requestSubscription(this.web.app, page, form.get("email") ?? "");
     if (!ok) return send(request, statusMessagePage(page.theme, "Not an email address", html`<p>Please give an address such as name@example.com.</p><p><a href="/s/${page.slug}#subscribe">Back to ${page.name}</a></p>`), { status: 422 });
     return redirect(`/s/${page.slug}?subscribe=sent#subscribe`);
   }

@@ -1,4 +1,5 @@
 import type { DaySegment } from "../../services/public-status.ts";
+import { utcMinute } from "../../lib/dates.ts";
 import { html, raw, type SafeHtml } from "../html.ts";
 
 /**
@@ -170,7 +171,7 @@ ${raw(bands.join(""))}<line class="grid" x1="0" y1="${top}" x2="${W}" y2="${top}
 
 /** Epoch ms → "2026-03-01 12:34 UTC" in a `<time>` (see `when`); null → "—". */
 export function isoMinute(ms: number | null | undefined): SafeHtml | string {
-  return ms === null || ms === undefined ? "—" : timeTag(ms, new Date(ms).toISOString().slice(0, 16).replace("T", " ") + " UTC");
+  return ms === null || ms === undefined ? "—" : timeTag(ms, utcMinute(ms));
 }
 
 export function formatDuration(ms: number | null): string {
