@@ -9,7 +9,7 @@ import { isIP } from "node:net";
 import { isHostname } from "./monitor-targets.ts";
 import { SLUG_MAX, SLUG_PATTERN, isValidSlug } from "./slug.ts";
 import { newDetails } from "./details.ts";
-import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
+import { breaksLine, holdsNul, NUL_MESSAGE, ONE_LINE_MESSAGE } from "./text-rules.ts";
 import { EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, nullable } from "./schema-parts.ts";
 
 /** At least 16 characters (README "Status pages"); tokens set before this rule keep working. */
@@ -106,7 +106,8 @@ const looksLikeIp = (d: string) => isIP(d) !== 0 || /^(\d+|0x[0-9a-f]*)$/i.test(
 
 function domainProblem(v: string, rules: StatusPageRules): string | null {
   const d = normalDomain(v);
-  if (!isHostname(d) || !d.includes(".") || looksLikeIp(d) || d.includes("_")) return STATUS_PAGE_FIELDS.custom_domain.message;
+  // one trailing dot (the fully qualified form) was dropped; another is an empty label ("x.test..")
+  if (!isHostname(d) || d.endsWith(".") || !d.includes(".") || looksLikeIp(d) || d.includes("_")) return STATUS_PAGE_FIELDS.custom_domain.message;
   if (isInstanceHost(d, rules.ownHostNames)) return "is a host name of this Vigil instance itself (or localhost); use a host name that serves this page alone, such as status.example.com";
   return null;
 }
@@ -134,6 +135,8 @@ export function validateStatusPageWrite(input: Record<string, unknown>, rules: S
       continue;
     }
     if (key === "name" && (value as string).trim() === "") add(key, "must not be blank");
+    // the name is stored trimmed, so only what is kept is asked about
+    else if ((key === "name" || key === "headline") && typeof value === "string" && breaksLine(key === "name" ? value.trim() : value)) add(key, ONE_LINE_MESSAGE);
     else if (key === "slug" && !isValidSlug(value as string)) add(key, field.message);
     else if (key === "custom_domain" && value !== null && domainProblem(value as string, rules)) add(key, domainProblem(value as string, rules)!);
     else changes[key] = key === "name" ? (value as string).trim() : key === "custom_domain" && value !== null ? normalDomain(value as string) : value;

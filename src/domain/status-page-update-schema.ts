@@ -8,7 +8,7 @@ import { Type, type Static } from "@sinclair/typebox";
 import { Value } from "@sinclair/typebox/value";
 import { newDetails, type Details } from "./details.ts";
 import { enumOf, nullable } from "./schema-parts.ts";
-import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
+import { breaksLine, holdsNul, NUL_MESSAGE, ONE_LINE_MESSAGE } from "./text-rules.ts";
 
 const UPDATE_KINDS = ["incident", "maintenance", "info"] as const;
 export type UpdateKind = (typeof UPDATE_KINDS)[number];
@@ -102,6 +102,7 @@ export function validateUpdateWrite(
     if (holdsNul(value)) add(key, NUL_MESSAGE);
     else if (!Value.Check(field.schema, value)) add(key, field.message);
     else if (key === "title" && (value as string).trim() === "") add(key, "must not be blank");
+    else if (key === "title" && breaksLine((value as string).trim())) add(key, ONE_LINE_MESSAGE);
     else if (key === "published_at") {
       const at = o.parseTime(value as string);
       if (at === null) add(key, field.message);

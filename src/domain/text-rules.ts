@@ -19,3 +19,14 @@ export function replaceNul(text: string | null): string | null;
 export function replaceNul(text: string | null): string | null {
   return text !== null && text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text;
 }
+
+/**
+ * A name or a title is one line: it is shown in a heading, a mail's Subject, a feed's title. Line
+ * breaks (CR, LF, U+2028, U+2029), tabs and the other control characters (C0, DEL, C1) are refused
+ * (README "Status pages"); spaces around the text are dropped before this is asked.
+ */
+export const ONE_LINE_MESSAGE = "must be one line: no line breaks, tabs or other control characters";
+
+export function breaksLine(text: string): boolean {
+  return /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text);
+}

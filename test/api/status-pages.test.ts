@@ -105,6 +105,13 @@ const BAD: [string, Record<string, unknown>, Record<string, string>][] = [
   // PostgreSQL's text cannot hold U+0000, so neither engine stores one (docs/api-rules.md "Text")
   ["a NUL in the name", { name: "Acme\u0000" }, { name: "must not contain the NUL character (U+0000)" }],
   ["a NUL in the description", { name: "a", description: "x\u0000y" }, { description: "must not contain the NUL character (U+0000)" }],
+  // a name and a headline are one line (a heading, a mail's Subject, a feed's title)
+  ...["Acme\r\nBcc: x@example.com", "Acme\nStatus", "Acme\rStatus", "Acme\tStatus", "Acme\u0007", "Acme\u0085Status", "Acme\u2028Status", "Acme\u001bStatus"].flatMap((v): [string, Record<string, unknown>, Record<string, string>][] => [
+    [`name ${JSON.stringify(v)}`, { name: v }, { name: "must be one line" }],
+    [`headline ${JSON.stringify(v)}`, { name: "a", headline: v }, { headline: "must be one line" }],
+  ]),
+  // one trailing dot is the fully qualified form of the name; two make an empty label
+  ...["x.test..", "x..test", ".x.test", "x.test...", "."].map((d): [string, Record<string, unknown>, Record<string, string>] => [`custom_domain ${d}`, { name: "a", custom_domain: d }, { custom_domain: "host name such as status.example.com" }]),
 ];
 
 describe("validation", () => {
@@ -115,6 +122,18 @@ describe("validation", () => {
       check: (res) => expect(res.json.error.details.monitor_ids).toEqual([`monitor ${foreignMonitor} does not exist in this account`]),
     },
   ]);
+
+  test("a custom_domain written with one trailing dot is stored without it", async () => {
+    const res = await post({ name: "fqdn", custom_domain: "Status.FQDN.example." });
+    expect(res.status).toBe(201);
+    expect(res.json.data.attributes.custom_domain).toBe("status.fqdn.example");
+  });
+
+  test("white space around a name is dropped, a line break there too; the description keeps its lines", async () => {
+    const res = await post({ name: " Acme \n", description: "First line\nSecond line" });
+    expect(res.status).toBe(201);
+    expect(res.json.data.attributes).toMatchObject({ name: "Acme", description: "First line\nSecond line" });
+  });
 
   test("custom_domain is unique across the instance", async () => {
     await createStatusPage(s, { name: "domain", custom_domain: "status.unique.example" });
