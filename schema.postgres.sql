@@ -289,10 +289,13 @@ CREATE TABLE status_pages (
   is_token_protected  smallint NOT NULL DEFAULT 0,
   access_token        text,
   public_theme        text    NOT NULL DEFAULT 'light',
-  custom_domain       text UNIQUE,
+  verified_domain     text UNIQUE,   -- custom_domain once verified: the host it serves at / (README "Custom domains")
   created_at          bigint  NOT NULL,
   updated_at          bigint  NOT NULL,
-  external_id  text   -- optional, unique in the account (README "Configuration as code")
+  external_id  text,   -- optional, unique in the account (README "Configuration as code")
+  custom_domain              text,      -- the host name asked for; several pages may ask for one
+  custom_domain_token        text,      -- the value the TXT record at _vigil-challenge.<custom_domain> must hold
+  custom_domain_verified_at  bigint
 );
 CREATE UNIQUE INDEX status_pages_account_external_id ON status_pages(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX status_pages_account ON status_pages(account_id, id);

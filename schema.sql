@@ -303,10 +303,13 @@ CREATE TABLE status_pages (
   is_token_protected  INTEGER NOT NULL DEFAULT 0,
   access_token        TEXT,
   public_theme        TEXT    NOT NULL DEFAULT 'light',
-  custom_domain       TEXT UNIQUE,
+  verified_domain     TEXT UNIQUE,   -- custom_domain once verified: the host it serves at / (README "Custom domains")
   created_at          INTEGER NOT NULL,
   updated_at          INTEGER NOT NULL,
-  external_id  TEXT   -- optional, unique in the account (README "Configuration as code")
+  external_id  TEXT,   -- optional, unique in the account (README "Configuration as code")
+  custom_domain              TEXT,      -- the host name asked for; several pages may ask for one
+  custom_domain_token        TEXT,      -- the value the TXT record at _vigil-challenge.<custom_domain> must hold
+  custom_domain_verified_at  INTEGER
 );
 CREATE UNIQUE INDEX status_pages_account_external_id ON status_pages(account_id, external_id) WHERE external_id IS NOT NULL;
 CREATE INDEX status_pages_account ON status_pages(account_id, id);

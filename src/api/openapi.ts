@@ -106,7 +106,7 @@ function operation(def: RouteDef): Record<string, unknown> {
   const errors: ApiErrorName[] = ["Unauthorized", "Forbidden", "MethodNotAllowed", "RateLimited", "InternalError", "StorageUnavailable", "InsufficientStorage"];
   if (def.path.includes(":")) errors.push("NotFound");
   if (def.body) errors.push("InvalidJson", "PayloadTooLarge", "UnsupportedMediaType");
-  if (def.body || def.query) errors.push("ValidationError");
+  if (def.body || def.query || def.refuses) errors.push("ValidationError");
   const success = { description: "success", headers: headers(["X-Request-Id", ...RATE_LIMIT_HEADERS]), content: { "application/json": { schema: withoutDefaults(def.response) } } };
   const op: Record<string, unknown> = {
     operationId: operationId(def),

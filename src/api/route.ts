@@ -47,6 +47,8 @@ export interface RouteDef {
   /** JSON Schema (TypeBox) of the success response body */
   response: TSchema;
   successStatus?: number;
+  /** answers 422 validation_error though it takes no body or query: an action whose conditions may not hold */
+  refuses?: boolean;
   /** an example request body for docs */
   example?: unknown;
   handler: Handler;

@@ -1,7 +1,7 @@
 import { Type } from "@sinclair/typebox";
 import { STATUS_PAGE_REQUIRED, StatusPageAttributesSchema, StatusPageWriteAttributesSchema } from "../domain/status-page-schema.ts";
 import { pathId } from "../http/path-id.ts";
-import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, updateStatusPage, type StatusPageItem } from "../services/status-pages.ts";
+import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, updateStatusPage, verifyCustomDomain, type StatusPageItem } from "../services/status-pages.ts";
 import { list, resource, single } from "./envelope.ts";
 import { QueryReader } from "./query.ts";
 import { actorOf, type RouteDef } from "./route.ts";
@@ -68,6 +68,18 @@ export const statusPageRoutes: RouteDef[] = [
     example: { is_token_protected: true },
     async handler(req, ctx) {
       return one(await updateStatusPage(ctx, actorOf(req), pageId(req.params), req.body));
+    },
+  },
+  {
+    method: "POST",
+    path: `${BASE}/:id/custom-domain/verify`,
+    scope: "status_pages:write",
+    summary: "Verify the page's custom_domain: its TXT record custom_domain_verification must be published; then the page serves there (422 while it is not)",
+    tag: TAG,
+    response: singleResponse("status_page", StatusPageAttributesSchema),
+    refuses: true,
+    async handler(req, ctx) {
+      return one(await verifyCustomDomain(ctx, actorOf(req), pageId(req.params)));
     },
   },
   {

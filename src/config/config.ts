@@ -25,6 +25,8 @@ export interface Config {
   readonly extraCaFile: string | null;
   /** --rdap-bootstrap; null: IANA's bootstrap file */
   readonly rdapBootstrapUrl: string | null;
+  /** --domain-resolver: the DNS server custom domains are verified with; null: the system's (README "Custom domains") */
+  readonly domainResolver: string | null;
   readonly rateLimits: Readonly<Record<Plan, number>>;
   /** --smtp-url: status page subscriptions are offered and mailed only when set (README "Status pages") */
   readonly smtpUrl: string | null;

@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { parseArgs } from "node:util";
 import { LOG_LEVELS, type LogLevel } from "../lib/logger.ts";
 import { ConfigError, type Config, type Plan, type Role } from "./config.ts";
@@ -47,6 +48,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     confirmations: int(raw("confirmations"), "confirmations", 1, 100),
     extraCaFile: raw("extraCa"),
     rdapBootstrapUrl: optionalUrl(raw("rdapBootstrap"), "rdap-bootstrap"),
+    domainResolver: resolverAddress(raw("domainResolver")),
     rateLimits: Object.freeze(parseRateLimits(raw("rateLimit")!)),
     smtpUrl: smtpUrl(raw("smtpUrl")),
     smtpFrom: raw("smtpFrom") ?? `vigil@${new URL(baseUrl).hostname}`,
@@ -109,6 +111,14 @@ function url(text: string, name: string): string {
 
 function optionalUrl(text: string | null, name: string): string | null {
   return text === null || text === "" ? null : url(text, name);
+}
+
+/** "ip", "ip:port" or "[ipv6]:port": a DNS server to ask, never a name (resolving it would need one). */
+function resolverAddress(text: string | null): string | null {
+  if (text === null || text === "") return null;
+  const m = /^\[([^\]]+)\](?::(\d{1,5}))?$/.exec(text) ?? /^([^:]+)(?::(\d{1,5}))?$/.exec(text) ?? [text, text];
+  if (isIP(m[1]!) === 0 || (m[2] !== undefined && (Number(m[2]) < 1 || Number(m[2]) > 65535))) throw new ConfigError(`--domain-resolver takes an IP address with an optional port (10.0.0.53, 10.0.0.53:5353, [2001:db8::53]:53), got "${text}"`);
+  return text;
 }
 
 function list(text: string | null): string[] {

@@ -26,6 +26,7 @@ export const SERVE_OPTIONS = {
   smtpFrom: { flag: "smtp-from", env: "VIGIL_SMTP_FROM", kind: "string", fallback: null, help: "From address of subscription mail (default: vigil@ the base url's host)" },
   statusMailPeriod: { flag: "status-mail-period", env: "VIGIL_STATUS_MAIL_PERIOD", kind: "int", fallback: "300", help: "seconds incidents on a status page's monitors are gathered before subscribers are mailed: at most one such mail per page and subscriber in that time, with the latest state of each monitor that changed (0: at the next pass, about a second)" },
   rdapBootstrap: { flag: "rdap-bootstrap", env: "VIGIL_RDAP_BOOTSTRAP", kind: "string", fallback: null, help: "URL of the RDAP bootstrap file domain monitors find registries in (default IANA's, https://data.iana.org/rdap/dns.json)" },
+  domainResolver: { flag: "domain-resolver", env: "VIGIL_DOMAIN_RESOLVER", kind: "string", fallback: null, help: "DNS server (ip or ip:port) asked for the TXT records that verify status pages' custom domains (default: the system's resolvers)" },
   extraCa: { flag: "extra-ca", env: "VIGIL_EXTRA_CA", kind: "string", fallback: null, help: "PEM file of roots trusted in addition to the system's" },
   rateLimit: { flag: "rate-limit", env: "VIGIL_RATE_LIMIT", kind: "string", fallback: "pro=120,enterprise=300", help: "API requests per minute per plan" },
   pingLimitToken: { flag: "ping-limit-token", env: "VIGIL_PING_LIMIT_TOKEN", kind: "int", fallback: "60", help: "heartbeat pings per minute per token" },

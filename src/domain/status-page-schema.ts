@@ -41,7 +41,7 @@ export const STATUS_PAGE_FIELDS = {
   },
   public_theme: { schema: Type.Union([Type.Literal("light"), Type.Literal("dark")], { default: "light" }), message: "must be one of light, dark" },
   custom_domain: {
-    schema: nullable(Type.String({ maxLength: 253 }), "extension: a host name that serves this page, unique across the instance"),
+    schema: nullable(Type.String({ maxLength: 253 }), "extension: a host name that serves this page at / once verified (custom_domain_verification); a name another page verified is taken"),
     message: "must be a host name such as status.example.com, or null",
   },
   monitor_ids: {
@@ -52,10 +52,28 @@ export const STATUS_PAGE_FIELDS = {
 
 export type StatusPageAttributeName = keyof typeof STATUS_PAGE_FIELDS;
 
-/** A status page as responses show it (StatusPageAttributesSchema's type). */
-export type StatusPageAttributes = { [K in StatusPageAttributeName]: Static<(typeof STATUS_PAGE_FIELDS)[K]["schema"]> } & { created_at: string; updated_at: string };
+/** The DNS name whose TXT record proves that a custom domain is the page owner's (README "Custom domains"). */
+export const challengeName = (domain: string) => `_vigil-challenge.${domain}`;
 
-export const STATUS_PAGE_READ_ONLY = ["id", "created_at", "updated_at"];
+/** Read-only: whether `custom_domain` serves the page, and what proves it is the owner's. */
+const CUSTOM_DOMAIN_STATE = {
+  custom_domain_verified_at: nullable(Type.String({ format: "date-time" }), "when custom_domain was verified: it serves the page at / since; null while it does not"),
+  custom_domain_verification: nullable(
+    Type.Object({
+      record_type: Type.Literal("TXT"),
+      record_name: Type.String({ description: "_vigil-challenge.<custom_domain>" }),
+      record_value: Type.String({ description: "what the record must hold; a new one each time custom_domain changes" }),
+    }),
+    "the DNS record that proves custom_domain is yours: publish it, then POST .../custom-domain/verify; null without custom_domain",
+  ),
+};
+
+/** A status page as responses show it (StatusPageAttributesSchema's type). */
+export type StatusPageAttributes = { [K in StatusPageAttributeName]: Static<(typeof STATUS_PAGE_FIELDS)[K]["schema"]> } & {
+  [K in keyof typeof CUSTOM_DOMAIN_STATE]: Static<(typeof CUSTOM_DOMAIN_STATE)[K]>;
+} & { created_at: string; updated_at: string };
+
+export const STATUS_PAGE_READ_ONLY = ["id", "created_at", "updated_at", ...Object.keys(CUSTOM_DOMAIN_STATE)];
 
 export const STATUS_PAGE_DEFAULTS: Record<string, unknown> = {
   headline: null,
@@ -72,6 +90,7 @@ export const STATUS_PAGE_DEFAULTS: Record<string, unknown> = {
 
 export const StatusPageAttributesSchema = Type.Object({
   ...Object.fromEntries(Object.entries(STATUS_PAGE_FIELDS).map(([k, f]) => [k, f.schema])),
+  ...CUSTOM_DOMAIN_STATE,
   created_at: Type.String({ format: "date-time" }),
   updated_at: Type.String({ format: "date-time" }),
 });
@@ -81,7 +100,7 @@ export const STATUS_PAGE_REQUIRED = ["name"] as const;
 
 export const StatusPageWriteAttributesSchema = Type.Object(
   Object.fromEntries(Object.entries(STATUS_PAGE_FIELDS).map(([k, f]) => [k, Type.Optional(f.schema)])),
-  { additionalProperties: false, description: "id, created_at and updated_at are ignored." },
+  { additionalProperties: false, description: "id, created_at, updated_at, custom_domain_verified_at and custom_domain_verification are ignored." },
 );
 
 /** What status page writes are checked against besides their own attributes. */
@@ -101,6 +120,8 @@ export function isInstanceHost(host: string, ownHostNames: readonly string[]): b
   return d === "localhost" || d.endsWith(".localhost") || ownHostNames.includes(d);
 }
 
+export const INSTANCE_HOST_MESSAGE = "is a host name of this Vigil instance itself (or localhost); use a host name that serves this page alone, such as status.example.com";
+
 /** An IP address, or a name a URL parser reads as one ("127.1", "0x7f.1"): no top-level domain is numeric. */
 const looksLikeIp = (d: string) => isIP(d) !== 0 || /^(\d+|0x[0-9a-f]*)$/i.test(d.slice(d.lastIndexOf(".") + 1));
 
@@ -108,7 +129,7 @@ function domainProblem(v: string, rules: StatusPageRules): string | null {
   const d = normalDomain(v);
   // one trailing dot (the fully qualified form) was dropped; another is an empty label ("x.test..")
   if (!isHostname(d) || d.endsWith(".") || !d.includes(".") || looksLikeIp(d) || d.includes("_")) return STATUS_PAGE_FIELDS.custom_domain.message;
-  if (isInstanceHost(d, rules.ownHostNames)) return "is a host name of this Vigil instance itself (or localhost); use a host name that serves this page alone, such as status.example.com";
+  if (isInstanceHost(d, rules.ownHostNames)) return INSTANCE_HOST_MESSAGE;
   return null;
 }
 

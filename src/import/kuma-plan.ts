@@ -200,7 +200,10 @@ function statusPages(data: KumaData, names: NameBook): PlannedItem[] {
     else notes.push(`slug "${p.slug}" is not one Vigil takes (lowercase letters and digits joined by hyphens): one is made from the name`);
     if (p.theme === "auto") notes.push("theme auto not kept: light");
     const domain = data.statusPageDomains.find((d) => Number(d.status_page_id) === Number(p.id));
-    if (domain && str(domain.domain)) a.custom_domain = str(domain.domain)!.toLowerCase();
+    if (domain && str(domain.domain)) {
+      a.custom_domain = str(domain.domain)!.toLowerCase();
+      notes.push(`custom domain ${a.custom_domain} serves the page once verified: publish the TXT record its page shows (README "Custom domains")`);
+    }
     const sections = data.groups.filter((g) => Number(g.status_page_id) === Number(p.id));
     if (sections.length > 1) notes.push(`its ${sections.length} sections (${sections.map((s) => s.name).join(", ")}) not kept: a Vigil page shows its monitors by the group each is in`);
     // 1.23 names the analytics column google_analytics_tag_id, 2.x analytics_id

@@ -1,20 +1,23 @@
 import type { AppContext } from "../context.ts";
 import { firstFreeSlug, slugify } from "../domain/slug.ts";
-import { needsAccessToken, validateStatusPageWrite, type StatusPageAttributes } from "../domain/status-page-schema.ts";
+import { challengeName, INSTANCE_HOST_MESSAGE, needsAccessToken, validateStatusPageWrite, type StatusPageAttributes } from "../domain/status-page-schema.ts";
 import { notFound, validationError } from "../http/errors.ts";
 import { toIso } from "../lib/dates.ts";
 import { randomToken } from "../lib/tokens.ts";
+import { txtRecords } from "../net/txt-records.ts";
 import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
 import * as store from "../store/status-pages.ts";
 import type { StatusPageRow } from "../store/tables.ts";
 import type { Actor } from "./actor.ts";
+import { isOwnHost, newDomainToken } from "./custom-domains.ts";
 import type { Item, Listed, PageWindow } from "./items.ts";
 import { attributesOf, type WriteInput } from "./write-input.ts";
 
 /**
  * Status pages as their owners edit them, for the API and the dashboard alike: validation
- * (domain/status-page-schema.ts), monitor ownership, instance-wide uniqueness of slug and custom
- * domain, generated slugs and access tokens. What visitors see is public-status.ts.
+ * (domain/status-page-schema.ts), monitor ownership, instance-wide uniqueness of slug and verified
+ * custom domain, generated slugs and access tokens, custom domain verification. What visitors see
+ * is public-status.ts.
  */
 export type StatusPageItem = Item<StatusPageAttributes>;
 
@@ -33,6 +36,9 @@ function statusPageAttributes(r: StatusPageRow, monitorIds: number[]): StatusPag
     access_token: r.access_token,
     public_theme: r.public_theme as StatusPageAttributes["public_theme"],
     custom_domain: r.custom_domain,
+    custom_domain_verified_at: r.custom_domain !== null && r.verified_domain === r.custom_domain ? toIso(r.custom_domain_verified_at) : null,
+    custom_domain_verification:
+      r.custom_domain !== null && r.custom_domain_token !== null ? { record_type: "TXT", record_name: challengeName(r.custom_domain), record_value: r.custom_domain_token } : null,
     monitor_ids: monitorIds,
     created_at: toIso(r.created_at),
     updated_at: toIso(r.updated_at),
@@ -65,7 +71,16 @@ async function checkReferences(ctx: AppContext, accountId: number, changes: Reco
   // external_id: unique within the account only (README "Configuration as code")
   if (typeof changes.external_id === "string" && (await externalIdTaken(ctx.db, "status_pages", accountId, changes.external_id, exceptId))) add("external_id", TAKEN);
   if (typeof changes.slug === "string" && (await store.statusPageValueTaken(ctx.db, "slug", changes.slug, exceptId))) add("slug", TAKEN);
-  if (typeof changes.custom_domain === "string" && (await store.statusPageValueTaken(ctx.db, "custom_domain", changes.custom_domain, exceptId))) add("custom_domain", TAKEN);
+  // asking for a name another page asks for is allowed: the one whose record proves it first serves it
+  if (typeof changes.custom_domain === "string") {
+    if (await isOwnHost(ctx, changes.custom_domain)) add("custom_domain", INSTANCE_HOST_MESSAGE);
+    else if (await store.statusPageValueTaken(ctx.db, "verified_domain", changes.custom_domain, exceptId)) add("custom_domain", TAKEN);
+  }
+}
+
+/** A custom domain asked for anew: not verified, with a new value for its TXT record. */
+function domainColumns(domain: string | null): store.StatusPageColumns {
+  return { verified_domain: null, custom_domain_verified_at: null, custom_domain_token: domain === null ? null : newDomainToken() };
 }
 
 function takenError(err: unknown): never {
@@ -107,7 +122,8 @@ export async function createStatusPage(ctx: AppContext, actor: Actor, input: Wri
       changes.slug = slug;
     }
     try {
-      const row = await store.insertStatusPage(ctx.db, { accountId, cols: toColumns(changes) as store.StatusPageColumns & { name: string; slug: string }, monitorIds: (changes.monitor_ids as number[]) ?? [], now: ctx.clock.now() });
+      const cols = { ...toColumns(changes), ...domainColumns((changes.custom_domain as string | null) ?? null) } as store.StatusPageColumns & { name: string; slug: string };
+      const row = await store.insertStatusPage(ctx.db, { accountId, cols, monitorIds: (changes.monitor_ids as number[]) ?? [], now: ctx.clock.now() });
       return present(ctx, row);
     } catch (err) {
       if (!explicitSlug && attempt < 5 && err instanceof store.UniqueValueTaken && err.column === "slug") continue;
@@ -122,13 +138,55 @@ export async function updateStatusPage(ctx: AppContext, actor: Actor, id: number
   const row = await owned(ctx, actor, id);
   const current = statusPageAttributes(row, []);
   const { changes, details } = validateStatusPageWrite(attributesOf(input, "status_page", id), ctx.config, current);
+  // sent back as it is (a form does): no new token, and nothing found since asked about again
+  if ("custom_domain" in changes && changes.custom_domain === row.custom_domain) delete changes.custom_domain;
   await checkReferences(ctx, accountId, changes, details, id);
   if (Object.keys(details).length) throw validationError(details);
   if (needsAccessToken(changes, current)) changes.access_token = randomToken(24);
   if (Object.keys(changes).length === 0) return present(ctx, row);
+  const cols = { ...toColumns(changes), ...("custom_domain" in changes ? domainColumns(changes.custom_domain as string | null) : {}) };
   try {
-    const after = await store.updateStatusPage(ctx.db, { accountId, id, cols: toColumns(changes), monitorIds: changes.monitor_ids as number[] | undefined, now: ctx.clock.now() });
+    const after = await store.updateStatusPage(ctx.db, { accountId, id, cols, monitorIds: changes.monitor_ids as number[] | undefined, now: ctx.clock.now() });
     if (!after) throw notFound("status page");
+    return present(ctx, after);
+  } catch (err) {
+    takenError(err);
+  }
+}
+
+/** How long the TXT lookup of a verification may take. */
+const VERIFY_LOOKUP_MS = 5000;
+
+/**
+ * Verifies the page's custom domain (README "Custom domains"): the TXT record at
+ * _vigil-challenge.<custom_domain> must hold the page's custom_domain_token. Then the page serves
+ * at that name, and no other page may have it. Refused (422, on custom_domain) without a custom
+ * domain, for a host name of the instance itself, for a name another page verified, and while the
+ * record is missing or the lookup fails. A domain already verified is answered as it is.
+ */
+export async function verifyCustomDomain(ctx: AppContext, actor: Actor, id: number): Promise<StatusPageItem> {
+  const row = await owned(ctx, actor, id);
+  const domain = row.custom_domain;
+  const token = row.custom_domain_token;
+  if (domain === null || token === null) throw validationError({ custom_domain: ["is not set: give the page a custom_domain first"] });
+  if (row.verified_domain === domain) return present(ctx, row);
+  if (await isOwnHost(ctx, domain)) throw validationError({ custom_domain: [INSTANCE_HOST_MESSAGE] });
+  if (await store.statusPageValueTaken(ctx.db, "verified_domain", domain, id)) throw validationError({ custom_domain: [TAKEN] });
+  const name = challengeName(domain);
+  const found = await txtRecords(name, ctx.config.domainResolver, VERIFY_LOOKUP_MS);
+  const log = ctx.log.child("status-pages");
+  if (!found.ok) {
+    log.info("custom domain not verified: lookup failed", { status_page_id: id, name, reason: found.reason });
+    throw validationError({ custom_domain: [`could not be verified: the DNS lookup of the TXT record ${name} failed (${found.reason}); try again later`] });
+  }
+  if (!found.texts.includes(token)) {
+    log.info("custom domain not verified: no such record", { status_page_id: id, name });
+    throw validationError({ custom_domain: [`is not verified: no TXT record ${name} holds ${token} (found ${found.texts.length ? found.texts.map((t) => `"${t.slice(0, 80)}"`).join(", ") : "none"}); publish it and try again, DNS changes can take a while to be seen`] });
+  }
+  try {
+    const after = await store.markDomainVerified(ctx.db, { accountId: actor.accountId, id, domain, now: ctx.clock.now() });
+    if (!after) throw validationError({ custom_domain: ["changed while it was being verified: try again"] });
+    log.info("custom domain verified", { status_page_id: id, domain });
     return present(ctx, after);
   } catch (err) {
     takenError(err);

@@ -16,8 +16,9 @@ export async function findStatusPageBySlug(db: Db, slug: string): Promise<Status
   return db.selectFrom("status_pages").selectAll().where("slug", "=", slug).executeTakeFirst();
 }
 
+/** The page that serves at this host name: its custom domain, verified (README "Custom domains"). */
 export async function findStatusPageByDomain(db: Db, domain: string): Promise<StatusPageRow | undefined> {
-  return db.selectFrom("status_pages").selectAll().where("custom_domain", "=", domain).executeTakeFirst();
+  return db.selectFrom("status_pages").selectAll().where("verified_domain", "=", domain).executeTakeFirst();
 }
 
 export interface PageMonitor {

@@ -20,8 +20,11 @@ export async function findStatusPage(db: Db, accountId: number, id: number): Pro
   return db.selectFrom("status_pages").selectAll().where("id", "=", id).where("account_id", "=", accountId).executeTakeFirst();
 }
 
-/** Whether another page (of any account: slugs and domains are instance-wide) uses this value. */
-export async function statusPageValueTaken(db: Db, column: "slug" | "custom_domain", value: string, exceptId?: number): Promise<boolean> {
+/**
+ * Whether another page (of any account: slugs and verified domains are instance-wide) uses this
+ * value. A custom domain is taken once another page verified it; asking for one is not taking it.
+ */
+export async function statusPageValueTaken(db: Db, column: "slug" | "verified_domain", value: string, exceptId?: number): Promise<boolean> {
   let q = db.selectFrom("status_pages").select("id").where(column, "=", value);
   if (exceptId !== undefined) q = q.where("id", "!=", exceptId);
   return (await q.executeTakeFirst()) !== undefined;
@@ -56,7 +59,7 @@ async function setPageMonitors(db: Db, pageId: number, monitorIds: number[]): Pr
 
 export type StatusPageColumns = Partial<Omit<StatusPagesTable, "id" | "account_id" | "created_at" | "updated_at" | "external_id"> & { external_id: string | null }>;
 
-/** Thrown when a UNIQUE column (slug, custom_domain) collides at write time, e.g. in a race. */
+/** Thrown when a UNIQUE column (slug, verified_domain: the API's custom_domain) collides at write time, e.g. in a race. */
 export class UniqueValueTaken extends Error {
   constructor(readonly column: "slug" | "custom_domain") {
     super(`${column} is taken`);
@@ -68,7 +71,7 @@ function uniqueViolation(err: unknown): UniqueValueTaken | null {
   const msg = String((err as Error)?.message ?? err);
   if (!/unique/i.test(msg)) return null;
   if (/slug/.test(msg)) return new UniqueValueTaken("slug");
-  if (/custom_domain/.test(msg)) return new UniqueValueTaken("custom_domain");
+  if (/verified_domain/.test(msg)) return new UniqueValueTaken("custom_domain");
   return null;
 }
 
@@ -113,6 +116,30 @@ export async function updateStatusPage(db: Db, u: { accountId: number; id: numbe
   } catch (err) {
     throw uniqueViolation(err) ?? err;
   }
+}
+
+/**
+ * Marks the page's custom domain verified, so it serves there (README "Custom domains"), unless the
+ * page asks for another name by now; UniqueValueTaken when another page verified it first.
+ */
+export async function markDomainVerified(db: Db, v: { accountId: number; id: number; domain: string; now: number }): Promise<StatusPageRow | undefined> {
+  try {
+    return await db
+      .updateTable("status_pages")
+      .set({ verified_domain: v.domain, custom_domain_verified_at: v.now })
+      .where("id", "=", v.id)
+      .where("account_id", "=", v.accountId)
+      .where("custom_domain", "=", v.domain)
+      .returningAll()
+      .executeTakeFirst();
+  } catch (err) {
+    throw uniqueViolation(err) ?? err;
+  }
+}
+
+/** Whether a page serves at this host name (its verified custom domain). */
+export async function isVerifiedDomain(db: Db, host: string): Promise<boolean> {
+  return (await db.selectFrom("status_pages").select("id").where("verified_domain", "=", host).executeTakeFirst()) !== undefined;
 }
 
 export async function deleteStatusPage(db: Db, accountId: number, id: number): Promise<boolean> {

@@ -235,11 +235,17 @@ export interface StatusPagesTable {
   is_token_protected: Bool;
   access_token: string | null;
   public_theme: string;
-  custom_domain: string | null;
+  /** custom_domain once verified: the host name the page serves at / (README "Custom domains"); unique */
+  verified_domain: string | null;
   created_at: number;
   updated_at: number;
   /** README "Configuration as code": optional, unique within the account for this kind of resource. */
   external_id: ColumnType<string | null, string | null | undefined, string | null>;
+  /** the host name asked for; several pages may ask for one, the first to verify it serves it */
+  custom_domain: string | null;
+  /** what the TXT record at _vigil-challenge.<custom_domain> must hold for the page to serve there */
+  custom_domain_token: string | null;
+  custom_domain_verified_at: number | null;
 }
 
 export interface StatusPageMonitorsTable {

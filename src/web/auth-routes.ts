@@ -95,6 +95,7 @@ export function authRoutes(web: WebContext) {
       }
       const session = await startSession(web.app.db, user.id, now);
       web.log.info("signed in", { user_id: user.id, ip });
+      await web.noteDashboardHosts(c.request, socketIpOf(c));
       return withCookies(redirect(next), sessionCookies(web, c, session.id));
     })
     .get("/setup", async (c: RouteCtx) => {
@@ -117,6 +118,7 @@ export function authRoutes(web: WebContext) {
         if (!user) return redirect("/login"); // someone else finished the setup first
         web.log.info("first user created by the setup screen", { user_id: user.id });
         const session = await startSession(web.app.db, user.id, web.app.clock.now());
+        await web.noteDashboardHosts(c.request, socketIpOf(c));
         return withCookies(redirect("/"), sessionCookies(web, c, session.id));
       } catch (e) {
         if (!(e instanceof UserInputError)) throw e;

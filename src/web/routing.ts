@@ -74,6 +74,7 @@ export function signedIn(web: WebContext, section: Section, handler: (s: Signed)
       if (request.method !== "GET") return send(request, authPage("Signed out", html`<h1>Signed out</h1><p>Your session has ended. <a href="/login">Sign in</a> again.</p>`), { status: 401 });
       return redirect(`/login?next=${encodeURIComponent(url.pathname + url.search)}`);
     }
+    await web.noteDashboardHosts(request, socketIpOf(c));
     let form = new URLSearchParams();
     if (request.method === "POST") {
       const parsed = await readForm(request);

@@ -25,9 +25,14 @@ const SESSION_SWEEP_MS = 3_600_000;
 /** The dashboard and the public status pages as one Elysia plugin. */
 export function webPlugin(web: WebContext, live: LiveStreams) {
   const pages = new StatusPages(web);
+  // "/" on a page's verified custom domain is the page, except for a user signed in to another
+  // account: their sign-in lands on the dashboard, never on someone else's page (README "Custom domains")
   const customDomain = async (c: RouteCtx) => {
     const page = await pages.byHost(c.request);
-    return page ? pages.serve(c.request, socketIpOf(c), page, "html", { prefix: "" }) : null;
+    if (!page) return null;
+    const session = await web.session(c.request);
+    if (session && session.account_id !== page.accountId) return null;
+    return pages.serve(c.request, socketIpOf(c), page, "html", { prefix: "" });
   };
   return new Elysia({ name: "web" })
     .get("/favicon.svg", faviconResponse)

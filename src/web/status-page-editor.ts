@@ -3,7 +3,7 @@ import { ACCESS_TOKEN_MIN, STATUS_PAGE_FIELDS, type StatusPageAttributeName, typ
 import { pathId } from "../http/path-id.ts";
 import { allItems } from "../services/items.ts";
 import { listMonitors, type MonitorItem } from "../services/monitors.ts";
-import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, updateStatusPage, type StatusPageItem } from "../services/status-pages.ts";
+import { createStatusPage, deleteStatusPage, getStatusPage, listStatusPages, updateStatusPage, verifyCustomDomain, type StatusPageItem } from "../services/status-pages.ts";
 import { errorSummary, fieldFromSchema, formToAttributes, renderField, validationDetails, type Errors, type FieldSpec, type Mode } from "./forms/fields.ts";
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
@@ -11,6 +11,7 @@ import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
 import { updatesPanel } from "./status-page-update-editor.ts";
 import { addressNotice, csrfField, dashboardPage, flash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
+import { when } from "./views/widgets.ts";
 import type { WebContext } from "./web-context.ts";
 
 /** Status page editor: list, create, edit (with the monitors to show), delete; through services/status-pages.ts. */
@@ -25,7 +26,7 @@ const LABELS: Record<Exclude<StatusPageAttributeName, "external_id">, [string, s
   is_token_protected: ["Require an access token", "one is made for you when the field below is left empty"],
   access_token: ["Access token", "visitors open the page once with ?token=<token>; generated when left empty"],
   public_theme: ["Theme"],
-  custom_domain: ["Custom domain", "a host name (CNAME to this server) that serves this page at /"],
+  custom_domain: ["Custom domain", "a host name (CNAME to this server) that serves this page at / once verified by a DNS record (shown after saving)"],
   monitor_ids: ["Monitors shown"],
 };
 
@@ -88,6 +89,22 @@ ${rest.length ? html`<div class="pick-add"><div class="field" data-filter-box hi
 
 const pageId = (s: Signed) => pathId(s.params, "status page");
 
+/**
+ * The custom domain's state: serving since its verification, or the TXT record to publish and a
+ * button that checks it (README "Custom domains").
+ */
+function customDomainPanel(s: Signed, p: StatusPageItem): SafeHtml {
+  const a = p.attributes;
+  const v = a.custom_domain_verification;
+  if (a.custom_domain === null || v === null) return html``;
+  if (a.custom_domain_verified_at !== null) {
+    return html`<div class="panel" id="custom-domain"><h2>Custom domain</h2><p><strong>${a.custom_domain}</strong> is verified (${when(a.custom_domain_verified_at)}): it serves this page at <span class="mono">/</span>.</p></div>`;
+  }
+  return html`<div class="panel" id="custom-domain"><h2>Custom domain</h2><p><strong>${a.custom_domain}</strong> does not serve this page yet. To prove the name is yours, publish this DNS record, then verify it:</p>
+<dl class="kv"><dt>Type</dt><dd class="mono">${v.record_type}</dd><dt>Name</dt><dd class="mono">${v.record_name}</dd><dt>Value</dt><dd class="mono">${v.record_value}</dd></dl>
+<form method="post" action="/status-pages/${p.id}/custom-domain/verify">${csrfField(s.session)}<button class="btn" type="submit">Verify now</button></form></div>`;
+}
+
 export function statusPageEditorRoutes(web: WebContext) {
   const app = web.app;
   const allMonitors = (s: Signed) => allItems((w) => listMonitors(app, s.actor, {}, w));
@@ -112,7 +129,7 @@ export function statusPageEditorRoutes(web: WebContext) {
     const share = target
       ? html`<div class="panel"><p>Address: <a href="${publicUrl(s, target, false)}">${publicUrl(s, target, false)}</a></p>${target.attributes.is_token_protected ? html`<p>Link with the access token (share it with the people who may see the page):</p><div class="copy"><label class="sr-only" for="share">Link with token</label><input type="text" id="share" readonly class="mono" value="${publicUrl(s, target, true)}"><button type="button" data-copy="share" hidden>Copy</button></div>` : ""}${app.config.baseUrlFixed ? "" : addressNotice(web.publicBase(s.request, s.socketIp))}${app.config.smtpUrl && !app.config.baseUrlFixed ? html`<p class="hint notice">Email subscriptions are off: their mail links back here, and only <code>--base-url</code> says where here is. Start Vigil with it to offer them.</p>` : ""}</div>`
       : "";
-    const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${errorSummary(errors, fields)}
+    const body = html`${flash(msg)}<h1>${title}</h1>${target ? shortToken(target) : ""}${share}${target ? customDomainPanel(s, target) : ""}${errorSummary(errors, fields)}
 <form method="post" action="${mode === "create" ? "/status-pages" : `/status-pages/${target!.id}`}" novalidate>${csrfField(s.session)}
 <div class="panel">${fields.filter((f) => f.name !== "monitor_ids").map((f) => renderField(f, values[f.name], errors))}${monitorPicker(monitors, Array.isArray(values.monitor_ids) ? (values.monitor_ids as number[]) : [], errors)}</div>
 <div class="row"><button class="primary" type="submit">${mode === "create" ? "Create status page" : "Save changes"}</button><a class="btn" href="/status-pages">Cancel</a></div></form>
@@ -163,6 +180,20 @@ ${pages.length === 0 ? html`<p class="empty">No status pages yet.</p>` : html`<t
       }),
     )
     .post("/status-pages/:id", route(async (s) => save(s, "edit", await getStatusPage(app, s.actor, pageId(s)))))
+    .post(
+      "/status-pages/:id/custom-domain/verify",
+      route(async (s) => {
+        const p = await getStatusPage(app, s.actor, pageId(s));
+        try {
+          await verifyCustomDomain(app, s.actor, p.id);
+          return redirect(`/status-pages/${p.id}/edit?msg=verified`);
+        } catch (e) {
+          const details = validationDetails(e);
+          if (!details) throw e;
+          return form(s, "edit", p.attributes, details, p, 422);
+        }
+      }),
+    )
     .get(
       "/status-pages/:id/delete",
       route(async (s) => {

@@ -6,6 +6,7 @@ import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import { readLimited } from "../http/read-limited.ts";
 import { safeEqual } from "../lib/tokens.ts";
 import type { SaturationReport } from "../scheduler/saturation.ts";
+import { noteDashboardHost } from "../services/custom-domains.ts";
 import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
 
 /** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
@@ -30,6 +31,8 @@ export class WebContext {
   readonly loginByUser = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
   private readonly trusted: TrustedProxies;
   private readonly baseOrigin: string;
+  /** host names already remembered as the dashboard's (README "Custom domains"); bounded */
+  private readonly notedHosts = new Set<string>();
 
   constructor(readonly app: AppContext, private readonly opts: WebOptions = {}) {
     this.trusted = trustedSet(app.config.trustedProxies);
@@ -72,6 +75,36 @@ export class WebContext {
     const scheme = proto === "https" || proto === "http" ? proto : new URL(request.url).protocol.slice(0, -1);
     if (!HOST_PORT.test(host)) return this.app.config.baseUrl;
     return `${scheme}://${host}`;
+  }
+
+  /**
+   * The host names this request reached the instance by: its Host and, from a trusted proxy,
+   * X-Forwarded-Host; lower case, without port or trailing dot.
+   */
+  hostNames(request: Request, socketIp: string | null): string[] {
+    const given = [request.headers.get("host") ?? new URL(request.url).host];
+    if (this.fromTrustedProxy(socketIp)) given.push(request.headers.get("x-forwarded-host")?.split(",")[0]?.trim() ?? "");
+    const names = given.map((h) => h.toLowerCase().replace(/\.(?=(:\d+)?$)/, "")).filter((h) => HOST_PORT.test(h)).map((h) => h.replace(/:\d+$/, "").replace(/^\[(.*)\]$/, "$1"));
+    return [...new Set(names)];
+  }
+
+  /**
+   * Remembers the names a signed-in user reached the dashboard by, so that no status page can claim
+   * one of them as its custom domain (README "Custom domains"). A failure to write is logged, never
+   * the user's problem.
+   */
+  async noteDashboardHosts(request: Request, socketIp: string | null): Promise<void> {
+    for (const host of this.hostNames(request, socketIp)) {
+      if (this.notedHosts.has(host)) continue;
+      try {
+        if (!(await noteDashboardHost(this.app, host))) continue;
+      } catch (err) {
+        this.log.warn("dashboard host not remembered", { host, error: String((err as Error).message ?? err) });
+        continue;
+      }
+      if (this.notedHosts.size >= 1000) this.notedHosts.clear();
+      this.notedHosts.add(host);
+    }
   }
 
   /** Where links to this instance point: --base-url when given, else the address the browser used. */

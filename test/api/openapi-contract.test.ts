@@ -22,6 +22,7 @@ import { createMonitor, createStatusPage, httpAttrs, VALID_BY_TYPE } from "./fix
 import { TEST_ENGINE } from "../helpers/engine.ts";
 import { makeAccount, startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
+import { startDomainDns, type DomainDns } from "../helpers/custom-domains.ts";
 import { asSqlite } from "../../src/store/database.ts";
 
 /** statuses that need a failing disk or a bug to be reached; their shape is checked by the same code */
@@ -31,6 +32,7 @@ const PRO_LIMIT = 3;
 
 let s: TestServer;
 let hook: HttpTarget;
+let dns: DomainDns;
 let doc: any;
 const ajv = new Ajv2020({ allErrors: true });
 addFormats(ajv);
@@ -43,7 +45,8 @@ const problems: string[] = [];
 const reached = new Set<string>();
 
 beforeAll(async () => {
-  s = await startTestServer(["--rate-limit", `pro=${PRO_LIMIT},enterprise=100000`, "--ping-limit-token", String(PING_LIMIT)]);
+  dns = await startDomainDns();
+  s = await startTestServer(["--rate-limit", `pro=${PRO_LIMIT},enterprise=100000`, "--ping-limit-token", String(PING_LIMIT), ...dns.flags]);
   hook = await startHttpTarget({ "/hook": () => new Response("ok") });
   doc = (await s.api("GET", "/api/v1/openapi.json", undefined, { token: null })).json;
   tokens.noScope = (await makeAccount(s.ctx, "no-scope", "enterprise", ["metrics:read"])).token;
@@ -91,6 +94,7 @@ async function createUpdate(title: string): Promise<number> {
 afterAll(async () => {
   await s?.stop();
   await hook?.close();
+  await dns?.close();
 });
 
 // ---- the checks ----------------------------------------------------------------------------
@@ -205,6 +209,11 @@ const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
   "GET /api/v1/status-pages/:id": async () => ({}),
   "PATCH /api/v1/status-pages/:id": async () => ({ body: { headline: "All good" } }),
   "DELETE /api/v1/status-pages/:id": async () => ({ path: fill("/api/v1/status-pages/:id", await createStatusPage(s, { name: "Doomed page" })) }),
+  "POST /api/v1/status-pages/:id/custom-domain/verify": async () => {
+    const res = await s.api("POST", "/api/v1/status-pages", { name: "Verified page", custom_domain: "status.contract.test" });
+    dns.publish("status.contract.test", res.json.data.attributes.custom_domain_verification.record_value);
+    return { path: fill("/api/v1/status-pages/:id/custom-domain/verify", Number(res.json.data.id)) };
+  },
   "GET /api/v1/notification-channels": async () => ({}),
   "POST /api/v1/notification-channels": async () => ({ body: { name: "mail", channel_type: "email", email_to: "ops@example.com", smtp_host: "127.0.0.1", smtp_from: "vigil@example.com" } }),
   "GET /api/v1/notification-channels/:id": async () => ({}),
@@ -232,6 +241,12 @@ const SUCCESS: Record<string, () => Promise<Partial<Call>>> = {
   "GET /api/v1/status-pages/:id/updates/:updateId": async () => ({}),
   "PATCH /api/v1/status-pages/:id/updates/:updateId": async () => ({ body: { status: "monitoring" } }),
   "DELETE /api/v1/status-pages/:id/updates/:updateId": async () => ({ path: fill("/api/v1/status-pages/:id/updates/:updateId", ids.page, await createUpdate("Doomed update")) }),
+};
+
+/** A call each route that refuses without a body (RouteDef.refuses) answers with 422. */
+const REFUSED: Record<string, () => Promise<Partial<Call>>> = {
+  // a page without a custom domain has nothing to verify
+  "POST /api/v1/status-pages/:id/custom-domain/verify": async () => ({ path: fill("/api/v1/status-pages/:id/custom-domain/verify", await createStatusPage(s, { name: "No domain" })) }),
 };
 
 /** A body each write route refuses with 422. */
@@ -269,6 +284,11 @@ test("every /api/v1 operation answers, for success and each of its errors, what 
     await asked({ method: def.method, path, token: tokens.noScope, ...valid }); // 403 insufficient_scope
     if (def.path.includes(":")) await asked({ method: def.method, path: fill(def.path, 987654321), ...valid });
     if (def.query) await asked({ method: def.method, path: `${path}?per_page=0&page=x` });
+    if (def.refuses) {
+      const refusal = REFUSED[key(def)];
+      if (!refusal) throw new Error(`contract test: no 422 scenario for ${key(def)}; add one to REFUSED`);
+      await call(template, { method: def.method, path, ...(await refusal()) });
+    }
     if (def.body) {
       await call(template, { method: def.method, path, body: INVALID_BODY });
       await call(template, { method: def.method, path, body: "{not json" });

@@ -135,10 +135,11 @@ describe("validation", () => {
     expect(res.json.data.attributes).toMatchObject({ name: "Acme", description: "First line\nSecond line" });
   });
 
-  test("custom_domain is unique across the instance", async () => {
+  test("a custom_domain another page asks for is not taken: the first to verify it has it (test/web/custom-domains.test.ts)", async () => {
     await createStatusPage(s, { name: "domain", custom_domain: "status.unique.example" });
     const res = await post({ name: "domain", custom_domain: "STATUS.unique.example" }, other.token);
-    expect(res.json.error.details).toEqual({ custom_domain: ["has already been taken"] });
+    expect(res.status).toBe(201);
+    expect(res.json.data.attributes).toMatchObject({ custom_domain: "status.unique.example", custom_domain_verified_at: null });
   });
 });
 
@@ -167,7 +168,7 @@ describe("custom_domain may not be one of the instance's own host names", () => 
 
   test("a page stored with one of them (as an older build allowed) does not take the instance's / over", async () => {
     const res = await own.api("POST", "/api/v1/status-pages", { name: "Old takeover", custom_domain: "old.example.test" });
-    await own.ctx.db.updateTable("status_pages").set({ custom_domain: "ping.example.test" }).where("id", "=", Number(res.json.data.id)).execute();
+    await own.ctx.db.updateTable("status_pages").set({ custom_domain: "ping.example.test", verified_domain: "ping.example.test", custom_domain_verified_at: Date.now() }).where("id", "=", Number(res.json.data.id)).execute();
     for (const path of ["/", "/status.json", "/badge.svg"]) {
       const r = await fetch(own.url + path, { redirect: "manual", headers: { host: "ping.example.test" } });
       expect({ path, page: (await r.text()).includes("Old takeover") }).toEqual({ path, page: false });

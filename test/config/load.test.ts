@@ -42,7 +42,13 @@ describe("loadConfig", () => {
     expect(loadConfig([], { VIGIL_RDAP_BOOTSTRAP: "http://rdap.internal/dns.json" }).rdapBootstrapUrl).toBe("http://rdap.internal/dns.json");
     expect(loadConfig(["--rdap-bootstrap", "https://rdap.example/boot.json"], { VIGIL_RDAP_BOOTSTRAP: "http://rdap.internal/dns.json" }).rdapBootstrapUrl).toBe("https://rdap.example/boot.json");
   });
+  test("--domain-resolver and VIGIL_DOMAIN_RESOLVER: an address with an optional port; none: the system's resolvers", () => {
+    expect(loadConfig([], {}).domainResolver).toBeNull();
+    for (const r of ["10.0.0.53", "10.0.0.53:5353", "[2001:db8::53]:53", "2001:db8::53"]) expect(loadConfig(["--domain-resolver", r], {}).domainResolver).toBe(r);
+    expect(loadConfig([], { VIGIL_DOMAIN_RESOLVER: "127.0.0.1:53" }).domainResolver).toBe("127.0.0.1:53");
+  });
   test.each([
+    [["--domain-resolver", "dns.example"]], [["--domain-resolver", "10.0.0.53:99999"]], [["--domain-resolver", "10.0.0.53:"]],
     [["--rdap-bootstrap", "ftp://x/dns.json"]], [["--rdap-bootstrap", "dns.json"]],
     [["--port", "x"]], [["--confirmations", "0"]], [["--base-url", "ftp://x"]], [["--rate-limit", "gold=5"]], [["--rate-limit", "pro=0"]],
     [["--unknown-flag"]], [["--block-private-targets", "--port", "1", "extra"]], [["--region", "has space"]],

@@ -172,8 +172,12 @@ describe.skipIf(!postgresAvailable("PostgreSQL schema test"))("schema.postgres.s
     for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version >= 24).reverse()) {
       for (const [, name] of m.sql.matchAll(/CREATE (?:UNIQUE )?INDEX (\w+)/g)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(old.db);
       for (const [, name] of [...m.sql.matchAll(/CREATE TABLE (?:IF NOT EXISTS )?(\w+)/g)].reverse()) await sql.raw(`DROP TABLE IF EXISTS ${name} CASCADE`).execute(old.db);
+      // and with the names those migrations changed, as they were
+      for (const [, table, kind, from, to] of m.sql.matchAll(/ALTER TABLE (\w+) RENAME (COLUMN|CONSTRAINT) (\w+) TO (\w+)/g)) await sql.raw(`ALTER TABLE ${table} RENAME ${kind} ${to} TO ${from}`).execute(old.db);
     }
     await sql.raw("INSERT INTO monitors (account_id, name, monitor_type, target, interval_sec, timeout_ms, created_at, updated_at) SELECT id, 'web', 'http', 'https://example.com/', 60, 5000, 1, 1 FROM accounts").execute(old.db);
+    // a custom domain an older build served unproven: kept as asked for, not serving (037)
+    await sql.raw("INSERT INTO status_pages (account_id, name, slug, custom_domain, created_at, updated_at) SELECT id, 'Old', 'old', 'status.old.test', 1, 1 FROM accounts").execute(old.db);
     await sql`UPDATE vigil_schema SET version = 23`.execute(old.db);
     await old.close();
 
@@ -181,6 +185,12 @@ describe.skipIf(!postgresAvailable("PostgreSQL schema test"))("schema.postgres.s
     try {
       expect((await postgresSchema(store)).columns).toEqual(post.columns);
       expect(await store.db.selectFrom("monitors").selectAll().executeTakeFirstOrThrow()).toMatchObject({ name: "web", grpc_tls: 0, db_tls: 0, db_password_enc: null, domain_expires_at: null });
+      const page = await store.db.selectFrom("status_pages").selectAll().executeTakeFirstOrThrow();
+      expect(page).toMatchObject({ custom_domain: "status.old.test", verified_domain: null, custom_domain_verified_at: null });
+      expect(page.custom_domain_token).toMatch(/^[0-9a-f]{32}$/);
+      // the unique constraint followed the column
+      await store.db.updateTable("status_pages").set({ verified_domain: "status.old.test" }).execute();
+      await expect(sql.raw("INSERT INTO status_pages (account_id, name, slug, verified_domain, created_at, updated_at) SELECT id, 'Twin', 'twin', 'status.old.test', 1, 1 FROM accounts").execute(store.db)).rejects.toThrow(/status_pages_verified_domain_key/);
       expect((await sql<{ version: number }>`SELECT version FROM vigil_schema`.execute(store.db)).rows[0]!.version).toBe(LATEST_SCHEMA_VERSION);
     } finally {
       await store.close();

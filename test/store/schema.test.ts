@@ -88,6 +88,22 @@ describe.skipIf(TEST_ENGINE === "postgres")("schema and migrations", () => {
     await store.close();
   });
 
+  test("custom domains of a version 36 data directory wait for their verification (037); queued confirmation mail is dropped", async () => {
+    const { dir, db } = databaseAt(36);
+    db.exec("INSERT INTO accounts (name, plan, created_at) VALUES ('old', 'pro', 1)");
+    db.exec("INSERT INTO status_pages (account_id, name, slug, custom_domain, created_at, updated_at) VALUES (1, 'Old', 'old', 'status.old.test', 1, 1), (1, 'Plain', 'plain', NULL, 1, 1)");
+    db.exec("INSERT INTO status_page_subscribers (status_page_id, email, token, confirmed_at, confirm_expires_at, created_at) VALUES (1, 'a@example.com', 't1', NULL, 9, 1), (1, 'b@example.com', 't2', 1, 9, 1)");
+    db.exec("INSERT INTO status_mail_queue (subscriber_id, subject, body, link, kind, next_attempt_at, created_at) VALUES (1, 'Confirm', 'x', 'http://evil.example/s/old/confirm?token=t1', 'confirm', 1, 1), (2, 'News', 'y', 'http://localhost:8080/s/old/unsubscribe?token=t2', 'notice', 1, 1)");
+    db.close();
+    const store = openStore(dir);
+    const [old, plain] = await store.db.selectFrom("status_pages").selectAll().orderBy("id").execute();
+    expect(old).toMatchObject({ custom_domain: "status.old.test", verified_domain: null, custom_domain_verified_at: null });
+    expect(old!.custom_domain_token).toMatch(/^[0-9a-f]{32}$/);
+    expect(plain).toMatchObject({ custom_domain: null, verified_domain: null, custom_domain_token: null });
+    expect((await store.db.selectFrom("status_mail_queue").select("kind").execute()).map((r) => r.kind)).toEqual(["notice"]);
+    await store.close();
+  });
+
   test("a data directory from a newer build is refused with a readable error", () => {
     const { dir, db } = databaseAt(LATEST_SCHEMA_VERSION);
     db.exec(`PRAGMA user_version = ${LATEST_SCHEMA_VERSION + 1}`);

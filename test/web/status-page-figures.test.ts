@@ -11,14 +11,20 @@ import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
 import { startTestServer, startupMaintenanceDone, waitFor, type TestServer } from "../helpers/server.ts";
 import { closedPort } from "../helpers/targets.ts";
+import { startDomainDns, verifyDomain, type DomainDns } from "../helpers/custom-domains.ts";
 
 let s: TestServer;
+let dns: DomainDns;
 beforeAll(async () => {
-  s = await startTestServer(["--confirmations", "1"]);
+  dns = await startDomainDns();
+  s = await startTestServer(["--confirmations", "1", ...dns.flags]);
   // rollups seeded below while the start-up maintenance runs would be recomputed from no checks
   expect(await startupMaintenanceDone(s)).toBe(true);
 });
-afterAll(() => s.stop());
+afterAll(async () => {
+  await s.stop();
+  await dns.close();
+});
 
 async function page(attrs: Record<string, unknown>): Promise<{ id: number; slug: string; token: string | null }> {
   const res = await s.api("POST", "/api/v1/status-pages", attrs);
@@ -101,7 +107,7 @@ describe("per-monitor badges", () => {
   test("on a page's custom domain at /badge/<id>/<kind>.svg", async () => {
     const m = await createMonitor(s, httpAttrs({ name: "custom badge", is_paused: true }));
     await seed(m, { last_status: "down" });
-    await page({ name: "Custom badges", custom_domain: "status.badges.test", monitor_ids: [m] });
+    await verifyDomain(s, dns, (await page({ name: "Custom badges", custom_domain: "status.badges.test", monitor_ids: [m] })).id);
     expect(title(await (await get(`/badge/${m}/status.svg`, { host: "status.badges.test" })).text())).toBe("status: down");
     expect((await get(`/badge/${m}/status.svg`)).status).toBe(404); // the instance's own host has no page at /
   });

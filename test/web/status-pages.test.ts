@@ -6,15 +6,21 @@ import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
 import { makeAccount, startTestServer, startupMaintenanceDone, waitFor, type TestServer } from "../helpers/server.ts";
 import { addUser, signedInClient, unescape, WebClient } from "./helpers.ts";
 import { TEST_ENGINE } from "../helpers/engine.ts";
+import { startDomainDns, verifyDomain, type DomainDns } from "../helpers/custom-domains.ts";
 
 let s: TestServer;
+let dns: DomainDns;
 beforeAll(async () => {
-  s = await startTestServer();
+  dns = await startDomainDns();
+  s = await startTestServer(dns.flags);
   // the server's maintenance runs once at start, on SQLite on its worker once that has started:
   // rollups seeded while it runs are recomputed from the raw checks, which these tests do not have
   expect(await startupMaintenanceDone(s)).toBe(true);
 });
-afterAll(() => s.stop());
+afterAll(async () => {
+  await s.stop();
+  await dns.close();
+});
 
 /** Seeds a monitor's shown state without running checks: paused at creation, then unpaused in the row. */
 async function seedState(id: number, state: string): Promise<void> {
@@ -447,7 +453,7 @@ describe("custom domain", () => {
   test("a request whose Host is the page's custom_domain gets the page at /, its badge and JSON", async () => {
     const m = await createMonitor(s, httpAttrs({ name: "cd" }));
     await seedState(m, "up");
-    await page({ name: "Custom", custom_domain: "status.acme.test", monitor_ids: [m] });
+    await verifyDomain(s, dns, (await page({ name: "Custom", custom_domain: "status.acme.test", monitor_ids: [m] })).id);
     const res = await get("/", { host: "status.acme.test" });
     expect(res.status).toBe(200);
     const text = await res.text();

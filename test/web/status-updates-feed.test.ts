@@ -10,12 +10,14 @@ import { Readable } from "node:stream";
 import { DAY_MS } from "../../src/domain/uptime.ts";
 import { insertIncident, resolveIncidentRow } from "../../src/store/incidents.ts";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
+import { startDomainDns, verifyDomain, type DomainDns } from "../helpers/custom-domains.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { addUser, signedInClient, unescape } from "./helpers.ts";
 
 const BASE_URL = "https://status.acme.test";
 const EVIL = `<script>alert("x")</script> & 'quotes'`;
 let s: TestServer;
+let dns: DomainDns;
 let accountId: number;
 const m: Record<string, number> = {};
 let pageId: number;
@@ -23,7 +25,8 @@ const slug = "acme";
 const u: Record<string, number> = {};
 
 beforeAll(async () => {
-  s = await startTestServer(["--base-url", BASE_URL]);
+  dns = await startDomainDns();
+  s = await startTestServer(["--base-url", BASE_URL, ...dns.flags]);
   const group = async (name: string, sort_order: number) => Number((await s.api("POST", "/api/v1/groups", { name, sort_order })).json.data.id);
   const web = await group("Web front", 1);
   const data = await group("Databases", 0);
@@ -53,7 +56,10 @@ beforeAll(async () => {
   u.incidentResolved = resolved.id;
   u.incidentOpen = (await insertIncident(s.ctx.db, { accountId, monitorId: m.misc, startedAt: now - 60_000, rootCheckId: null, errorCode: "connection_timeout", errorMessage: "timeout after 5000 ms to 10.0.0.9", httpCode: null, failureCount: 2 })).id;
 });
-afterAll(() => s.stop());
+afterAll(async () => {
+  await s.stop();
+  await dns.close();
+});
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(s.url + path, { redirect: "manual", headers });
 
@@ -224,7 +230,7 @@ describe("the Atom feed", () => {
 
   test("a custom domain serves the feed at /feed.atom", async () => {
     const mon = await createMonitor(s, httpAttrs({ name: "custom" }));
-    await createStatusPage(s, { name: "Custom", slug: "custom-feed", custom_domain: "status.custom.test", monitor_ids: [mon] });
+    await verifyDomain(s, dns, await createStatusPage(s, { name: "Custom", slug: "custom-feed", custom_domain: "status.custom.test", monitor_ids: [mon] }));
     const res = await get("/feed.atom", { host: "status.custom.test" });
     expect(res.status).toBe(200);
     expect((await parseFeed(await res.text(), `${BASE_URL}/s/custom-feed/feed.atom`)).meta.title).toBe("Custom");

@@ -20,6 +20,7 @@ import m033 from "./033-last-latency.sql" with { type: "text" };
 import m034 from "./034-subscriptions.sql" with { type: "text" };
 import m035 from "./035-external-ids.sql" with { type: "text" };
 import m036 from "./036-status-mail-digest.sql" with { type: "text" };
+import m037 from "./037-custom-domain-verification.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
@@ -30,6 +31,7 @@ import pg033 from "./postgres/033-last-latency.sql" with { type: "text" };
 import pg034 from "./postgres/034-subscriptions.sql" with { type: "text" };
 import pg035 from "./postgres/035-external-ids.sql" with { type: "text" };
 import pg036 from "./postgres/036-status-mail-digest.sql" with { type: "text" };
+import pg037 from "./postgres/037-custom-domain-verification.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -62,6 +64,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 34, name: "subscriptions", sql: m034 },
   { version: 35, name: "external-ids", sql: m035 },
   { version: 36, name: "status-mail-digest", sql: m036 },
+  { version: 37, name: "custom-domain-verification", sql: m037 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -83,4 +86,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 34, name: "subscriptions", sql: pg034 },
   { version: 35, name: "external-ids", sql: pg035 },
   { version: 36, name: "status-mail-digest", sql: pg036 },
+  { version: 37, name: "custom-domain-verification", sql: pg037 },
 ];

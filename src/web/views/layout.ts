@@ -25,6 +25,7 @@ const FLASH: Record<string, string> = {
   rotated: "New ping URL: the old one stopped working.",
   revoked: "Token revoked.",
   reordered: "Order saved.",
+  verified: "Custom domain verified: it serves this page now.",
 };
 
 export function flash(key: string | null): SafeHtml {
