@@ -85,7 +85,7 @@ function readState(source: YamlSource, problems: FileProblem[], env: Env): Desir
   dependencyCycles(state, add);
   uniqueWithin(state, "groups", "name", "group names are unique within the account", add);
   uniqueWithin(state, "status_pages", "slug", "slugs are unique across the instance", add);
-  uniqueWithin(state, "status_pages", "custom_domain", "custom domains are unique across the instance", add);
+  uniqueWithin(state, "status_pages", "custom_domain", "a custom domain serves one page", add);
   return state;
 }
 
