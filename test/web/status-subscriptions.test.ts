@@ -9,6 +9,7 @@ import { freePort } from "../helpers/process.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startSmtpServer } from "../helpers/smtp-server.ts";
 import { startSmtpSink, type SmtpSink, type SunkMessage } from "../helpers/smtp-sink.ts";
+import { addUser, signedInClient } from "./helpers.ts";
 
 let s: TestServer;
 let sink: SmtpSink;
@@ -339,6 +340,11 @@ describe("links in mail and feeds never come from the request's Host", () => {
       expect(await bare.ctx.db.selectFrom("status_page_subscribers").selectAll().execute()).toEqual([]);
       expect(await bare.ctx.db.selectFrom("status_mail_queue").selectAll().execute()).toEqual([]);
       expect(bare.logs.some((l) => l.component === "status-mail" && String(l.msg).includes("off until --base-url is set"))).toBe(true);
+      // and the page's editor tells its owner
+      await addUser(bare, "owner");
+      const owner = await signedInClient(bare, "owner");
+      const id = (await bare.api("GET", "/api/v1/status-pages")).json.data[0].id;
+      expect((await owner.get(`/status-pages/${id}/edit`)).text).toContain("Email subscriptions are off: their mail links back here, and only <code>--base-url</code> says where here is.");
     });
 
     test("the feed, cached for everyone, has relative links and names no Host (nor a proxy's X-Forwarded-Host)", async () => {
