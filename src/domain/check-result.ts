@@ -33,6 +33,7 @@ export const CHECK_ERROR_CODES = [
   "keyword_missing",
   "content_type_mismatch",
   "body_mismatch",
+  "body_truncated",
   "assertion_failed",
   "synthetic_step_failed",
   "ping_not_permitted",

@@ -27,6 +27,7 @@ export const PUBLIC_ERROR_WORDING: Readonly<Record<CheckErrorCode, string>> = {
   keyword_missing: "Expected content missing",
   content_type_mismatch: "Unexpected content type",
   body_mismatch: "Unexpected response content",
+  body_truncated: "Response cut short",
   assertion_failed: "Response check failed",
   synthetic_step_failed: "Scenario step failed",
   ping_not_permitted: "Ping not permitted",

@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TSchema } from "@sinclair/typebox";
 import { enumOf, EXTERNAL_ID_MESSAGE, EXTERNAL_ID_SCHEMA, notNull, nullable } from "./schema-parts.ts";
-import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MONITOR_STATES, MONITOR_TYPES, SMTP_SECURITY, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
+import { AUTH_TYPES, DNS_RECORD_TYPES, HTTP_METHODS, MAX_REDIRECTS, MONITOR_STATES, MONITOR_TYPES, SMTP_SECURITY, TRACE_BODY_DETAILS, type MonitorType } from "./monitor.ts";
 import { HeadersSchema, JsonAssertionSchema, SyntheticScenarioSchema } from "./synthetic-schema.ts";
 import { MAX_TAGS, TAG_MAX_LENGTH, TAG_PATTERN, TAG_RULE } from "./tags.ts";
 
@@ -114,7 +114,7 @@ export const MONITOR_FIELDS = {
   api_auth_bearer_token: secret("write-only: sent as Authorization: Bearer when api_auth_type is bearer"),
   api_auth_basic_pass: secret("write-only: Basic auth password when api_auth_type is basic"),
   api_auth_api_key_value: secret("write-only: API key value when api_auth_type is api_key"),
-  follow_redirects: f(Type.Boolean({ default: true, description: "follow up to 10 redirects (true), or judge the first answer, a redirect included (false); an expected 301/302/303/307/308 needs false" }), HTTP, BOOL),
+  follow_redirects: f(Type.Boolean({ default: true, description: `follow up to ${MAX_REDIRECTS} redirects (true), or judge the first answer, a redirect included (false); an expected 301/302/303/307/308 needs false` }), HTTP, BOOL),
   tls_verify: f(Type.Boolean({ default: true, description: "verify the certificate chain and host name" }), TLS_VERIFY, BOOL),
   ssl_expiry_warn_days: f(nullable(Type.Integer({ minimum: 1, maximum: 365 }), "days of notice for certificate expiry; null means 14"), CERT_EXPIRY, "must be an integer from 1 to 365, or null for the default of 14"),
   ssl_expiry_last_not_after: ro(isoOrNull("certificate expiry seen by the last check"), CERT_EXPIRY),

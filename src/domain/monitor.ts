@@ -12,6 +12,12 @@ export type MonitorState = (typeof MONITOR_STATES)[number];
 export const HTTP_METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 export type HttpMethod = (typeof HTTP_METHODS)[number];
 
+/**
+ * Redirects an http monitor follows at most: as many as Nagios' check_http and check_curl, so a
+ * chain they follow is not a failure here, while a loop still ends quickly (docs/monitors.md).
+ */
+export const MAX_REDIRECTS = 15;
+
 export const AUTH_TYPES = ["none", "bearer", "basic", "api_key"] as const;
 export type AuthType = (typeof AUTH_TYPES)[number];
 

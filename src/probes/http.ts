@@ -9,9 +9,8 @@ import { elapsedMs, startDeadline } from "../net/deadline.ts";
 import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { toProbeFailure } from "../net/net-errors.ts";
 import { matchOnThisThread } from "../domain/user-patterns.ts";
-import { credentialHeaderNames, maskText, secretReach, secretsOf } from "./request-auth.ts";
+import { credentialHeaderNames, maskText, secretsOf } from "./request-auth.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
-import { stopWhenFound } from "./body-search.ts";
 import { checkResponse, partialBody } from "./response-checks.ts";
 import { syntheticProbe } from "./synthetic.ts";
 import type { Probe, ProbeContext } from "./types.ts";
@@ -36,15 +35,12 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
         blockPrivate: ctx.blockPrivateTargets,
         credentialHeaders: credentialHeaderNames(m),
         followRedirects: m.follow_redirects !== false,
-        // the keyword and body text settle the check as soon as both are seen, and a secret around
-        // them could be masked whole; assertions need it all
-        enough: stopWhenFound([m.keyword, m.api_expected_body_contains], (m.api_json_assertions_json?.length ?? 0) > 0, secretReach(secrets)),
       },
     );
     const latency = elapsedMs(started);
     const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings };
     const verdict = await checkResponse(
-      { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res), stoppedEarly: res.stoppedEarly },
+      { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res) },
       {
         expectedCodes: m.expected_http_codes,
         keyword: m.keyword,

@@ -95,14 +95,6 @@ export function maskJson(value: unknown, secrets: string[]): unknown {
   return value;
 }
 
-/**
- * Bytes read past a found keyword before a read may stop early, so that a secret around the
- * keyword is read whole and masked whole: the longest form of any secret.
- */
-export function secretReach(secrets: string[]): number {
-  return Math.max(0, ...secrets.flatMap(secretForms).map((f) => Buffer.byteLength(f)));
-}
-
 export function maskHeaders(headers: Record<string, string>, sensitiveNames: string[], secrets: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(headers)) {

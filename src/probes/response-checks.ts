@@ -21,10 +21,8 @@ export interface ReceivedResponse {
   status: number;
   headers: Record<string, string>;
   bodyText: string;
-  /** why bodyText is not the whole body ("the body was truncated at 4194304 bytes"), or null */
+  /** why bodyText is not the whole body ("only the first 4194304 bytes of the body are read"), or null */
   partial?: string | null;
-  /** the read ended once the expected texts were found: the rest of the body was not read */
-  stoppedEarly?: boolean;
 }
 
 export interface ResponseVerdict {
@@ -71,7 +69,7 @@ export async function checkResponse(res: ReceivedResponse, exp: ResponseExpectat
   const fail = (code: CheckErrorCode, message: string, assertions: AssertionOutcome[] = []): ResponseVerdict => ({ failure: { code, message }, assertions });
   if (!codes.matches(res.status)) return fail("http_error", `expected status ${codes.text}, got ${res.status}`);
   const partial = res.partial ? ` (${res.partial})` : "";
-  const body = maskBody(res.bodyText, how.secrets, Boolean(res.partial) || res.stoppedEarly === true);
+  const body = maskBody(res.bodyText, how.secrets, Boolean(res.partial));
   if (exp.keyword && !body.includes(exp.keyword)) {
     return fail("keyword_missing", `expected the body to contain keyword ${quote(exp.keyword)}, not found in ${Buffer.byteLength(res.bodyText)} bytes${partial}`);
   }
@@ -128,8 +126,8 @@ async function matchRegexRules(doc: unknown, rules: JsonAssertion[], how: Judgin
 }
 
 /** Why a read body is not the whole body, in words for messages; null when it is whole. */
-export function partialBody(res: { truncated: boolean; decodeError: string | null; body: Buffer }): string | null {
+export function partialBody(res: { capped: boolean; decodeError: string | null; body: Buffer }): string | null {
   if (res.decodeError) return `the body could not be decoded: ${res.decodeError}`;
-  if (res.truncated) return `the body was truncated at ${res.body.length} bytes`;
+  if (res.capped) return `only the first ${res.body.length} bytes of the body are read`;
   return null;
 }

@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { gzipSync } from "node:zlib";
 import { PROBES } from "../../src/probes/index.ts";
-import type { JsonAssertion } from "../../src/domain/monitor.ts";
+import { MAX_REDIRECTS, type JsonAssertion } from "../../src/domain/monitor.ts";
 import { closedPort, startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 import { context, monitor } from "./fixtures.ts";
 
@@ -76,7 +76,7 @@ describe("redirects", () => {
     const r = await run({ target: `${t.url}/loop` });
     expect(r.status).toBe("down");
     expect(r.error_code).toBe("too_many_redirects");
-    expect(t.requests.filter((q) => q.path === "/loop").length).toBe(11);
+    expect(t.requests.filter((q) => q.path === "/loop").length).toBe(MAX_REDIRECTS + 1);
   });
 
   test("302 after POST becomes GET, 307 keeps POST and body", async () => {

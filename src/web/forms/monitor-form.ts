@@ -1,4 +1,4 @@
-import { AUTH_TYPES, JSON_ASSERTION_OPS, MONITOR_TYPES, type JsonAssertion, type MonitorType } from "../../domain/monitor.ts";
+import { AUTH_TYPES, JSON_ASSERTION_OPS, MAX_REDIRECTS, MONITOR_TYPES, type JsonAssertion, type MonitorType } from "../../domain/monitor.ts";
 import { fieldApplies, MONITOR_ATTRIBUTE_NAMES, MONITOR_FIELDS, type MonitorAttributeName, type MonitorField } from "../../domain/monitor-schema.ts";
 import { MONITOR_DEFAULTS } from "../../domain/monitor-validation.ts";
 import { html, type SafeHtml } from "../html.ts";
@@ -92,7 +92,7 @@ const HINTS: Partial<Record<MonitorAttributeName, string>> = {
   api_auth_bearer_token: "sent as “Authorization: Bearer …”",
   api_auth_basic_pass: "",
   api_auth_api_key_value: "",
-  follow_redirects: "up to 10; turn off to expect a redirect (301, 302, …) itself",
+  follow_redirects: `up to ${MAX_REDIRECTS}; turn off to expect a redirect (301, 302, …) itself`,
   tls_verify: "turn off only for a self-signed certificate you trust",
   ssl_expiry_warn_days: "the check turns degraded this many days before; empty: 14",
   dns_resolver: "IP address (and :port) of the server to ask; empty: this machine's (not where private targets are blocked)",
