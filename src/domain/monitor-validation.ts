@@ -24,6 +24,7 @@ import { holdsNul, NUL_MESSAGE } from "./text-rules.ts";
 import { normalTags, tagsProblems } from "./tags.ts";
 import { assertionProblems, headerProblems, scenarioProblems } from "./synthetic-schema.ts";
 import { newDetails } from "./details.ts";
+import { BODY_CHECKS, bodyCheckOnHeadProblem, bodyChecksOnHead } from "./body-checks.ts";
 import { databaseOrigin, newOrigins, secretOrigins } from "./secret-origins.ts";
 
 export type Details = Record<string, string[]>;
@@ -229,6 +230,11 @@ function crossFieldRules(type: MonitorType, changes: MonitorChanges, existing: E
       add("expected_http_codes", msg);
       add("follow_redirects", msg);
     }
+  }
+  if (type === "http" && touched("method", ...BODY_CHECKS) && clean("method", ...BODY_CHECKS)) {
+    const onHead = bodyChecksOnHead(merged);
+    for (const a of onHead) add(a, bodyCheckOnHeadProblem(a));
+    if (onHead.length) add("method", `is HEAD, whose answer has no body, so ${onHead.join(" and ")} can never be met; use GET, or remove ${onHead.length > 1 ? "them" : "it"}`);
   }
   if (type === "http" && touched("synthetic_enabled", "synthetic_steps_json") && clean("synthetic_steps_json") && merged.synthetic_enabled === true && !merged.synthetic_steps_json) {
     add("synthetic_steps_json", 'is required when synthetic_enabled is true: {"steps": [{"url": "..."}]}');

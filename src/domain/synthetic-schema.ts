@@ -9,6 +9,7 @@ import { Type } from "@sinclair/typebox";
 import { expectedCodesProblems } from "./expected-codes.ts";
 import { HTTP_METHODS, JSON_ASSERTION_OPS } from "./monitor.ts";
 import { PatternBudget } from "./user-patterns.ts";
+import { stepBodyUseOnHead } from "./body-checks.ts";
 
 export const MAX_ASSERTIONS = 50;
 export const MAX_STEPS = 20;
@@ -158,6 +159,7 @@ export function scenarioProblems(value: unknown): string[] {
     }
     for (const name of used) if (!defined.has(name)) out.push(`${where}: variable {{${name}}} is not extracted by an earlier step`);
     if (step.assertions !== undefined) out.push(...assertionProblems(step.assertions, `${where}: assertions: `, patterns));
+    for (const use of stepBodyUseOnHead(step)) out.push(`${where}: ${use} can never be met on a HEAD request (its answer has no body); use GET`);
     if (step.extract !== undefined) {
       if (!Array.isArray(step.extract)) out.push(`${where}: extract must be a list of {name, from, path}`);
       else {

@@ -6,7 +6,7 @@
  * only for the variables the operator named (`--env`): a file naming others is refused whole.
  */
 import { mapConditions, codesText, type EndpointKind } from "./gatus-conditions.ts";
-import { count, fitInterval, fitTimeout, goDurationMs, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
+import { count, dropBodyChecksOnHead, fitInterval, fitTimeout, goDurationMs, NameBook, type ImportPlan, type PlannedItem } from "./plan.ts";
 
 export class GatusFileError extends Error {}
 
@@ -279,6 +279,7 @@ export function planGatusImport(text: string, env: Record<string, string | undef
     if (c.certWarnDays !== null) a.ssl_expiry_warn_days = c.certWarnDays;
     if (c.dnsAnswer) a.dns_expected_answer = c.dnsAnswer;
     if (c.wsExpect) a.ws_expect = c.wsExpect;
+    if (k.kind === "http") dropBodyChecksOnHead(a, notes);
     notes.push(...c.notes);
     if (c.unsupported.length) notes.push(`conditions not kept: ${c.unsupported.join(", ")}`);
     if (str(e.group)) item.groupRef = groupRef(str(e.group)!);

@@ -6,7 +6,8 @@
  */
 import { expectedRedirects } from "../domain/expected-codes.ts";
 import type { KumaRow } from "../store/uptime-kuma-file.ts";
-import { fitInterval, fitTimeout, hostPort } from "./plan.ts";
+import { MAX_REDIRECTS } from "../domain/monitor.ts";
+import { dropBodyChecksOnHead, fitInterval, fitTimeout, hostPort } from "./plan.ts";
 
 type Mapped = { attributes: Record<string, unknown>; notes: string[] } | { skip: string };
 type TypeMap = (m: KumaRow, ctx: MonitorContext, notes: string[]) => Record<string, unknown> | string;
@@ -55,7 +56,7 @@ function redirectsAndCodes(m: KumaRow, a: Record<string, unknown>, notes: string
     notes.push(`3xx codes dropped from the accepted status codes (${codes.join(", ")} → ${kept.join(", ") || "200-299, the default"}): Kuma follows redirects here, so a redirect is never the answer it judges, nor Vigil's, which follows them too`);
     codes = kept;
   }
-  if (a.follow_redirects && redirects !== 10) notes.push(`follows up to 10 redirects (Kuma: ${redirects})`);
+  if (a.follow_redirects && redirects !== MAX_REDIRECTS) notes.push(`follows up to ${MAX_REDIRECTS} redirects (Kuma: ${redirects})`);
   if (codes.length && !(codes.length === 1 && codes[0] === "200-299")) a.expected_http_codes = codes.join(",");
 }
 
@@ -116,6 +117,7 @@ function http(m: KumaRow, _ctx: MonitorContext, notes: string[]): Record<string,
     else a.api_json_assertions_json = [{ path: path === "" ? "$" : path, op, value: String(m.expected_value ?? "") }];
   }
   if (m.proxy_id) notes.push("proxy not kept: Vigil connects directly");
+  dropBodyChecksOnHead(a, notes);
   return a;
 }
 

@@ -5,6 +5,7 @@
  * monitors) name the source's items by `ref`; apply.ts turns them into Vigil ids as it goes.
  */
 import { isTag, MAX_TAGS, TAG_MAX_LENGTH } from "../domain/tags.ts";
+import { bodyChecksOnHead, type BodyCheck } from "../domain/body-checks.ts";
 
 export type ImportKind = "group" | "notification_channel" | "monitor" | "maintenance_window" | "status_page";
 
@@ -97,6 +98,24 @@ export function fitTimeout(ms: number, intervalSec: number, notes: string[]): nu
  * Monitor tags as Vigil takes them (domain/tags.ts): characters a tag may not hold become "-", the
  * length and count are cut to the limits; what changed or was left out is said in `notes`.
  */
+const BODY_CHECK_WORDS: Record<BodyCheck, (v: unknown) => string> = {
+  keyword: (v) => `keyword ${JSON.stringify(v)}`,
+  api_expected_body_contains: (v) => `body text ${JSON.stringify(v)}`,
+  api_json_assertions_json: (v) => `JSON check${(v as unknown[]).length === 1 ? "" : "s"}`,
+};
+
+/**
+ * A HEAD monitor's body checks could never pass (its answer has no body), and Vigil refuses them
+ * (docs/monitors.md, "HTTP answers"): the monitor comes without them, each said in a note, rather than
+ * not at all. In the tool it came from it could never be up either.
+ */
+export function dropBodyChecksOnHead(attributes: Record<string, unknown>, notes: string[]): void {
+  for (const check of bodyChecksOnHead(attributes)) {
+    notes.push(`${BODY_CHECK_WORDS[check](attributes[check])} not kept: the answer to a HEAD request has no body, so it could never be met (use GET to check the body)`);
+    delete attributes[check];
+  }
+}
+
 export function fitTags(wanted: string[], notes: string[]): string[] {
   const tags: string[] = [];
   for (const w of wanted) {

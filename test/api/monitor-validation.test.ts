@@ -112,6 +112,13 @@ const BAD_CREATES: [string, Record<string, unknown>, Record<string, string>][] =
   ["tls_verify on tcp", tcp({ tls_verify: false }), { tls_verify: "does not apply to tcp monitors" }],
   ["an expected redirect while following", http({ expected_http_codes: "302" }), { expected_http_codes: "never the answer while follow_redirects is true", follow_redirects: "set follow_redirects to false" }],
   ["follow_redirects on tcp", tcp({ follow_redirects: false }), { follow_redirects: "does not apply to tcp monitors" }],
+  ["a keyword on HEAD", http({ method: "HEAD", keyword: "ok" }), { keyword: "can never be met on a HEAD request: the answer to HEAD has no body; use GET, or remove keyword", method: "is HEAD, whose answer has no body, so keyword can never be met; use GET, or remove it" }],
+  [
+    "body text and JSON assertions on HEAD", http({ method: "HEAD", api_expected_body_contains: "ok", api_json_assertions_json: [{ path: "a", op: "is_not_null" }] }),
+    { api_expected_body_contains: "can never be met on a HEAD request", api_json_assertions_json: "can never be met on a HEAD request", method: "so api_expected_body_contains and api_json_assertions_json can never be met; use GET, or remove them" },
+  ],
+  ["a synthetic HEAD step with assertions", http({ synthetic_steps_json: { steps: [{ url: "/a", method: "HEAD", assertions: [{ path: "a", op: "is_null" }] }] } }), { synthetic_steps_json: "step 1: assertions can never be met on a HEAD request (its answer has no body); use GET" }],
+  ["a synthetic HEAD step extracting from the body", http({ synthetic_steps_json: { steps: [{ url: "/a", method: "HEAD", extract: [{ name: "x", from: "json", path: "a" }] }] } }), { synthetic_steps_json: "step 1: extractions from the body can never be met on a HEAD request" }],
 ];
 
 describe("POST validation: one row per rule, details name exactly the bad attributes", () => {
@@ -139,6 +146,9 @@ test("valid edge values are accepted", async () => {
     ping({ target: "::1" }),
     hb({ target: "nightly backup", heartbeat_period_sec: 1, heartbeat_grace_sec: 0, heartbeat_schedule: "0 3 * * 1-5", heartbeat_timezone: "Europe/Paris", heartbeat_payload_policy: "status_ok", heartbeat_payload_status_key: "result.state" }),
     http({ api_auth_type: "api_key", api_auth_api_key_header: "X-Api-Key", api_auth_api_key_value: "k-1" }),
+    // what a HEAD answer has: its status, headers and content type
+    http({ method: "HEAD", api_expected_content_type: "text/html", expected_http_codes: "200,204" }),
+    http({ synthetic_steps_json: { steps: [{ url: "/a", method: "HEAD", extract: [{ name: "etag", from: "header", path: "etag" }] }, { url: "/b/{{etag}}" }] } }),
   ];
   for (const body of ok) {
     const res = await s.api("POST", "/api/v1/monitors", body);
@@ -169,6 +179,18 @@ describe("PATCH validation", () => {
     const clear = await s.api("PATCH", `/api/v1/monitors/${id}`, { api_auth_basic_pass: null });
     expect(clear.status).toBe(422);
     expect(clear.json.error.details.api_auth_basic_pass[0]).toContain("is required when api_auth_type is basic");
+  });
+
+  test("a method turned to HEAD on a monitor with a keyword is refused, and the keyword may go with it", async () => {
+    const id = await createMonitor(s, http({ keyword: "welcome" }));
+    const bad = await s.api("PATCH", `/api/v1/monitors/${id}`, { method: "HEAD" });
+    expect(bad.status).toBe(422);
+    expect(Object.keys(bad.json.error.details).sort()).toEqual(["keyword", "method"]);
+    expect((await s.api("GET", `/api/v1/monitors/${id}`)).json.data.attributes.method).toBe("GET");
+    const ok = await s.api("PATCH", `/api/v1/monitors/${id}`, { method: "HEAD", keyword: null });
+    expect(ok.status).toBe(200);
+    expect(ok.json.data.attributes).toMatchObject({ method: "HEAD", keyword: null });
+    expect((await s.api("PATCH", `/api/v1/monitors/${id}`, { keyword: "welcome" })).status).toBe(422);
   });
 
   test("a tcp port can move from the target to the port attribute", async () => {

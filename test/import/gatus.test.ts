@@ -88,6 +88,13 @@ endpoints:
       - start: "07:30"
         duration: 40m
         timezone: "Europe/Berlin"
+  - name: head-only
+    url: "https://head.example.org/"
+    method: HEAD
+    conditions:
+      - "[STATUS] == 200"
+      - "[BODY] == pat(*ready*)"
+      - "[BODY].status == UP"
   - name: redis
     url: "tcp://10.0.0.5:6379"
     interval: 30s
@@ -204,6 +211,7 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
         { path: "errors", op: "is_null" },
       ],
     });
+    expect(m.get("head-only")!.attributes).toMatchObject({ monitor_type: "http", method: "HEAD", expected_http_codes: "200", api_expected_body_contains: null, api_json_assertions_json: null });
     expect(m.get("redis")!.attributes).toMatchObject({ monitor_type: "tcp", target: "10.0.0.5:6379", api_max_latency_ms: 50 });
     expect(m.get("router")!.attributes).toMatchObject({ monitor_type: "ping", target: "192.0.2.1", interval_sec: 60 });
     expect(m.get("dns-check")!.attributes).toMatchObject({ monitor_type: "dns", target: "example.com", dns_record_type: "A", dns_resolver: "8.8.8.8", dns_expected_answer: "93.184.215.14" });
@@ -226,6 +234,10 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
     expect(lineOf(out, "monitor", "api")).toContain('"len([BODY].items) < 5" (Vigil has no length comparison)');
     expect(lineOf(out, "monitor", "front-end")).toContain("slower answers make the monitor degraded, not down");
     expect(lineOf(out, "group", "core")).toStartWith("created");
+    // a HEAD answer has no body: its body conditions go, said, and the monitor comes
+    expect(lineOf(out, "monitor", "head-only")).toStartWith("created");
+    expect(lineOf(out, "monitor", "head-only")).toContain('body text "ready" not kept: the answer to a HEAD request has no body');
+    expect(lineOf(out, "monitor", "head-only")).toContain("JSON check not kept: the answer to a HEAD request has no body");
   });
 
   test("alerting providers become channels, alerts link them, an override is a channel of its own", async () => {
@@ -268,7 +280,7 @@ describe("a Gatus configuration with every kind of endpoint and condition", () =
     const w = await all(s, "/api/v1/maintenance-windows");
     const m = await all(s, "/api/v1/monitors");
     expect(w.get("Gatus maintenance")!.attributes).toMatchObject({ schedule: "0 23 * * 1,4", duration_sec: 3600, timezone: "Europe/Amsterdam" });
-    expect(w.get("Gatus maintenance")!.attributes.monitor_ids.length).toBe(10);
+    expect(w.get("Gatus maintenance")!.attributes.monitor_ids.length).toBe(11);
     expect(w.get("api maintenance")!.attributes).toMatchObject({ schedule: "30 7 * * *", duration_sec: 2400, timezone: "Europe/Berlin", monitor_ids: [Number(m.get("api")!.id)] });
   });
 

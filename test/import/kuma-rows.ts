@@ -68,6 +68,8 @@ export function insertKumaRows(db: Database, version: KumaVersion, target: strin
     auth_method: "basic", basic_auth_user: "probe", basic_auth_pass: "basic-secret", parent: monitors.Production!, description: "the public API",
   });
   add("Homepage", { type: "keyword", url: "https://www.example.com/", keyword: "Welcome", interval: 120, timeout: 48, resend_interval: 10, accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
+  // a keyword on HEAD, which Kuma checks against an empty body: never up there
+  add("Head check", { type: "keyword", url: "https://head.example.com/", method: "HEAD", keyword: "Welcome", accepted_statuscodes_json: '["200-299"]', maxredirects: 10 });
   add("Status JSON", { type: "json-query", url: "https://api.example.com/status", json_path: "data.status", expected_value: "ok", accepted_statuscodes_json: '["200-299"]', maxredirects: 10, ...(v2 ? { json_path_operator: "==" } : {}) });
   add("Postgres port", { type: "port", hostname: "db.internal", port: 5432, maxretries: 1 });
   add("Router", { type: "ping", hostname: "router.lan", interval: 20 });

@@ -65,7 +65,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
   test("says what it read, one line per item, and a summary", () => {
     expect(out).toContain(`Uptime Kuma ${version === "1.23" ? "1.x" : "2.x"} database`);
     expect(out).toMatch(/uptime-kuma import done: \d+ created, \d+ skipped, 0 already in the account/);
-    for (const name of ["API health", "Homepage", "Status JSON", "Postgres port", "Router", "Mail DNS", "Nightly backup", "Web container", "Main DB", "Shop DB", "Cache", "gRPC", "Old API", "Short link", "Orders webhook", "Old shop", "Wide codes"]) {
+    for (const name of ["API health", "Homepage", "Head check", "Status JSON", "Postgres port", "Router", "Mail DNS", "Nightly backup", "Web container", "Main DB", "Shop DB", "Cache", "gRPC", "Old API", "Short link", "Orders webhook", "Old shop", "Wide codes"]) {
       expect(lineOf(out, "monitor", name)).toStartWith("created");
     }
     expect(lineOf(out, "monitor", "Game server")).toContain("skipped");
@@ -96,6 +96,10 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(m.get("Homepage")!.attributes.notification_channel_ids).toEqual([]);
     expect(lineOf(out, "monitor", "Homepage")).toContain(`channels not imported, so not linked: "LINE" (notification`);
     expect(m.get("Status JSON")!.attributes.api_json_assertions_json).toEqual([{ path: "data.status", op: "equals", value: "ok" }]);
+    // a HEAD answer has no body: the monitor comes without its keyword, said on its line
+    expect(m.get("Head check")!.attributes).toMatchObject({ monitor_type: "http", method: "HEAD", keyword: null });
+    expect(lineOf(out, "monitor", "Head check")).toContain('keyword "Welcome" not kept: the answer to a HEAD request has no body');
+    expect(lineOf(out, "monitor", "Homepage")).toContain("follows up to 15 redirects (Kuma: 10)");
     expect(m.get("Postgres port")!.attributes).toMatchObject({ monitor_type: "tcp", target: "db.internal:5432" });
     expect(m.get("Router")!.attributes).toMatchObject({ monitor_type: "ping", target: "router.lan", interval_sec: 20 });
     expect(m.get("Mail DNS")!.attributes).toMatchObject({ monitor_type: "dns", target: "example.com", dns_record_type: "MX", dns_resolver: "1.1.1.1" });

@@ -171,6 +171,7 @@ describe("monitor forms", () => {
   test.each([
     ["http", { name: "", target: "ftp://example.com", interval_sec: "5", timeout_ms: "90000", expected_http_codes: "abc", api_headers_json: "{not json" }],
     ["http", { name: "x", target: "http://127.0.0.1:9/", interval_sec: "30", timeout_ms: "30000", api_auth_type: "bearer" }],
+    ["http", { name: "head", target: "http://127.0.0.1:9/", interval_sec: "30", timeout_ms: "3000", method: "HEAD", keyword: "welcome" }],
     ["tcp", { name: "db", target: "", interval_sec: "60", timeout_ms: "1000", port: "70000" }],
     ["dns", { name: "dns", target: "not a host!", interval_sec: "sixty", timeout_ms: "1000", dns_resolver: "nope" }],
     ["heartbeat", { name: "job", interval_sec: "60", timeout_ms: "1000", heartbeat_period_sec: "0", heartbeat_schedule: "every day", heartbeat_timezone: "Mars/Base" }],
