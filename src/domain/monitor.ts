@@ -14,7 +14,7 @@ export type HttpMethod = (typeof HTTP_METHODS)[number];
 
 /**
  * Redirects an http monitor follows at most: as many as Nagios' check_http and check_curl, so a
- * chain they follow is not a failure here, while a loop still ends quickly (docs/monitors.md).
+ * chain they follow is not a failure here, while a loop still ends quickly (docs/monitors.md, "HTTP answers").
  */
 export const MAX_REDIRECTS = 15;
 

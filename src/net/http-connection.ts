@@ -6,7 +6,7 @@
  * or HTTP/2 per check"), and a server that takes both picks by its own order, most often HTTP/2, so
  * offering both at once would not keep HTTP/1.1. A server that speaks only HTTP/2 refuses that
  * handshake with the `no_application_protocol` alert; the connection is then opened again offering
- * HTTP/2 (docs/monitors.md, "HTTP versions").
+ * HTTP/2 (docs/monitors.md, "HTTP answers").
  */
 import net from "node:net";
 import tls, { type TLSSocket } from "node:tls";
