@@ -2,7 +2,7 @@
  * The connection of one HTTP(S) exchange: a socket to the address resolveHost judged (README,
  * Security: the private-target guard), SNI carrying the name, and the protocol the server took.
  *
- * https offers HTTP/1.1 first: it costs less per check than HTTP/2 under Bun (BENCHMARKS.md, "HTTP/1.1
+ * https offers HTTP/1.1 first: it costs a little less CPU per check than HTTP/2 under Bun (BENCHMARKS.md, "HTTP/1.1
  * or HTTP/2 per check"), and a server that takes both picks by its own order, most often HTTP/2, so
  * offering both at once would not keep HTTP/1.1. A server that speaks only HTTP/2 refuses that
  * handshake with the `no_application_protocol` alert; the connection is then opened again offering
@@ -20,7 +20,7 @@ import { sniFor, trustedCas } from "./tls-options.ts";
 export type HttpProtocol = "http/1.1" | "h2";
 
 /** What https offers first; the bench offers `["h2"]` to measure that path on a server that takes both. */
-export const FIRST_OFFER: readonly HttpProtocol[] = ["http/1.1"];
+const FIRST_OFFER: readonly HttpProtocol[] = ["http/1.1"];
 /** What a server that refused FIRST_OFFER is offered next. */
 const SECOND_OFFER: readonly HttpProtocol[] = ["h2", "http/1.1"];
 const REFUSED_PROTOCOL = "ERR_SSL_TLSV1_ALERT_NO_APPLICATION_PROTOCOL";
