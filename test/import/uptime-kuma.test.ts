@@ -212,7 +212,7 @@ describe.each(["1.23", "2.x"] as const)("Uptime Kuma %s", (version) => {
     expect(m.get("Old shop")!.attributes).toMatchObject({ follow_redirects: true, expected_http_codes: null });
     expect(lineOf(out, "monitor", "Old shop")).toContain("(301-399 → 200-299, the default)");
     expect(m.get("Wide codes")!.attributes).toMatchObject({ follow_redirects: true, expected_http_codes: "200-299,400-499" });
-    expect(lineOf(out, "monitor", "Wide codes")).toContain("follows up to 10 redirects (Kuma: 5)");
+    expect(lineOf(out, "monitor", "Wide codes")).toContain("follows up to 15 redirects (Kuma: 5)");
     const orders = Number(m.get("Orders webhook")!.id);
     // a time zone Kuma stored JSON-encoded is read as its text
     const w = (await all(s, "/api/v1/maintenance-windows")).get("Office network window")!.attributes;
