@@ -50,6 +50,8 @@ export interface Config {
   readonly metricsPublic: boolean;
   /** Bun's idleTimeout: a connection silent (or a request unanswered) this long is closed */
   readonly idleTimeoutSec: number;
+  /** how long one batch of a check's patterns may match on the pattern worker (scheduler/pattern-thread.ts) */
+  readonly patternTimeLimitMs: number;
   /** VIGIL_SECRET_KEY, when set; otherwise <data>/secret.key is used */
   readonly secretKey: string | null;
 }

@@ -68,6 +68,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     metricsPublic: bool(raw("metricsPublic"), "metrics-public"),
     // Bun takes 0-255 s; 0 (never) is not offered: it would give slow clients connections for free
     idleTimeoutSec: int(raw("idleTimeout"), "idle-timeout", 1, 255),
+    patternTimeLimitMs: int(raw("patternTimeLimitMs"), "pattern-time-limit-ms", 100, 60_000),
     secretKey: env.VIGIL_SECRET_KEY || null,
   });
 }

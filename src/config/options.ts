@@ -42,6 +42,7 @@ export const SERVE_OPTIONS = {
   retentionDays: { flag: "retention-days", env: "VIGIL_RETENTION_DAYS", kind: "int", fallback: "30", help: "days raw checks are kept (rollups are kept 400 days)" },
   blockPrivateTargets: { flag: "block-private-targets", env: "VIGIL_BLOCK_PRIVATE_TARGETS", kind: "bool", fallback: "false", help: "the private-target rule of accounts that set none of their own: refuse checks and notifications to private, loopback and link-local addresses (see the README, Security)" },
   idleTimeout: { flag: "idle-timeout", env: "VIGIL_IDLE_TIMEOUT", kind: "int", fallback: "30", help: "seconds a request may take to arrive and be answered before its connection is closed (slow clients), 1-255" },
+  patternTimeLimitMs: { flag: "pattern-time-limit-ms", env: "VIGIL_PATTERN_TIME_LIMIT_MS", kind: "int", fallback: "2000", help: "ms one check's batch of regular expressions may match on the pattern worker before the check fails, 100-60000 (see the README, Regular expressions)" },
   metricsPublic: { flag: "metrics-public", env: "VIGIL_METRICS_PUBLIC", kind: "bool", fallback: "false", help: "serve /metrics without a token" },
 } as const satisfies Record<string, OptionSpec>;
 

@@ -7,6 +7,8 @@ import type { MonitorRow } from "../store/tables.ts";
 /** A monitor as the scheduler holds it: timing fields, and a way to build the probe's view per run. */
 export interface SchedulableMonitor {
   id: number;
+  /** whose monitor: its checks' patterns take turns with other accounts' (pattern-thread.ts) */
+  accountId: number;
   intervalSec: number;
   nextRunAt: number | null;
   lastCheckedAt: number | null;
@@ -36,6 +38,7 @@ function schedulable(row: MonitorRow, region: string): boolean {
 export function dbMonitorSource(ctx: AppContext, region: string, owns: (monitorId: number) => boolean = () => true): MonitorSource {
   const toSchedulable = (row: MonitorRow): SchedulableMonitor => ({
     id: row.id,
+    accountId: row.account_id,
     intervalSec: row.interval_sec,
     nextRunAt: row.next_run_at,
     lastCheckedAt: row.last_checked_at,

@@ -2,7 +2,6 @@ import type { AppEvents } from "../context.ts";
 import { logWriteFailure } from "../lib/storage-errors.ts";
 import { failed, type CheckResult, type CheckStatus } from "../domain/check-result.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
-import type { PatternMatcher } from "../domain/user-patterns.ts";
 import type { Clock } from "../lib/clock.ts";
 import type { EventHub } from "../lib/event-hub.ts";
 import type { Logger } from "../lib/logger.ts";
@@ -11,6 +10,7 @@ import type { MonitorSource, SchedulableMonitor } from "./db-source.ts";
 import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
 import { MinHeap, type HeapItem } from "../lib/min-heap.ts";
 import { NextRunWriter } from "./next-run-writer.ts";
+import type { PatternThread } from "./pattern-thread.ts";
 import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
 import { DEFAULT_SATURATION, SaturationWatch, type SaturationOptions, type SaturationReport } from "./saturation.ts";
 import { effectiveIntervalMs, joinPhase, MAX_RECHECK_DELAY_MS, nextRegularRun, phaseOffset, recheckDelay } from "./timing.ts";
@@ -32,8 +32,8 @@ export interface SchedulerOptions {
   blockPrivateTargets?: boolean;
   /** --rdap-bootstrap, handed to domain probes */
   rdapBootstrapUrl?: string;
-  /** runs the monitors' regular expressions (pattern-thread.ts); absent, checks match them on this thread */
-  patterns?: PatternMatcher;
+  /** runs the monitors' regular expressions, account by account (pattern-thread.ts); absent, checks match them on this thread */
+  patterns?: Pick<PatternThread, "forAccount">;
   /** cap of the re-check delay after a first failure (default 10 s; tests shorten it) */
   recheckMaxMs?: number;
   /** how long next_run_at changes gather before one write (default 500 ms) */
@@ -410,7 +410,7 @@ export class Scheduler {
       let monitor: ProbeMonitor | null = null;
       try {
         monitor = e.def.build();
-        result = await runProbe(monitor, { probes: this.probes, now: () => this.o.clock.now(), extraCa: this.o.extraCa, blockPrivateTargets: this.o.blockPrivateTargets, rdapBootstrapUrl: this.o.rdapBootstrapUrl, patterns: this.o.patterns, signal: controller.signal, marginMs: this.o.abortMarginMs });
+        result = await runProbe(monitor, { probes: this.probes, now: () => this.o.clock.now(), extraCa: this.o.extraCa, blockPrivateTargets: this.o.blockPrivateTargets, rdapBootstrapUrl: this.o.rdapBootstrapUrl, patterns: this.o.patterns?.forAccount(e.def.accountId), signal: controller.signal, marginMs: this.o.abortMarginMs });
       } catch (err) {
         // a definition that cannot be run (unreadable secret, bad stored JSON) is a failed check
         result = failed(started, "internal_error", (err as Error).message);

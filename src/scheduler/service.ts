@@ -27,8 +27,9 @@ export async function startSchedulerService(
   extra: Partial<SchedulerOptions> = {},
 ): Promise<Service & { scheduler: Scheduler }> {
   const log = ctx.log.child("scheduler");
-  // checks' regular expressions match on a worker, bounded by each check's deadline
-  const patterns = patternThread(ctx.log.child("patterns"));
+  // checks' regular expressions match on a worker, account by account, bounded by each check's
+  // deadline and --pattern-time-limit-ms
+  const patterns = patternThread(ctx.log.child("patterns"), { timeLimitMs: ctx.config.patternTimeLimitMs });
   const scheduler = new Scheduler({
     region: ctx.config.region,
     sink,
