@@ -9,11 +9,12 @@
  * each arrangement: how long B's batch waits for its answer, and how late the serving thread's
  * timers run meanwhile (a 10 ms interval's lateness). The reference is what Vigil did before
  * accounts took turns: first come first served, each batch bounded only by its check's deadline.
+ * First, for choosing the limit: what ordinary patterns cost over a whole 4 MiB answer.
  */
-import type { PatternBatch } from "../../src/domain/user-patterns.ts";
+import { loadavg } from "node:os";
+import { CompiledPatterns, runPatternBatch, type PatternBatch } from "../../src/domain/user-patterns.ts";
 import type { Logger } from "../../src/lib/logger.ts";
 import { patternThread } from "../../src/scheduler/pattern-thread.ts";
-import { loadavg } from "node:os";
 
 interface Options { rounds: number; aBatches: number; aTimeoutMs: number }
 
@@ -93,6 +94,18 @@ export async function main(args: string[]): Promise<number> {
     { name: "accounts in turn, time limit 2000 ms, 2 workers", inTurn: true, timeLimitMs: 2000, workers: 2 },
     { name: "accounts in turn, time limit 1000 ms, 1 worker", inTurn: true, timeLimitMs: 1000, workers: 1 },
   ];
+  // the largest answer a check reads, with the match at its end: a whole scan per pattern
+  const answer = MIB.repeat(4) + 'value="token=abc123" status: error';
+  const compiled = new CompiledPatterns();
+  for (const pattern of ["token=([A-Za-z0-9]+)", "(?:error|fail)", "value=\"([^\"]*)\""]) {
+    for (const want of ["test", "group"] as const) {
+      const batch = { texts: [answer], jobs: [{ pattern, text: 0, want }] };
+      runPatternBatch(batch, compiled);
+      const t0 = performance.now();
+      runPatternBatch(batch, compiled);
+      console.log(`  ${pattern} (${want}) over 4 MiB: ${(performance.now() - t0).toFixed(0)} ms`);
+    }
+  }
   console.log(`pattern-fairness: ${o.aBatches} batches of account A (20 capture groups over 1 MiB each, timeout ${o.aTimeoutMs} ms), then account B's one cheap pattern; ${o.rounds} rounds each; load average ${loadavg()[0]!.toFixed(1)}`);
   // B alone, for scale: what a cheap batch costs on a started worker
   const alone = patternThread(quiet, { timeLimitMs: 60_000 });
