@@ -14,8 +14,9 @@ import { ProbeFailure } from "../domain/check-failure.ts";
 import type { CheckTimings } from "../domain/check-result.ts";
 import type { Deadline } from "./deadline.ts";
 import { certErrorCode, certFailure, toProbeFailure } from "./net-errors.ts";
+import { judgePeerCertificate, type PeerCertificateVerdict } from "./peer-certificate.ts";
 import { guardSocket, type ResolvedHost } from "./resolve-host.ts";
-import { sniFor, trustedCas } from "./tls-options.ts";
+import { judgedTlsOptions } from "./tls-options.ts";
 
 export type HttpProtocol = "http/1.1" | "h2";
 
@@ -43,14 +44,18 @@ export interface ConnectionSpec {
 
 export interface HttpConnection {
   socket: net.Socket;
-  /** the TLS socket of an https connection, for its certificate */
-  secure: TLSSocket | null;
+  /** the server's certificate as judgePeerCertificate read it; null over plain http */
+  certificate: PeerCertificateVerdict | null;
   protocol: HttpProtocol;
 }
 
-/** Opens the connection, and for https the TLS session, within the deadline. Throws ProbeFailure. */
+/**
+ * Opens the connection, and for https the TLS session, within the deadline; with `verify`, a
+ * certificate judgePeerCertificate refuses ends it before a byte of the request (and its
+ * credentials) goes out. Throws ProbeFailure.
+ */
 export async function openConnection(spec: ConnectionSpec): Promise<HttpConnection> {
-  if (!spec.tls) return { socket: await connectOnce(spec, null), secure: null, protocol: "http/1.1" };
+  if (!spec.tls) return { socket: await connectOnce(spec, null), certificate: null, protocol: "http/1.1" };
   const first = spec.tls.offer ?? FIRST_OFFER;
   let socket: TLSSocket;
   try {
@@ -59,7 +64,12 @@ export async function openConnection(spec: ConnectionSpec): Promise<HttpConnecti
     if ((err as { code?: string }).code !== REFUSED_PROTOCOL) throw err;
     socket = (await connectOnce(spec, SECOND_OFFER)) as TLSSocket;
   }
-  return { socket, secure: socket, protocol: socket.alpnProtocol === "h2" ? "h2" : "http/1.1" };
+  const certificate = judgePeerCertificate(socket, spec.target.host, spec.endpoint);
+  if (spec.tls.verify && certificate.refusal) {
+    socket.destroy();
+    throw certificate.refusal;
+  }
+  return { socket, certificate, protocol: socket.alpnProtocol === "h2" ? "h2" : "http/1.1" };
 }
 
 /**
@@ -71,7 +81,7 @@ function connectOnce(spec: ConnectionSpec, offer: readonly HttpProtocol[] | null
   const { target, port, deadline, endpoint, timings, since } = spec;
   return new Promise((resolve, reject) => {
     const socket = offer
-      ? tls.connect({ host: target.ip, port, servername: sniFor(target.host), rejectUnauthorized: spec.tls!.verify, ca: trustedCas(spec.tls!.extraCa), ALPNProtocols: [...offer] })
+      ? tls.connect({ host: target.ip, port, ...judgedTlsOptions(target.host, spec.tls!.extraCa), ALPNProtocols: [...offer] })
       : net.connect({ host: target.ip, port, family: target.family });
     guardSocket(socket, target.host, spec.blockPrivate);
     let tcpUp = false;

@@ -7,6 +7,7 @@
  * The body is read to its end or to the cap (http-body.ts).
  */
 import { ProbeFailure } from "../domain/check-failure.ts";
+import type { WatchedCertificate } from "../domain/cert-expiry.ts";
 import type { CheckTimings } from "../domain/check-result.ts";
 import { MAX_REDIRECTS } from "../domain/monitor.ts";
 import type { Deadline } from "./deadline.ts";
@@ -16,7 +17,6 @@ import { openConnection, type HttpProtocol } from "./http-connection.ts";
 import { sendOverHttp1 } from "./http1-transport.ts";
 import { sendOverHttp2 } from "./http2-transport.ts";
 import { resolveHost } from "./resolve-host.ts";
-import { certIssuer, certNotAfter } from "./tls-options.ts";
 
 /** What Vigil calls itself in requests whose monitor sets no User-Agent of its own. */
 export const DEFAULT_USER_AGENT = "Vigil/0.1 (uptime monitor)";
@@ -56,8 +56,9 @@ export interface HttpResponseData {
   decodeError: string | null;
   finalUrl: URL;
   resolvedIp: string;
-  sslNotAfter: number | null;
-  /** the issuer of that certificate (certIssuer) */
+  /** the certificate of the chain that expires first (judgePeerCertificate); null over plain http */
+  sslCert: WatchedCertificate | null;
+  /** who issued the leaf (certIssuer) */
   sslIssuer: string | null;
   timings: CheckTimings;
 }
@@ -103,7 +104,6 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
   try {
     const answer = await sent.answer;
     timings.ttfb_ms = since();
-    const peerCert = conn.secure ? conn.secure.getPeerCertificate() : null;
     const resolvedIp = conn.socket.remoteAddress ?? target.ip;
     const observed = { http_code: answer.status, resolved_ip: resolvedIp };
     // a followed redirect's body is never read: only its Location matters
@@ -126,8 +126,8 @@ async function exchangeOnce(spec: HttpRequestSpec, opts: HttpExchangeOptions): P
       ...read,
       finalUrl: url,
       resolvedIp,
-      sslNotAfter: certNotAfter(peerCert),
-      sslIssuer: certIssuer(peerCert),
+      sslCert: conn.certificate?.watched ?? null,
+      sslIssuer: conn.certificate?.issuer ?? null,
       timings,
     };
   } finally {

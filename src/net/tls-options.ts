@@ -1,5 +1,5 @@
 /**
- * TLS settings shared by the http, synthetic and ssl probes: the trust store (system roots plus
+ * TLS settings shared by every probe that speaks TLS: the trust store (system roots plus
  * --extra-ca, since a bare `ca` option would replace the system roots) and SNI rules.
  */
 import { rootCertificates, type PeerCertificate } from "node:tls";
@@ -14,6 +14,15 @@ export function trustedCas(extraCa: string | undefined): string[] | undefined {
 /** SNI must be a host name; RFC 6066 forbids IP literals in server_name. */
 export function sniFor(host: string): string | undefined {
   return isIP(host) ? undefined : host;
+}
+
+/**
+ * Options for a TLS client whose certificate the probe judges itself (judgePeerCertificate): the
+ * handshake completes whatever the certificate, and the runtime's host name check, which accepts a
+ * name found only in the subject CN, is left out (the chain's verdict stays in `authorized`).
+ */
+export function judgedTlsOptions(host: string, extraCa: string | undefined) {
+  return { servername: sniFor(host), ca: trustedCas(extraCa), rejectUnauthorized: false, checkServerIdentity: () => undefined };
 }
 
 /** notAfter of the leaf as epoch ms, or null when the peer sent no certificate. */

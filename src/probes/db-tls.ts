@@ -5,7 +5,7 @@
  * The client shows the server's certificate only to a verifying connection, in the identity check,
  * which is where its notAfter is read; with tls_verify off no notAfter is recorded.
  */
-import tls from "node:tls";
+import { identityError } from "../net/peer-certificate.ts";
 import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
 
 export interface SeenCertificate {
@@ -20,7 +20,7 @@ export function sqlTlsOptions(host: string, verify: boolean, extraCa: string | u
     ca: trustedCas(extraCa),
     checkServerIdentity: (_name, cert) => {
       seen.notAfter = certNotAfter(cert);
-      return tls.checkServerIdentity(host, cert);
+      return identityError(host, cert);
     },
   };
 }

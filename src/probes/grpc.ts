@@ -11,10 +11,12 @@ import type net from "node:net";
 import tls, { type TLSSocket } from "node:tls";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { emptyResult, failed, type CheckResult, type CheckTimings } from "../domain/check-result.ts";
+import type { WatchedCertificate } from "../domain/cert-expiry.ts";
 import { elapsedMs, sinceMs, startDeadline, type Deadline } from "../net/deadline.ts";
-import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
+import { certErrorCode, toProbeFailure } from "../net/net-errors.ts";
+import { judgePeerCertificate } from "../net/peer-certificate.ts";
 import { resolveHost, splitHostPort } from "../net/resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { judgedTlsOptions } from "../net/tls-options.ts";
 import { decodeGrpcMessage, grpcStatusName, HEALTH_CHECK_PATH, healthCheckRequest, MAX_ANSWER_BYTES, readHealthCheckResponse, servingStatusName } from "./grpc-wire.ts";
 import { degradedReasons } from "./http-request.ts";
 import { connectTcp } from "./tcp.ts";
@@ -25,7 +27,7 @@ const USER_AGENT = "Vigil/0.1 (uptime monitor)";
 /** Starts TLS on a connected socket, offering only h2 (gRPC runs on HTTP/2); the chain is judged by the caller. */
 function startTls(socket: net.Socket, host: string, extraCa: string | undefined, deadline: Deadline, endpoint: string): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
-    const secure = tls.connect({ socket, servername: sniFor(host), ALPNProtocols: ["h2"], ca: trustedCas(extraCa), rejectUnauthorized: false });
+    const secure = tls.connect({ socket, ALPNProtocols: ["h2"], ...judgedTlsOptions(host, extraCa) });
     const abort = () => {
       secure.destroy();
       reject(deadline.failure(`during the TLS handshake with ${endpoint}`));
@@ -43,14 +45,6 @@ function startTls(socket: net.Socket, host: string, extraCa: string | undefined,
       reject(certErrorCode(err.code ?? "") ? err : new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${err.code ?? "error"}: ${err.message}); does the server speak TLS? (grpc_tls)`));
     });
   });
-}
-
-/** The problem with the peer's certificate when `tls_verify` is on, as an OpenSSL code, or null. */
-function certificateProblem(socket: TLSSocket, host: string): string | null {
-  if (!socket.authorized) return String(socket.authorizationError ?? "UNABLE_TO_VERIFY_LEAF_SIGNATURE");
-  // without SNI (an IP target) nothing checked the name yet
-  const err = tls.checkServerIdentity(host, socket.getPeerCertificate());
-  return err ? (err as Error & { code?: string }).code ?? "ERR_TLS_CERT_ALTNAME_INVALID" : null;
 }
 
 interface GrpcAnswer {
@@ -154,6 +148,7 @@ export const grpcProbe: Probe = async (m, ctx) => {
   const observed: Partial<CheckResult> = {};
   let socket: net.Socket | null = null;
   let session: ClientHttp2Session | null = null;
+  let watched: WatchedCertificate | null = null;
   try {
     if (!host || port === null || !Number.isInteger(port) || port < 1 || port > 65535) {
       throw new ProbeFailure("connection_error", `target ${JSON.stringify(m.target)} needs a host and a port (1-65535)`);
@@ -169,9 +164,10 @@ export const grpcProbe: Probe = async (m, ctx) => {
       const secure = await startTls(socket, target.host, ctx.extraCa, deadline, endpoint);
       socket = secure;
       timings.tls_ms = sinceMs(begun);
-      observed.ssl_not_after = certNotAfter(secure.getPeerCertificate());
-      const problem = m.tls_verify === false ? null : certificateProblem(secure, target.host);
-      if (problem) throw certFailure(problem, endpoint, target.host);
+      const seen = judgePeerCertificate(secure, target.host, endpoint);
+      watched = seen.watched;
+      observed.ssl_not_after = watched?.notAfter ?? null;
+      if (m.tls_verify !== false && seen.refusal) throw seen.refusal;
     }
     const authority = `${m.grpc_tls ? "https" : "http"}://${host.includes(":") ? `[${host}]` : host}:${port}`;
     const connected = socket;
@@ -183,7 +179,7 @@ export const grpcProbe: Probe = async (m, ctx) => {
     if (failure) throw failure;
     // as every check with a certificate: degraded within the warning days (14 for grpc, which has
     // no ssl_expiry_warn_days), or when an expired one was accepted with tls_verify off
-    const reasons = degradedReasons(m, latency, observed.ssl_not_after ?? null, ctx.now());
+    const reasons = degradedReasons(m, latency, watched, ctx.now());
     return { ...emptyResult(checkedAt), ...observed, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
   } catch (err) {
     const f = grpcFailure(err, endpoint);

@@ -2,7 +2,7 @@
  * Request building and result rules shared by the http and synthetic probes.
  */
 import type { ProbeMonitor } from "../domain/monitor.ts";
-import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
+import { certExpiryVerdict, latencyReason, type WatchedCertificate } from "../domain/cert-expiry.ts";
 import { secretOrigins } from "../domain/secret-origins.ts";
 import { authHeaders } from "./request-auth.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
@@ -47,13 +47,16 @@ export function bodyFor(method: string, body: string | null | undefined): string
   return body !== null && body !== undefined && body !== "" && method !== "GET" && method !== "HEAD" ? body : null;
 }
 
-/** Degraded reasons shared by http and synthetic: slow response, certificate close to expiry. */
-export function degradedReasons(m: ProbeMonitor, latencyMs: number, sslNotAfter: number | null, now: number): string[] {
+/**
+ * Degraded reasons shared by http, synthetic, websocket and grpc: slow response, the chain's
+ * certificate that expires first close to expiry.
+ */
+export function degradedReasons(m: ProbeMonitor, latencyMs: number, cert: WatchedCertificate | null, now: number): string[] {
   const reasons: string[] = [];
   const slow = latencyReason(latencyMs, m.api_max_latency_ms);
   if (slow) reasons.push(slow);
-  if (sslNotAfter !== null) {
-    const v = certExpiryVerdict(sslNotAfter, now, m.ssl_expiry_warn_days);
+  if (cert !== null) {
+    const v = certExpiryVerdict(cert.notAfter, now, m.ssl_expiry_warn_days, cert.name);
     // "expired" only reaches here with tls_verify off; the check passed, but say so
     if (v.kind !== "ok") reasons.push(v.reason);
   }

@@ -38,7 +38,7 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
       },
     );
     const latency = elapsedMs(started);
-    const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings };
+    const observed: Partial<CheckResult> = { latency_ms: latency, http_code: res.status, resolved_ip: res.resolvedIp, ssl_not_after: res.sslCert?.notAfter ?? null, ssl_issuer: res.sslIssuer, timings: res.timings };
     const verdict = await checkResponse(
       { status: res.status, headers: res.headers, bodyText: res.body.toString("utf8"), partial: partialBody(res) },
       {
@@ -54,7 +54,7 @@ async function plainHttp(m: ProbeMonitor, ctx: ProbeContext): Promise<CheckResul
       const via = res.redirects > 0 ? ` (after ${res.redirects} redirect(s) to ${displayUrl(res.finalUrl)})` : "";
       return failed(checkedAt, verdict.failure.code, maskText(verdict.failure.message + via, secrets), observed);
     }
-    const reasons = degradedReasons(m, latency, res.sslNotAfter, ctx.now());
+    const reasons = degradedReasons(m, latency, res.sslCert, ctx.now());
     return { ...emptyResult(checkedAt), ...observed, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
   } catch (err) {
     const f = toProbeFailure(err, where);

@@ -12,9 +12,10 @@ import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts
 import { latencyReason } from "../domain/cert-expiry.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { elapsedMs, startDeadline, type Deadline } from "../net/deadline.ts";
-import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
+import { certErrorCode, toProbeFailure } from "../net/net-errors.ts";
+import { judgePeerCertificate } from "../net/peer-certificate.ts";
 import { guardSocket, resolveHost, type ResolvedHost } from "../net/resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { judgedTlsOptions } from "../net/tls-options.ts";
 import { endpointOf, parseDbTarget } from "./db-target.ts";
 import { maskText, secretsOf } from "./request-auth.ts";
 import { encodeCommand, readReply, RespProtocolError, type RespReply } from "./resp-reply.ts";
@@ -27,7 +28,7 @@ const MAX_ANSWER_BYTES = 64 * 1024;
 function connectTls(target: ResolvedHost, port: number, extraCa: string | undefined, blockPrivate: boolean, deadline: Deadline, endpoint: string): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     // verified below, after the handshake, so the certificate is seen (and recorded) either way
-    const socket = tls.connect({ host: target.ip, port, servername: sniFor(target.host), ca: trustedCas(extraCa), rejectUnauthorized: false });
+    const socket = tls.connect({ host: target.ip, port, ...judgedTlsOptions(target.host, extraCa) });
     guardSocket(socket, target.host, blockPrivate);
     let tcpUp = false;
     const abort = () => {
@@ -48,13 +49,6 @@ function connectTls(target: ResolvedHost, port: number, extraCa: string | undefi
       reject(tcpUp && !(err instanceof ProbeFailure) && !certErrorCode(err.code ?? "") ? new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${err.code ?? "error"}: ${err.message})`) : err);
     });
   });
-}
-
-/** The certificate's problem when tls_verify asks for a trusted one issued for the target's name. */
-function certificateProblem(socket: TLSSocket, host: string): string | null {
-  if (!socket.authorized) return String(socket.authorizationError ?? "UNABLE_TO_VERIFY_LEAF_SIGNATURE");
-  const err = tls.checkServerIdentity(host, socket.getPeerCertificate());
-  return err ? ((err as Error & { code?: string }).code ?? "ERR_TLS_CERT_ALTNAME_INVALID") : null;
 }
 
 /** Sends `commands` at once and reads their replies, stopping at the first error reply. */
@@ -116,9 +110,9 @@ export const redisProbe: Probe = async (m, ctx) => {
     if (t.scheme === "rediss") {
       const secure = await connectTls(target, t.port, ctx.extraCa, blockPrivate, deadline, endpoint);
       socket = secure;
-      observed.ssl_not_after = certNotAfter(secure.getPeerCertificate());
-      const problem = m.tls_verify !== false ? certificateProblem(secure, target.host) : null;
-      if (problem) throw certFailure(problem, endpoint, target.host);
+      const seen = judgePeerCertificate(secure, target.host, endpoint);
+      observed.ssl_not_after = seen.watched?.notAfter ?? null;
+      if (m.tls_verify !== false && seen.refusal) throw seen.refusal;
     } else {
       socket = await connectTcp(target, t.port, blockPrivate, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`));
     }

@@ -12,12 +12,13 @@ import net from "node:net";
 import tls, { type TLSSocket } from "node:tls";
 import { hostname } from "node:os";
 import { emptyResult, failed, type CheckResult, type CheckTimings } from "../domain/check-result.ts";
-import { certExpiryVerdict, latencyReason } from "../domain/cert-expiry.ts";
+import { certExpiryVerdict, latencyReason, type WatchedCertificate } from "../domain/cert-expiry.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { elapsedMs, sinceMs, startDeadline, type Deadline } from "../net/deadline.ts";
-import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
+import { certErrorCode, toProbeFailure } from "../net/net-errors.ts";
+import { judgePeerCertificate } from "../net/peer-certificate.ts";
 import { resolveHost, splitHostPort } from "../net/resolve-host.ts";
-import { certIssuer, certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { judgedTlsOptions } from "../net/tls-options.ts";
 import { connectTcp } from "./tcp.ts";
 import { type Probe } from "./types.ts";
 
@@ -146,7 +147,7 @@ class Conversation {
 /** TLS over an open socket (implicit TLS at once, or after STARTTLS's 220). Never rejects on the certificate: we judge it. */
 function upgrade(plain: net.Socket, host: string, endpoint: string, extraCa: string | undefined, deadline: Deadline): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
-    const socket = tls.connect({ socket: plain, servername: sniFor(host), ca: trustedCas(extraCa), rejectUnauthorized: false });
+    const socket = tls.connect({ socket: plain, ...judgedTlsOptions(host, extraCa) });
     const finish = (err: Error | null) => {
       deadline.signal.removeEventListener("abort", onAbort);
       socket.off("secureConnect", onSecure);
@@ -168,13 +169,6 @@ function upgrade(plain: net.Socket, host: string, endpoint: string, extraCa: str
     socket.once("error", onError);
     socket.once("close", onClose);
   });
-}
-
-/** The verification problem of the peer's certificate for `host` (chain, then name), or null. */
-function certificateProblem(socket: TLSSocket, host: string): string | null {
-  if (!socket.authorized) return String(socket.authorizationError ?? "UNABLE_TO_VERIFY_LEAF_SIGNATURE");
-  const err = tls.checkServerIdentity(host, socket.getPeerCertificate());
-  return err ? (err as Error & { code?: string }).code ?? "ERR_TLS_CERT_ALTNAME_INVALID" : null;
 }
 
 function want(reply: Reply, code: number, endpoint: string, what: string): void {
@@ -211,6 +205,7 @@ export const smtpProbe: Probe = async (m, ctx) => {
     timings.connect_ms = sinceMs(begun);
 
     let talk: Conversation | null = null;
+    let watched = null as WatchedCertificate | null;
     /**
      * TLS on the open socket; the certificate is judged at once, before anything is said over it.
      * `socket` becomes the TLS socket here already, so a refused certificate still closes it.
@@ -220,15 +215,15 @@ export const smtpProbe: Probe = async (m, ctx) => {
       const tlsSocket = await upgrade(plain, target.host, endpoint, ctx.extraCa, deadline);
       socket = tlsSocket;
       timings.tls_ms = sinceMs(begun);
-      const cert = tlsSocket.getPeerCertificate();
-      observed.ssl_not_after = certNotAfter(cert);
-      observed.ssl_issuer = certIssuer(cert);
-      if (observed.ssl_not_after === null) throw new ProbeFailure("tls_error", `${endpoint} sent no certificate`);
+      const seen = judgePeerCertificate(tlsSocket, target.host, endpoint);
+      watched = seen.watched;
+      observed.ssl_not_after = watched?.notAfter ?? null;
+      observed.ssl_issuer = seen.issuer;
+      if (!watched) throw new ProbeFailure("tls_error", `${endpoint} sent no certificate`);
       // expiry is what the warning watches, so it is judged even with tls_verify off (as for ssl monitors)
-      const expiry = certExpiryVerdict(observed.ssl_not_after, ctx.now(), m.ssl_expiry_warn_days);
+      const expiry = certExpiryVerdict(watched.notAfter, ctx.now(), m.ssl_expiry_warn_days, watched.name);
       if (expiry.kind === "expired") throw new ProbeFailure("certificate_expired", `${expiry.reason} (${endpoint})`);
-      const problem = m.tls_verify !== false ? certificateProblem(tlsSocket, target.host) : null;
-      if (problem) throw certFailure(problem, endpoint, target.host);
+      if (m.tls_verify !== false && seen.refusal) throw seen.refusal;
       return tlsSocket;
     };
 
@@ -252,7 +247,7 @@ export const smtpProbe: Probe = async (m, ctx) => {
     // polite, not judged: the check has its answer, and a server slow to say goodbye is not down
     await goodbye(talk);
 
-    const expiry = observed.ssl_not_after ? certExpiryVerdict(observed.ssl_not_after, ctx.now(), m.ssl_expiry_warn_days) : null;
+    const expiry = watched ? certExpiryVerdict(watched.notAfter, ctx.now(), m.ssl_expiry_warn_days, watched.name) : null;
     const reasons = [expiry?.kind === "expiring" ? expiry.reason : null, latencyReason(latency, m.api_max_latency_ms)].filter((r): r is string => r !== null);
     return { ...emptyResult(checkedAt), ...observed, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
   } catch (err) {

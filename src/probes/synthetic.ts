@@ -6,6 +6,7 @@
 import { emptyResult, failed, type CheckErrorCode, type CheckResult } from "../domain/check-result.ts";
 import type { ProbeMonitor, SyntheticStep } from "../domain/monitor.ts";
 import type { AssertionOutcome } from "../domain/json-assertions.ts";
+import type { WatchedCertificate } from "../domain/cert-expiry.ts";
 import { elapsedMs, startDeadline } from "../net/deadline.ts";
 import { displayUrl, httpExchange } from "../net/http-exchange.ts";
 import { bodyFor, degradedReasons, requestHeaders, targetUrl } from "./http-request.ts";
@@ -85,6 +86,7 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
   const steps = m.synthetic_steps_json?.steps ?? [];
   const trace: StepTrace[] = [];
   const observed: Partial<CheckResult> = { synthetic_trace_json: { steps: trace } };
+  let sslCert = null as WatchedCertificate | null;
   if (steps.length === 0) return failed(checkedAt, "synthetic_step_failed", "the scenario has no steps", observed);
   const deadline = startDeadline(m.timeout_ms, ctx.signal);
   const started = performance.now();
@@ -133,8 +135,11 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
         observed.synthetic_trace_json = withCutReason({ steps: trace }, STEP_BODY_REASON);
       }
       // the first step's address and certificate describe the monitored site
-      if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer, timings: res.timings });
-      else if (observed.ssl_not_after === null && res.sslNotAfter !== null) Object.assign(observed, { ssl_not_after: res.sslNotAfter, ssl_issuer: res.sslIssuer });
+      if (i === 0 || (sslCert === null && res.sslCert !== null)) {
+        sslCert = res.sslCert;
+        Object.assign(observed, { ssl_not_after: sslCert?.notAfter ?? null, ssl_issuer: res.sslIssuer });
+      }
+      if (i === 0) Object.assign(observed, { resolved_ip: res.resolvedIp, timings: res.timings });
       observed.http_code = res.status;
       const verdict = await checkResponse({ status: res.status, headers: res.headers, bodyText, partial: partialBody(res) }, { expectedCodes: step.expected_http_codes, assertions: step.assertions }, { secrets, patterns, signal: deadline.signal });
       entry.assertions = verdict.assertions;
@@ -147,7 +152,7 @@ async function runScenario(m: ProbeMonitor, ctx: ProbeContext, vars: Vars): Prom
       Object.assign(vars, got.values);
     }
     const latency = elapsedMs(started);
-    const reasons = degradedReasons(m, latency, observed.ssl_not_after ?? null, ctx.now());
+    const reasons = degradedReasons(m, latency, sslCert, ctx.now());
     return { ...emptyResult(checkedAt), ...observed, latency_ms: latency, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
   } catch (err) {
     const f = toProbeFailure(err, m.target ?? "scenario");

@@ -6,19 +6,23 @@
  *
  * The client is `ws` as Bun provides it (the `ws` API over the runtime's own framing): its
  * `createConnection` hook lets us open the socket ourselves, to the address resolveHost judged, with
- * SNI and the Host header carrying the name, as http-exchange does for http.
+ * SNI and the Host header carrying the name, as http-exchange does for http. Over wss:// the TLS
+ * handshake comes first and judgePeerCertificate accepts the certificate before the upgrade request
+ * (and the monitor's headers) goes out.
  */
 import net from "node:net";
-import tls, { type TLSSocket } from "node:tls";
+import type { TLSSocket } from "node:tls";
 import WebSocket from "ws";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { emptyResult, failed, type CheckResult, type CheckTimings } from "../domain/check-result.ts";
+import type { WatchedCertificate } from "../domain/cert-expiry.ts";
 import type { ProbeMonitor } from "../domain/monitor.ts";
 import { elapsedMs, sinceMs, startDeadline, type Deadline } from "../net/deadline.ts";
 import { DEFAULT_USER_AGENT } from "../net/http-exchange.ts";
-import { certErrorCode, certFailure, toProbeFailure } from "../net/net-errors.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
+import { judgePeerCertificate } from "../net/peer-certificate.ts";
 import { guardSocket, resolveHost, type ResolvedHost } from "../net/resolve-host.ts";
-import { certNotAfter, sniFor, trustedCas } from "../net/tls-options.ts";
+import { connectTls } from "../net/tls-connect.ts";
 import { degradedReasons } from "./http-request.ts";
 import { maskText, secretsOf } from "./request-auth.ts";
 import type { Probe } from "./types.ts";
@@ -76,8 +80,8 @@ interface Conversation {
   protocols: string[];
   send: string | null;
   expect: string | null;
-  tlsVerify: boolean;
-  extraCa: string | undefined;
+  /** for wss://, the TLS connection whose certificate was accepted; null: a plain connection is opened */
+  secure: TLSSocket | null;
   blockPrivate: boolean;
   deadline: Deadline;
   timeoutMs: number;
@@ -88,7 +92,6 @@ interface Conversation {
 
 interface Outcome {
   latencyMs: number;
-  sslNotAfter: number | null;
 }
 
 /** Ends the conversation politely (a close frame) when it is open, and never lets the socket linger. */
@@ -103,17 +106,13 @@ function hangUp(ws: WebSocket | null, socket: net.Socket | null): void {
 
 function converse(c: Conversation): Promise<Outcome> {
   const endpoint = c.url.host;
-  const secure = c.url.protocol === "wss:";
-  const port = c.url.port ? Number(c.url.port) : secure ? 443 : 80;
+  const port = c.url.port ? Number(c.url.port) : 80;
   return new Promise<Outcome>((resolve, reject) => {
     let ws: WebSocket | null = null;
-    let socket: net.Socket | null = null;
-    let tcpUp = false;
-    let tlsUp = false;
+    let socket: net.Socket | null = c.secure;
     let answeredAfter: number | null = null;
     let upgradedAfter: number | null = null;
     let binaryMessages = 0;
-    let sslNotAfter: number | null = null;
     let settled = false;
     const finish = (outcome: ProbeFailure | Outcome) => {
       if (settled) return;
@@ -121,11 +120,10 @@ function converse(c: Conversation): Promise<Outcome> {
       c.deadline.signal.removeEventListener("abort", onAbort);
       hangUp(ws, socket);
       if (!(outcome instanceof ProbeFailure)) return resolve(outcome);
-      // a failure after an answer keeps what was seen: how long the server took, its certificate
-      const seen = { ...(answeredAfter === null ? {} : { latency_ms: upgradedAfter ?? answeredAfter }), ...(sslNotAfter === null ? {} : { ssl_not_after: sslNotAfter }) };
-      reject(Object.keys(seen).length === 0 ? outcome : new ProbeFailure(outcome.code, outcome.message, { ...outcome.extra, ...seen }));
+      // a failure after an answer keeps how long the server took
+      reject(answeredAfter === null ? outcome : new ProbeFailure(outcome.code, outcome.message, { ...outcome.extra, latency_ms: upgradedAfter ?? answeredAfter }));
     };
-    const succeed = (latencyMs: number) => finish({ latencyMs, sslNotAfter });
+    const succeed = (latencyMs: number) => finish({ latencyMs });
     const nothingUsable = () => (binaryMessages > 0 ? ` (${binaryMessages} binary message${binaryMessages === 1 ? "" : "s"} arrived)` : "");
     const onAbort = () => {
       if (upgradedAfter !== null && c.deadline.timedOut()) {
@@ -134,21 +132,12 @@ function converse(c: Conversation): Promise<Outcome> {
         finish(c.deadline.failure(answeredAfter !== null ? `waiting for ${endpoint} to finish the upgrade` : `waiting for the upgrade from ${endpoint}`));
       }
     };
-    // the socket the client talks over: to the judged address, SNI and certificate check on the name
+    // the socket the client talks over: the TLS one already open, or a plain one to the judged address
     const connect = () => {
-      const s = secure
-        ? tls.connect({ host: c.target.ip, port, servername: sniFor(c.target.host), ca: trustedCas(c.extraCa), rejectUnauthorized: c.tlsVerify })
-        : net.connect({ host: c.target.ip, port });
+      if (c.secure) return c.secure;
+      const s = net.connect({ host: c.target.ip, port });
       guardSocket(s, c.target.host, c.blockPrivate);
-      s.once("connect", () => {
-        tcpUp = true;
-        c.timings.connect_ms = sinceMs(c.started);
-      });
-      s.once("secureConnect", () => {
-        tlsUp = true;
-        c.timings.tls_ms = sinceMs(c.started);
-        sslNotAfter = certNotAfter((s as TLSSocket).getPeerCertificate());
-      });
+      s.once("connect", () => (c.timings.connect_ms = sinceMs(c.started)));
       socket = s;
       return s;
     };
@@ -201,7 +190,6 @@ function converse(c: Conversation): Promise<Outcome> {
     ws.on("error", (err) => {
       if (settled) return;
       const code = err.code ?? "";
-      if (certErrorCode(code)) return finish(certFailure(code, endpoint, c.target.host));
       if (err instanceof ProbeFailure) return finish(err);
       if (upgradedAfter !== null) {
         return finish(c.expect === null
@@ -212,8 +200,6 @@ function converse(c: Conversation): Promise<Outcome> {
       }
       // a 101 whose headers do not complete the handshake (a wrong Sec-WebSocket-Accept, say)
       if (answeredAfter !== null) return finish(new ProbeFailure("websocket_handshake_failed", `${endpoint} answered 101 but the handshake is not valid (${err.message})`, { http_code: 101 }));
-      // TCP up but no TLS session: the server reset, answered in plain text, or is not TLS at all
-      if (secure && tcpUp && !tlsUp) return finish(new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${code || "error"}: ${err.message})`));
       finish(toProbeFailure(err, endpoint));
     });
   });
@@ -234,15 +220,32 @@ export const websocketProbe: Probe = async (m, ctx) => {
     observed.resolved_ip = target.ip;
     const timings: CheckTimings = { dns_ms: target.ip === target.host ? null : sinceMs(started), connect_ms: null, tls_ms: null, ttfb_ms: null };
     observed.timings = timings;
+    let watched: WatchedCertificate | null = null;
+    let secure: TLSSocket | null = null;
+    if (url.protocol === "wss:") {
+      secure = await connectTls({
+        target, port: url.port ? Number(url.port) : 443, endpoint, extraCa: ctx.extraCa, blockPrivate, signal: deadline.signal,
+        onAbort: () => deadline.failure(`during the TLS handshake with ${endpoint}`),
+        onConnect: () => (timings.connect_ms = sinceMs(started)),
+      });
+      timings.tls_ms = sinceMs(started);
+      const seen = judgePeerCertificate(secure, target.host, endpoint);
+      watched = seen.watched;
+      observed.ssl_not_after = watched?.notAfter ?? null;
+      if (m.tls_verify !== false && seen.refusal) {
+        secure.destroy();
+        throw seen.refusal;
+      }
+    }
     const { headers, protocols } = upgradeHeaders(m);
     const outcome = await converse({
       url, target, headers, protocols,
       send: m.ws_send, expect: m.ws_expect === "" ? null : m.ws_expect,
-      tlsVerify: m.tls_verify !== false, extraCa: ctx.extraCa, blockPrivate,
+      secure, blockPrivate,
       deadline, timeoutMs: m.timeout_ms, started, timings,
     });
-    Object.assign(observed, { latency_ms: outcome.latencyMs, http_code: 101, ssl_not_after: outcome.sslNotAfter });
-    const reasons = degradedReasons(m, outcome.latencyMs, outcome.sslNotAfter, ctx.now());
+    Object.assign(observed, { latency_ms: outcome.latencyMs, http_code: 101 });
+    const reasons = degradedReasons(m, outcome.latencyMs, watched, ctx.now());
     return { ...emptyResult(checkedAt), ...observed, status: reasons.length ? "degraded" : "up", degraded_reason: reasons.length ? reasons.join("; ") : null };
   } catch (err) {
     const f = toProbeFailure(err, endpoint);

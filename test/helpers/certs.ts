@@ -96,6 +96,73 @@ export function issueLeaf(certs: TestCerts, name: string, days: number): string 
   return leaf(certs.dir, name, days, "DNS:localhost,IP:127.0.0.1");
 }
 
+export interface TestChains {
+  /** a leaf for localhost/127.0.0.1 valid for 90 days with an intermediate that expires in `nearExpiryDays`, both sent by the server */
+  expiringIntermediateChainPath: string;
+  expiringIntermediatePath: string;
+  /** the same with an intermediate whose notAfter is a day in the past */
+  expiredIntermediateChainPath: string;
+  expiredIntermediatePath: string;
+  /** a leaf and an intermediate (both valid for months) under a root of their own that expires in `nearExpiryDays` */
+  shortRootChainPath: string;
+  /** that root, to trust as `extraCa`; the server does not send it */
+  shortRootPem: string;
+  /** issued by the CA for 90 days with CN=localhost and no subjectAltName at all */
+  cnOnlyCertPath: string;
+  /** the intermediates' subject as a check's message names them ("O=…, CN=…") */
+  subjectOf(path: string): string;
+}
+
+/** An intermediate CA certificate on the shared intermediate key, signed by `ca`/`caKey`, valid for `days` (negative: expired). */
+function intermediate(dir: string, name: string, ca: string, caKey: string, days: number): string {
+  writeFileSync(join(dir, "intermediate.ext"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign\n");
+  const file = `intermediate-${name}`;
+  openssl(["req", "-new", "-key", "intermediate.key", "-out", `${file}.csr`, "-subj", `/O=${TEST_CA_ORGANISATION}/CN=Vigil Test Intermediate ${name}`], dir);
+  openssl(["x509", "-req", "-in", `${file}.csr`, "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", `${file}.pem`, "-days", String(days), "-extfile", "intermediate.ext", "-sha256"], dir);
+  return join(dir, `${file}.pem`);
+}
+
+/** The leaf key's certificate for localhost signed by `ca`, followed by `chain` (the file a server presents). */
+function chainFile(dir: string, name: string, ca: string, caKey: string, chain: string[]): string {
+  writeFileSync(join(dir, "chain-leaf.ext"), "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+  openssl(["x509", "-req", "-in", "leaf.csr", "-CA", ca, "-CAkey", caKey, "-CAcreateserial", "-out", `chain-${name}-leaf.pem`, "-days", "90", "-extfile", "chain-leaf.ext", "-sha256"], dir);
+  const out = join(dir, `chain-${name}.pem`);
+  writeFileSync(out, [join(dir, `chain-${name}-leaf.pem`), ...chain].map((f) => readFileSync(f, "utf8")).join(""));
+  return out;
+}
+
+/**
+ * Certificate chains beside `makeCerts`' leaves, in the same directory and with the same leaf key:
+ * intermediates that expire soon or have expired, a root that expires before its chain, and a leaf
+ * naming its host only in the subject CN.
+ *
+ * @example const chains = makeChains(certs); // serve chains.expiredIntermediateChainPath with certs.keyPath
+ */
+export function makeChains(certs: TestCerts): TestChains {
+  const dir = certs.dir;
+  openssl(["genrsa", "-out", "intermediate.key", "2048"], dir);
+  const expiringIntermediatePath = intermediate(dir, "expiring", "ca.pem", "ca.key", certs.nearExpiryDays);
+  const expiredIntermediatePath = intermediate(dir, "expired", "ca.pem", "ca.key", -1);
+  openssl(["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "short-root.key", "-out", "short-root.pem", "-days", String(certs.nearExpiryDays), "-subj", `/O=${TEST_CA_ORGANISATION}/CN=Vigil Test Short Root`,
+    "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"], dir);
+  const underShortRoot = intermediate(dir, "under-short-root", "short-root.pem", "short-root.key", 200);
+  writeFileSync(join(dir, "cn-only.ext"), "basicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+  openssl(["x509", "-req", "-in", "leaf.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "cn-only.pem", "-days", "90", "-extfile", "cn-only.ext", "-sha256"], dir);
+  return {
+    expiringIntermediatePath,
+    expiringIntermediateChainPath: chainFile(dir, "expiring", expiringIntermediatePath, "intermediate.key", [expiringIntermediatePath]),
+    expiredIntermediatePath,
+    expiredIntermediateChainPath: chainFile(dir, "expired", expiredIntermediatePath, "intermediate.key", [expiredIntermediatePath]),
+    shortRootChainPath: chainFile(dir, "short-root", underShortRoot, "intermediate.key", [underShortRoot]),
+    shortRootPem: readFileSync(join(dir, "short-root.pem"), "utf8"),
+    cnOnlyCertPath: join(dir, "cn-only.pem"),
+    subjectOf: (path) => {
+      const r = Bun.spawnSync(["openssl", "x509", "-in", path, "-noout", "-subject", "-nameopt", "sep_comma_plus_space"], { stdout: "pipe" });
+      return r.stdout.toString().trim().replace(/^subject=/, "");
+    },
+  };
+}
+
 /** notAfter of a PEM certificate file as epoch ms, read with openssl (independent of the code under test). */
 export function certNotAfterOf(path: string): number {
   const r = Bun.spawnSync(["openssl", "x509", "-in", path, "-noout", "-enddate"], { stdout: "pipe" });

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProbeMonitor } from "../../src/domain/monitor.ts";
 import { grpcProbe } from "../../src/probes/grpc.ts";
-import { certNotAfterOf, makeCerts, type TestCerts } from "../helpers/certs.ts";
+import { certNotAfterOf, makeCerts, makeChains, type TestCerts } from "../helpers/certs.ts";
 import { startGrpcHealthServer, type GrpcHealthServer } from "../helpers/grpc-health-server.ts";
 import { closedPort, startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
 import { context, monitor } from "./fixtures.ts";
@@ -201,6 +201,19 @@ describe("TLS", () => {
       expect(await check(expired.target, { grpc_tls: true })).toMatchObject({ status: "down", error_code: "certificate_expired" });
     } finally {
       await Promise.all([nearExpiry.stop(), expired.stop()]);
+    }
+  });
+
+  test("a certificate naming the host only in its subject CN, without subjectAltName, is certificate_hostname_mismatch", async () => {
+    const chains = makeChains(certs);
+    const cnOnly = await startGrpcHealthServer({ tls: { certPath: chains.cnOnlyCertPath, keyPath: certs.keyPath } });
+    try {
+      const r = await check(`localhost:${cnOnly.port}`, { grpc_tls: true });
+      expect(r).toMatchObject({ status: "down", error_code: "certificate_hostname_mismatch", ssl_not_after: certNotAfterOf(chains.cnOnlyCertPath) });
+      expect(r.error_message).toContain("no subjectAltName");
+      expect(await check(`localhost:${cnOnly.port}`, { grpc_tls: true, tls_verify: false })).toMatchObject({ status: "up" });
+    } finally {
+      await cnOnly.stop();
     }
   });
 

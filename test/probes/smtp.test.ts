@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { SmtpSecurity } from "../../src/domain/monitor.ts";
 import { smtpProbe } from "../../src/probes/smtp.ts";
-import { certNotAfterOf, makeCerts, type TestCerts } from "../helpers/certs.ts";
+import { certNotAfterOf, makeCerts, makeChains, type TestCerts } from "../helpers/certs.ts";
 import { startSmtpServer, type SmtpServer, type SmtpServerOptions } from "../helpers/smtp-server.ts";
 import { closedPort } from "../helpers/targets.ts";
 import { context, monitor } from "./fixtures.ts";
@@ -104,6 +104,15 @@ describe("certificates", () => {
     }
     // a shorter warning window lets the same certificate pass
     expect((await check(`127.0.0.1:${s.port}`, "starttls", { tls_verify: false, ssl_expiry_warn_days: 1 })).status).toBe("up");
+  });
+
+  test("an intermediate the server sends that expires within the window degrades, named, with its date as ssl_not_after", async () => {
+    const chains = makeChains(certs);
+    const s = await server({ cert: { certPath: chains.expiringIntermediateChainPath, keyPath: certs.keyPath } });
+    const notAfter = certNotAfterOf(chains.expiringIntermediatePath);
+    const r = await check(`localhost:${s.port}`, "starttls");
+    expect(r).toMatchObject({ status: "degraded", error_code: null, ssl_not_after: notAfter });
+    expect(r.degraded_reason).toBe(`intermediate certificate "${chains.subjectOf(chains.expiringIntermediatePath)}" expires in ${certs.nearExpiryDays - 1} days (${new Date(notAfter).toISOString()}), within the 14-day warning window`);
   });
 
   test("an expired certificate is certificate_expired, with tls_verify on or off", async () => {

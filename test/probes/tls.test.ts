@@ -1,18 +1,20 @@
 /**
  * HTTPS (http probe) and certificate (ssl probe) checks against loopback servers using a private
- * CA made by openssl at test time.
+ * CA made by openssl at test time, with chains of intermediates the servers send.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PROBES } from "../../src/probes/index.ts";
-import { certNotAfterOf, makeCerts, TEST_CA_ORGANISATION, type TestCerts } from "../helpers/certs.ts";
+import { certNotAfterOf, makeCerts, makeChains, TEST_CA_ORGANISATION, type TestCerts, type TestChains } from "../helpers/certs.ts";
 import { closedPort, startHttpTarget, startHttpsTarget, startTcpTarget, type HttpTarget, type TcpTarget } from "../helpers/targets.ts";
 import { context, monitor } from "./fixtures.ts";
 
 let certs: TestCerts;
+let chains: TestChains;
 let valid: HttpTarget, near: HttpTarget, expired: HttpTarget, wrongHost: HttpTarget, selfSigned: HttpTarget, future: HttpTarget, plain: HttpTarget;
+let expiringIntermediate: HttpTarget, expiredIntermediate: HttpTarget, shortRoot: HttpTarget, cnOnly: HttpTarget;
 let silentTcp: TcpTarget;
 const routes = { "/": () => new Response("secure hello") };
 
@@ -26,9 +28,14 @@ beforeAll(async () => {
   future = await startHttpsTarget(certs.notYetValidCertPath, certs.keyPath, routes);
   plain = await startHttpTarget(routes);
   silentTcp = await startTcpTarget();
+  chains = makeChains(certs);
+  expiringIntermediate = await startHttpsTarget(chains.expiringIntermediateChainPath, certs.keyPath, routes);
+  expiredIntermediate = await startHttpsTarget(chains.expiredIntermediateChainPath, certs.keyPath, routes);
+  shortRoot = await startHttpsTarget(chains.shortRootChainPath, certs.keyPath, routes);
+  cnOnly = await startHttpsTarget(chains.cnOnlyCertPath, certs.keyPath, routes);
 });
 afterAll(async () => {
-  await Promise.all([valid, near, expired, wrongHost, selfSigned, future, plain].map((t) => t.close()));
+  await Promise.all([valid, near, expired, wrongHost, selfSigned, future, plain, expiringIntermediate, expiredIntermediate, shortRoot, cnOnly].map((t) => t.close()));
   await silentTcp.close();
   rmSync(certs.dir, { recursive: true, force: true });
 });
@@ -159,6 +166,56 @@ describe("ssl probe", () => {
   test("closed port, unknown host", async () => {
     expect(await ssl(`127.0.0.1:${await closedPort()}`)).toMatchObject({ status: "down", error_code: "connection_refused" });
     expect(await ssl("no-such-host.invalid")).toMatchObject({ status: "down", error_code: "dns_error" });
+  });
+});
+
+describe("certificate chains and names, alike for http and ssl", () => {
+  const both = (port: number, o: Parameters<typeof monitor>[0] = {}, ctx = withCa()) => Promise.all([https(`https://localhost:${port}/`, o, ctx), ssl(`localhost:${port}`, o, ctx)]);
+  const intermediateName = (path: string) => `intermediate certificate "${chains.subjectOf(path)}"`;
+
+  test("an intermediate that expires within the warning window degrades the check, named, though the leaf has months left", async () => {
+    const notAfter = certNotAfterOf(chains.expiringIntermediatePath);
+    expect(notAfter).toBeLessThan(certNotAfterOf(chains.expiringIntermediateChainPath));
+    for (const r of await both(expiringIntermediate.port)) {
+      expect(r).toMatchObject({ status: "degraded", error_code: null, ssl_not_after: notAfter, ssl_issuer: TEST_CA_ORGANISATION });
+      expect(r.degraded_reason).toBe(`${intermediateName(chains.expiringIntermediatePath)} expires in ${certs.nearExpiryDays - 1} days (${new Date(notAfter).toISOString()}), within the 14-day warning window`);
+    }
+    for (const r of await both(expiringIntermediate.port, { ssl_expiry_warn_days: 3 })) expect(r.status).toBe("up");
+  });
+
+  test("an expired intermediate is certificate_expired naming it, not the leaf, and its date is ssl_not_after", async () => {
+    const notAfter = certNotAfterOf(chains.expiredIntermediatePath);
+    const said = `${intermediateName(chains.expiredIntermediatePath)} expired at ${new Date(notAfter).toISOString()} (localhost:${expiredIntermediate.port})`;
+    const [http, handshake] = await both(expiredIntermediate.port);
+    expect(http).toMatchObject({ status: "down", error_code: "certificate_expired", error_message: said });
+    expect(handshake).toMatchObject({ status: "down", error_code: "certificate_expired", error_message: said, ssl_not_after: notAfter });
+    // nothing was asked of a server whose certificate was refused
+    expect(expiredIntermediate.requests).toEqual([]);
+    // with tls_verify off an ssl monitor is still down (expiry is what it watches); http only degrades
+    const [lenient, sslLenient] = await both(expiredIntermediate.port, { tls_verify: false });
+    expect(lenient).toMatchObject({ status: "degraded", ssl_not_after: notAfter });
+    expect(lenient.degraded_reason).toBe(`${intermediateName(chains.expiredIntermediatePath)} expired at ${new Date(notAfter).toISOString()}`);
+    expect(sslLenient).toMatchObject({ status: "down", error_code: "certificate_expired", error_message: said });
+  });
+
+  test("a root from the trust store that the server does not send is not watched: its own expiry does not degrade the chain under it", async () => {
+    const ctx = context({ extraCa: chains.shortRootPem });
+    for (const r of await both(shortRoot.port, {}, ctx)) {
+      expect(r).toMatchObject({ status: "up", error_code: null, ssl_not_after: certNotAfterOf(chains.shortRootChainPath) });
+    }
+  });
+
+  test("a host name found only in the subject CN, with no subjectAltName, is certificate_hostname_mismatch", async () => {
+    for (const host of ["localhost", "127.0.0.1"]) {
+      const r = await https(`https://${host}:${cnOnly.port}/`);
+      expect(r).toMatchObject({ status: "down", error_code: "certificate_hostname_mismatch" });
+      expect(r.error_message).toContain(`is not issued for ${host}`);
+      expect(r.error_message).toContain("no subjectAltName");
+      const handshake = await ssl(`${host}:${cnOnly.port}`);
+      expect(handshake).toMatchObject({ status: "down", error_code: "certificate_hostname_mismatch", ssl_not_after: certNotAfterOf(chains.cnOnlyCertPath) });
+    }
+    expect(cnOnly.requests).toEqual([]);
+    for (const r of await both(cnOnly.port, { tls_verify: false })) expect(r.status).toBe("up");
   });
 });
 

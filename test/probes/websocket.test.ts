@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ProbeMonitor } from "../../src/domain/monitor.ts";
 import { websocketProbe } from "../../src/probes/websocket.ts";
-import { certNotAfterOf, makeCerts, type TestCerts } from "../helpers/certs.ts";
+import { certNotAfterOf, makeCerts, makeChains, type TestCerts } from "../helpers/certs.ts";
 import { closedPort } from "../helpers/targets.ts";
 import { startRawAnswerServer, startWebsocketServer, type WebsocketServer, type WebsocketServerOptions } from "../helpers/websocket-server.ts";
 import { context, monitor } from "./fixtures.ts";
@@ -243,6 +243,16 @@ describe("websocket probe over TLS (wss)", () => {
     const r = await run({ target: s.url }, context({ extraCa: certs.caPem }));
     expect(r.status).toBe("degraded");
     expect(r.degraded_reason).toContain("certificate expires in");
+  });
+
+  test("an expired intermediate is certificate_expired naming it, and no upgrade request is sent", async () => {
+    const chains = makeChains(certs);
+    const s = await server({ tls: { certPath: chains.expiredIntermediateChainPath, keyPath: certs.keyPath } });
+    const notAfter = certNotAfterOf(chains.expiredIntermediatePath);
+    const r = await run({ target: `wss://localhost:${s.port}/`, api_headers_json: { authorization: "Bearer not-for-this-server" } }, context({ extraCa: certs.caPem }));
+    expect(r).toMatchObject({ status: "down", error_code: "certificate_expired", ssl_not_after: notAfter });
+    expect(r.error_message).toBe(`intermediate certificate "${chains.subjectOf(chains.expiredIntermediatePath)}" expired at ${new Date(notAfter).toISOString()} (localhost:${s.port})`);
+    expect(s.upgrades).toEqual([]);
   });
 
   test("wss to a server that does not speak TLS is tls_error", async () => {
