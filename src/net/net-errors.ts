@@ -41,6 +41,15 @@ export function certFailure(opensslCode: string, endpoint: string, host: string)
   return new ProbeFailure("certificate_invalid", `the certificate of ${endpoint} is not valid (${opensslCode})`);
 }
 
+/**
+ * A connect that failed with a reset: the handshake completed and the server reset the connection
+ * before the connect was reported (a port that refuses answers the SYN itself, ECONNREFUSED). The
+ * port accepted the connection, which is what a tcp check asks (docs/monitors.md, tcp).
+ */
+export function resetAfterAccept(err: unknown): boolean {
+  return (err as { code?: unknown } | null)?.code === "ECONNRESET";
+}
+
 export function netErrorCode(code: string | undefined): CheckErrorCode {
   switch (code) {
     case "ECONNREFUSED": return "connection_refused";

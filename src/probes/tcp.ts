@@ -1,12 +1,13 @@
 /**
  * TCP probe: a connect to "host:port" (or host + monitor.port; IPv6 as [::1]:port) within
- * timeout_ms. Up when the handshake completes; the connection is closed at once.
+ * timeout_ms. Up when the handshake completes, even when the server resets the connection at once
+ * (reported as a failed connect when the reset comes first); the connection is closed at once.
  */
 import net from "node:net";
 import { emptyResult, failed } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
 import { elapsedMs, sinceMs, startDeadline } from "../net/deadline.ts";
-import { toProbeFailure } from "../net/net-errors.ts";
+import { resetAfterAccept, toProbeFailure } from "../net/net-errors.ts";
 import { guardSocket, resolveHost, splitHostPort, type ResolvedHost } from "../net/resolve-host.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { type Probe } from "./types.ts";
@@ -49,9 +50,12 @@ export const tcpProbe: Probe = async (m, ctx) => {
     resolvedIp = target.ip;
     const dnsMs = target.ip === target.host ? null : sinceMs(begun);
     const started = performance.now();
-    const socket = await connectTcp(target, port, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`));
+    const socket = await connectTcp(target, port, ctx.blockPrivateTargets === true, deadline.signal, () => deadline.failure(`connecting to ${endpoint}`)).catch((err: unknown) => {
+      if (resetAfterAccept(err)) return null;
+      throw err;
+    });
     const latency = elapsedMs(started);
-    socket.destroy();
+    socket?.destroy();
     const slow = latencyReason(latency, m.api_max_latency_ms);
     const timings = { dns_ms: dnsMs, connect_ms: sinceMs(begun), tls_ms: null, ttfb_ms: null };
     return { ...emptyResult(checkedAt), latency_ms: latency, resolved_ip: target.ip, timings, status: slow ? "degraded" : "up", degraded_reason: slow };
