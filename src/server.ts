@@ -5,6 +5,7 @@ import { healthPlugin } from "./api/health.ts";
 import { openApiDocument } from "./api/openapi.ts";
 import { apiPipeline } from "./api/pipeline.ts";
 import { stateFor } from "./http/request-state.ts";
+import { bodyDrain } from "./http/read-limited.ts";
 import { errorResponse } from "./http/respond.ts";
 import type { RouteDef } from "./api/route.ts";
 import { RouteTable } from "./http/route-table.ts";
@@ -33,16 +34,26 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   // answer a wrong one themselves
   let served: RouteTable<ServedRoute> | null = null;
   const notFoundPage = parts.services?.find((s) => s.notFoundPage)?.notFoundPage;
+  const drain = bodyDrain(ctx.config.idleTimeoutSec);
   const app = new Elysia({ serve: { routes } })
-    .onError(({ request, code, error, path }) => {
+    .onError(async ({ request, code, error, path }) => {
       const state = stateFor(request);
       let err: unknown = error;
       if (code === "NOT_FOUND") {
         served ??= new RouteTable(servedRoutes(app).filter((r) => r.method !== "ALL"));
         err = wrongMethodOrNotFound(served, request.method, path);
-        if (notFoundPage && (err as ApiError).status === 404 && wantsPage(request, path)) return notFoundPage(request);
+        if (notFoundPage && (err as ApiError).status === 404 && wantsPage(request, path)) {
+          await drain(request);
+          return notFoundPage(request);
+        }
       } else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
+      await drain(request);
       return errorResponse(state, err, log, request.method, path);
+    })
+    // every answer of every route (the API's, the dashboard's, the status pages', the peers'); async,
+    // since Elysia awaits only a hook declared async and takes anything else returned as the answer
+    .mapResponse({ as: "global" }, async ({ request }) => {
+      await drain(request);
     })
     .use(apiPipeline(ctx, apiRoutesServed))
     .use(docsPlugin(openApiDocument(apiRoutesServed, { version: VERSION, baseUrl, heartbeatUrl, metricsPublic })))
@@ -81,8 +92,15 @@ function wrongMethodOrNotFound(table: RouteTable<ServedRoute>, method: string, p
  */
 export function buildProbeHttpApp(ctx: AppContext, services: () => Service[]) {
   const log = ctx.log.child("http");
+  const drain = bodyDrain(ctx.config.idleTimeoutSec);
   return new Elysia()
-    .onError(({ request, code, error, path }) => errorResponse(stateFor(request), code === "NOT_FOUND" ? new ApiError(404, "not_found", "this is a probe: it serves only /healthz and /readyz") : error, log, request.method, path))
+    .onError(async ({ request, code, error, path }) => {
+      await drain(request);
+      return errorResponse(stateFor(request), code === "NOT_FOUND" ? new ApiError(404, "not_found", "this is a probe: it serves only /healthz and /readyz") : error, log, request.method, path);
+    })
+    .mapResponse({ as: "global" }, async ({ request }) => {
+      await drain(request);
+    })
     .use(healthPlugin(ctx, services));
 }
 
@@ -101,8 +119,9 @@ export function listen(ctx: AppContext, app: ReturnType<typeof buildHttpApp>): R
   // Bun's own body limit is off: over it Bun answers by itself, a bare 413 without our JSON error
   // body, and closes on a client still sending, which then reads a reset instead of the answer. The
   // limits are ours, per endpoint, counted by the code that reads a body (http/read-limited.ts), which
-  // answers 413 as soon as a body is over; the rest of the body is then read and dropped until the
-  // client is done or the idle timeout closes the connection (README "Security", Limits).
+  // refuses a body as soon as it is over; the rest is read and dropped before the 413 goes out, up to
+  // a bound (bodyDrain), and by Bun after it until the client is done or the idle timeout closes the
+  // connection (README "Security", Limits).
   app.listen({ hostname: ctx.config.host, port: ctx.config.port, idleTimeout: ctx.config.idleTimeoutSec, maxRequestBodySize: Infinity });
   const server = app.server!;
   const host = ctx.config.host === "0.0.0.0" || ctx.config.host === "::" ? "127.0.0.1" : ctx.config.host;

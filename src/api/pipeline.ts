@@ -3,6 +3,7 @@ import type { AppContext } from "../context.ts";
 import { CONFIG_SCHEMA_PATH } from "../domain/config-file-schema.ts";
 import type { Scope } from "../domain/scopes.ts";
 import { readJsonObject } from "../http/json-body.ts";
+import { bodyDrain } from "../http/read-limited.ts";
 import { insufficientScope, methodNotAllowed, notFound, unauthorized } from "../http/errors.ts";
 import { stateFor, type RequestState } from "../http/request-state.ts";
 import { errorResponse, jsonResponse } from "../http/respond.ts";
@@ -28,6 +29,7 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
   const outside = new Set(routes.map((r) => r.path).filter((p) => !p.startsWith(API_PREFIX + "/")));
   const log = ctx.log.child("api");
   const touched = new Map<number, number>();
+  const drain = bodyDrain(ctx.config.idleTimeoutSec);
 
   const logLine = (state: RequestState, method: string, path: string, status: number) => {
     const seconds = (performance.now() - state.startedAt) / 1000;
@@ -67,6 +69,8 @@ export function apiPipeline(ctx: AppContext, routes: RouteDef[]) {
     } catch (err) {
       const res = errorResponse(state, err, log, request.method, path);
       logLine(state, request.method, path, res.status);
+      // an answer from onRequest skips the app's mapResponse hook, which drains the rest otherwise
+      await drain(request);
       return res;
     }
   });

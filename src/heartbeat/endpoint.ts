@@ -15,7 +15,7 @@ import type { AppContext } from "../context.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
 import { clientAddress, normalizeIp, trustedSet } from "./source-ip.ts";
-import { readHead } from "../http/read-limited.ts";
+import { bodyDrain, readHead } from "../http/read-limited.ts";
 import { PING_BODY_KEEP, PING_BODY_LIMIT } from "./ping-body.ts";
 import type { NativeRoute } from "../lib/service.ts";
 import { replaceNul } from "../domain/text-rules.ts";
@@ -60,8 +60,13 @@ const tokenNotFound = () => new ApiError(404, "not_found", "no heartbeat monitor
  */
 export function heartbeatEndpoint(ctx: AppContext, intake: PingIntake): { plugin: ReturnType<typeof pluginFor>; routes: Record<string, NativeRoute> } {
   const handle = pingHandler(ctx, intake);
-  const native = (withAction: boolean): NativeRoute => (request, server) =>
-    handle(request, freshState(request), server.requestIP(request)?.address ?? null, request.params.token!, withAction ? request.params.action! : null);
+  // native routes skip the app's hooks, so the rest of a body is drained here (bodyDrain)
+  const drain = bodyDrain(ctx.config.idleTimeoutSec);
+  const native = (withAction: boolean): NativeRoute => async (request, server) => {
+    const res = await handle(request, freshState(request), server.requestIP(request)?.address ?? null, request.params.token!, withAction ? request.params.action! : null);
+    await drain(request);
+    return res;
+  };
   return { plugin: pluginFor(handle), routes: { "/h/:token": native(false), "/h/:token/:action": native(true) } };
 }
 

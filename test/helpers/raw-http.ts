@@ -27,6 +27,8 @@ export interface RawRequest {
   deadlineMs?: number;
   /** a second request sent on the same connection once the first answer is in and the body sent */
   then?: string;
+  /** the request line's version: "1.0" for a client of HTTP/1.0 (default "1.1") */
+  version?: "1.0" | "1.1";
 }
 
 export interface RawAnswer {
@@ -111,7 +113,7 @@ export function rawExchange(port: number, req: RawRequest): Promise<RawExchange>
       }
     };
     sock.on("connect", () => {
-      sock.write(`${req.method} ${req.path} HTTP/1.1\r\n${head}\r\n`);
+      sock.write(`${req.method} ${req.path} HTTP/${req.version ?? "1.1"}\r\n${head}\r\n`);
       write();
     });
     sock.on("data", (d: Buffer) => {

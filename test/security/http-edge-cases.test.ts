@@ -176,6 +176,48 @@ function target(route: { method: string; path: string }): { method: string; path
   return { method, path, headers: { cookie: web.cookieHeader(), origin: s.url, "content-type": "application/x-www-form-urlencoded" } };
 }
 
+// Bun closes the connection as soon as the answer is written when the client asked for that
+// (Connection: close, what Python's urllib sends) or speaks HTTP/1.0; a client still sending its body
+// then reads EPIPE or a reset instead of the answer. On a busy server the answer is ready before the
+// body is in; the pauses between pieces make that happen every time. The server reads and drops the
+// rest of the body before it answers (up to a bound), so the connection closes on a client done sending.
+const closingClient = async (r: { method: string; path: string; headers: Record<string, string> }, version: "1.0" | "1.1") => {
+  const total = 2_000_000;
+  const x = await rawExchange(s.port, { ...r, version, headers: { ...r.headers, ...(version === "1.1" ? { connection: "close" } : {}) }, body: { framing: "length", total }, everyMs: 5, deadlineMs: 20_000 });
+  return !x.answer || x.errorBeforeAnswer || x.sent !== total ? `${r.method} ${r.path}: status ${x.answer?.status ?? "none"}, ${x.sent} of ${total} bytes sent, ${x.errorBeforeAnswer ?? "no error before the answer"}` : null;
+};
+
+test("a client still sending a 2 MB body when the answer is ready, on a connection that closes after it, gets the answer after its whole body, on every route", async () => {
+  const routes = [
+    ...s.instance.routes.map(target),
+    // what a fuzzer sent besides the route list: paths and methods that are no route at all
+    { method: "PUT", path: "/s/some-page", headers: {} },
+    { method: "PATCH", path: "/api/v1/notification-channels", headers: apiHeaders() },
+    { method: "POST", path: "//", headers: {} },
+  ].filter((r) => r.method !== "GET" && r.method !== "HEAD");
+  expect(routes.length).toBeGreaterThan(40);
+  const cut: string[] = [];
+  for (let i = 0; i < routes.length; i += 8) {
+    const batch = await Promise.all(routes.slice(i, i + 8).map((r) => closingClient(r, "1.1")));
+    cut.push(...batch.filter((c): c is string => c !== null));
+  }
+  // HTTP/1.0 says nothing of the connection in its headers: it closes after every answer
+  for (const r of routes.filter((r) => ["/api/v1/monitors", "/s/some-page", "/login", "/h/:token"].some((p) => r.path === p.replace(":token", pingToken)))) {
+    const c = await closingClient(r, "1.0");
+    if (c) cut.push(`HTTP/1.0 ${c}`);
+  }
+  expect(cut).toEqual([]);
+  expect(s.logs.filter((l) => l.msg === "unexpected failure")).toEqual([]);
+}, 120_000);
+
+// Bun reads and drops a GET's or HEAD's body itself (the handler's Request has none), then closes
+// such a connection at once: a client still sending its body reads a reset. Nothing of ours can read
+// that body first. Marked failing until Bun drains it before closing; then drop `.failing`.
+test.failing("GET / and GET // with a 2 MB body on a connection that closes after the answer (Bun closes on the client still sending)", async () => {
+  const cut = (await Promise.all([{ method: "GET", path: "/", headers: {} }, { method: "GET", path: "//", headers: {} }].map((r) => closingClient(r, "1.1")))).filter((c) => c !== null);
+  expect(cut).toEqual([]);
+});
+
 test("no route reads a whole body without a limit: every route answers a chunked body that never ends", async () => {
   const routes = s.instance.routes;
   expect(routes.length).toBeGreaterThan(50);
