@@ -60,12 +60,15 @@ const tokenNotFound = () => new ApiError(404, "not_found", "no heartbeat monitor
  */
 export function heartbeatEndpoint(ctx: AppContext, intake: PingIntake): { plugin: ReturnType<typeof pluginFor>; routes: Record<string, NativeRoute> } {
   const handle = pingHandler(ctx, intake);
-  // native routes skip the app's hooks, so the rest of a body is drained here (bodyDrain)
+  // native routes skip the app's hooks, so the rest of a body is drained here (bodyDrain); a GET or
+  // HEAD has none we could read, and the hot path stays one promise
   const drain = bodyDrain(ctx.config.idleTimeoutSec);
-  const native = (withAction: boolean): NativeRoute => async (request, server) => {
-    const res = await handle(request, freshState(request), server.requestIP(request)?.address ?? null, request.params.token!, withAction ? request.params.action! : null);
-    await drain(request);
-    return res;
+  const native = (withAction: boolean): NativeRoute => (request, server) => {
+    const answer = handle(request, freshState(request), server.requestIP(request)?.address ?? null, request.params.token!, withAction ? request.params.action! : null);
+    return request.method === "GET" || request.method === "HEAD" ? answer : answer.then(async (res) => {
+      await drain(request);
+      return res;
+    });
   };
   return { plugin: pluginFor(handle), routes: { "/h/:token": native(false), "/h/:token/:action": native(true) } };
 }
