@@ -41,6 +41,8 @@ export interface Config {
   readonly leaderUrl: string | null;
   readonly peerToken: string | null;
   readonly maxConcurrentChecks: number;
+  /** checks of one account in flight at once while several accounts' monitors are checked here */
+  readonly maxConcurrentChecksPerAccount: number;
   readonly retentionDays: number;
   /** results per minute a peer may send on top of twice its monitors' own rate */
   readonly peerResultLimit: number;

@@ -34,6 +34,8 @@ export function loadConfig(argv: string[], env: Env): Config {
   const heartbeatUrl = stripSlash(url(raw("heartbeatUrl") ?? baseUrl, "heartbeat-url"));
   const region = raw("region")!;
   if (!/^[a-z0-9][a-z0-9_-]{0,62}$/i.test(region)) throw new ConfigError(`--region must be 1-63 letters, digits, - or _, got "${region}"`);
+  const maxConcurrentChecks = int(raw("maxConcurrentChecks"), "max-concurrent-checks", 1, 100_000);
+  const perAccount = raw("maxConcurrentChecksPerAccount");
   return Object.freeze({
     dataDir: raw("data")!,
     databaseUrl: databaseUrl(raw("databaseUrl")),
@@ -60,7 +62,8 @@ export function loadConfig(argv: string[], env: Env): Config {
     role: role as Role,
     leaderUrl: leaderUrl ? stripSlash(url(leaderUrl, "leader")) : null,
     peerToken,
-    maxConcurrentChecks: int(raw("maxConcurrentChecks"), "max-concurrent-checks", 1, 100_000),
+    maxConcurrentChecks,
+    maxConcurrentChecksPerAccount: perAccount === null ? Math.ceil(maxConcurrentChecks / 2) : int(perAccount, "max-concurrent-checks-per-account", 1, 100_000),
     retentionDays: int(raw("retentionDays"), "retention-days", 1, 3650),
     peerResultLimit: int(raw("peerResultLimit"), "peer-result-limit", 0, 10_000_000),
     traceBudgetBytes: int(raw("traceBudgetMib"), "trace-budget-mib", 0, 1_000_000) * 1024 * 1024,

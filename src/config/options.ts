@@ -37,6 +37,7 @@ export const SERVE_OPTIONS = {
   leader: { flag: "leader", env: "VIGIL_LEADER", kind: "string", fallback: null, help: "probe role: the leader's base URL" },
   peerToken: { flag: "peer-token", env: "VIGIL_PEER_TOKEN", kind: "string", fallback: null, help: "probe role: the peer token from `vigil peer create`" },
   maxConcurrentChecks: { flag: "max-concurrent-checks", env: "VIGIL_MAX_CONCURRENT_CHECKS", kind: "int", fallback: "500", help: "checks in flight at once" },
+  maxConcurrentChecksPerAccount: { flag: "max-concurrent-checks-per-account", env: "VIGIL_MAX_CONCURRENT_CHECKS_PER_ACCOUNT", kind: "int", fallback: null, help: "checks of one account in flight at once while this instance checks the monitors of several accounts (default: half of --max-concurrent-checks, rounded up); the rest stay free for the others" },
   peerResultLimit: { flag: "peer-result-limit", env: "VIGIL_PEER_RESULT_LIMIT", kind: "int", fallback: "3000", help: "results per minute a probe peer may deliver beyond twice what its monitors produce (room for a backlog)" },
   traceBudgetMib: { flag: "trace-budget-mib", env: "VIGIL_TRACE_BUDGET_MIB", kind: "int", fallback: "16", help: "MiB of synthetic check traces each account may store per hour on this instance; past it a trace keeps only its steps' outline (see the README, Security)" },
   retentionDays: { flag: "retention-days", env: "VIGIL_RETENTION_DAYS", kind: "int", fallback: "30", help: "days raw checks are kept (rollups are kept 400 days)" },

@@ -7,7 +7,8 @@ import type { MonitorRow } from "../store/tables.ts";
 /** A monitor as the scheduler holds it: timing fields, and a way to build the probe's view per run. */
 export interface SchedulableMonitor {
   id: number;
-  /** whose monitor: its checks' patterns take turns with other accounts' (pattern-thread.ts) */
+  /** whose monitor: the account's runs share the slots as fair-queue.ts says, and its checks' patterns
+   * take turns with other accounts' (pattern-thread.ts) */
   accountId: number;
   intervalSec: number;
   nextRunAt: number | null;

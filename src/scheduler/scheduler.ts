@@ -9,6 +9,7 @@ import type { Metrics } from "../lib/metrics.ts";
 import type { MonitorSource, SchedulableMonitor } from "./db-source.ts";
 import { LatenessHistogram, type LatenessSummary } from "./lateness.ts";
 import { MinHeap, type HeapItem } from "../lib/min-heap.ts";
+import { FairQueue } from "./fair-queue.ts";
 import { NextRunWriter } from "./next-run-writer.ts";
 import type { PatternThread } from "./pattern-thread.ts";
 import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
@@ -25,6 +26,8 @@ export interface SchedulerOptions {
   clock: Clock;
   log: Logger;
   maxConcurrent: number;
+  /** checks of one account in flight at once while other accounts' monitors are scheduled too (default: half of maxConcurrent) */
+  maxPerAccount?: number;
   /** heard for 'monitor.changed', so edits take effect without a restart */
   events?: EventHub<AppEvents>;
   probes?: ProbeTable;
@@ -72,15 +75,15 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * When each monitor runs. One min-heap keyed by due time and one timer armed for its top, so ten
- * thousand monitors cost ten thousand small objects, not ten thousand timers. Due monitors wait in
- * a FIFO for one of `maxConcurrent` slots; a monitor still running when due again is skipped (and
- * the skip counted and logged), so one monitor never runs twice at once.
+ * thousand monitors cost ten thousand small objects, not ten thousand timers. Due monitors wait for
+ * one of `maxConcurrent` slots, each account's in turn and within its share (fair-queue.ts); a
+ * monitor still running when due again is skipped (and the skip counted and logged), so one
+ * monitor never runs twice at once.
  */
 export class Scheduler {
   private heap = new MinHeap<Entry>();
   private entries = new Map<number, Entry>();
-  private ready: { entry: Entry; dueAt: number }[] = [];
-  private inFlight = 0;
+  private readonly ready: FairQueue<Entry>;
   private timer: ReturnType<typeof setTimeout> | null = null;
   private armedFor = Infinity;
   private statsTimer: ReturnType<typeof setInterval> | null = null;
@@ -107,6 +110,7 @@ export class Scheduler {
     this.probes = o.probes ?? DEFAULT_PROBES;
     this.times = new NextRunWriter(o.source.persistNextRuns?.bind(o.source), o.persistDelayMs ?? 500, o.log);
     this.load = new SaturationWatch({ ...DEFAULT_SATURATION, ...o.saturation }, o.log, () => o.clock.now());
+    this.ready = new FairQueue(o.maxConcurrent, o.maxPerAccount ?? Math.ceil(o.maxConcurrent / 2));
   }
 
   /** Loads every schedulable monitor and starts the clock. */
@@ -121,7 +125,7 @@ export class Scheduler {
     this.loadTimer = setInterval(() => this.load.tick(this.loadNow()), this.o.saturation?.tickMs ?? DEFAULT_SATURATION.tickMs);
     this.loadTimer.unref?.();
     this.started = true;
-    this.o.log.info("scheduler started", { monitors: defs.length, region: this.o.region, max_concurrent: this.o.maxConcurrent });
+    this.o.log.info("scheduler started", { monitors: defs.length, region: this.o.region, max_concurrent: this.o.maxConcurrent, max_per_account: this.ready.perAccount });
     this.arm();
   }
 
@@ -213,7 +217,7 @@ export class Scheduler {
   }
 
   stats(): SchedulerStats {
-    return { scheduled: this.entries.size, in_flight: this.inFlight, waiting: this.ready.length, ...this.lateness.summary() };
+    return { scheduled: this.entries.size, in_flight: this.ready.inFlight, waiting: this.ready.waiting, ...this.lateness.summary() };
   }
 
   /** Whether checks start on time, as of the last verdict (taken every second). */
@@ -222,12 +226,12 @@ export class Scheduler {
   }
 
   private loadNow() {
-    const head = this.ready[0];
+    const oldest = this.ready.oldestDueAt();
     return {
-      inFlight: this.inFlight,
+      inFlight: this.ready.inFlight,
       maxConcurrent: this.o.maxConcurrent,
-      waiting: this.ready.length,
-      oldestWaitMs: head ? Math.max(0, this.o.clock.now() - head.dueAt) : 0,
+      waiting: this.ready.waiting,
+      oldestWaitMs: oldest !== null ? Math.max(0, this.o.clock.now() - oldest) : 0,
       askedPerSec: Math.max(0, this.askedPerMs * 1000),
     };
   }
@@ -241,8 +245,8 @@ export class Scheduler {
     if (this.statsTimer) clearInterval(this.statsTimer);
     if (this.loadTimer) clearInterval(this.loadTimer);
     this.timer = null;
-    this.ready = [];
-    const idle = new Promise<void>((resolve) => (this.inFlight === 0 ? resolve() : this.idleWaiters.push(resolve)));
+    this.ready.clear();
+    const idle = new Promise<void>((resolve) => (this.ready.inFlight === 0 ? resolve() : this.idleWaiters.push(resolve)));
     let deadlineTimer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = await Promise.race([idle.then(() => false), new Promise<boolean>((r) => (deadlineTimer = setTimeout(() => r(true), Math.max(0, deadlineMs))))]);
     clearTimeout(deadlineTimer);
@@ -312,6 +316,7 @@ export class Scheduler {
     const intervalMs = effectiveIntervalMs(def.intervalSec);
     const e: Entry = { id: def.id, def, key: dueAt, heapIndex: -1, intervalMs, offset: phaseOffset(def.id, intervalMs), offPhase, running: null, waiting: false, lastStatus: null, removed: false };
     this.entries.set(def.id, e);
+    this.ready.scheduled(def.accountId, 1);
     this.askedPerMs += 1 / intervalMs;
     this.heap.push(e);
     if (def.nextRunAt !== dueAt) this.times.set(def.id, dueAt);
@@ -321,6 +326,7 @@ export class Scheduler {
     e.removed = true;
     this.heap.remove(e);
     this.entries.delete(e.id);
+    this.ready.scheduled(e.def.accountId, -1);
     this.askedPerMs -= 1 / e.intervalMs;
     if (abort && e.running) e.running.abort(new Error("monitor deleted"));
   }
@@ -373,16 +379,16 @@ export class Scheduler {
       return;
     }
     e.waiting = true;
-    this.ready.push({ entry: e, dueAt });
+    this.ready.push(e, e.def.accountId, dueAt);
   }
 
-  /** Starts waiting runs while there are free slots. */
+  /** Starts waiting runs while there are free slots (and shares) for them. */
   private pump(): void {
-    while (!this.stopped && this.inFlight < this.o.maxConcurrent && this.ready.length > 0) {
-      const { entry, dueAt } = this.ready.shift()!;
-      entry.waiting = false;
-      if (entry.removed) continue;
-      void this.execute(entry, dueAt);
+    while (!this.stopped) {
+      const run = this.ready.next();
+      if (!run) return;
+      run.item.waiting = false;
+      if (!run.item.removed) void this.execute(run.item, run.dueAt, run.account);
     }
   }
 
@@ -393,7 +399,7 @@ export class Scheduler {
     this.times.set(e.id, next);
   }
 
-  private async execute(e: Entry, dueAt: number): Promise<void> {
+  private async execute(e: Entry, dueAt: number, account: number): Promise<void> {
     const started = this.o.clock.now();
     const lateness = started - dueAt;
     this.lateness.observe(lateness);
@@ -404,7 +410,7 @@ export class Scheduler {
     const controller = new AbortController();
     e.running = controller;
     this.runningIds.add(e.id);
-    this.inFlight++;
+    this.ready.started(account);
     try {
       let result: CheckResult;
       let monitor: ProbeMonitor | null = null;
@@ -427,8 +433,8 @@ export class Scheduler {
     } finally {
       e.running = null;
       this.runningIds.delete(e.id);
-      this.inFlight--;
-      if (this.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
+      this.ready.finished(account);
+      if (this.ready.inFlight === 0) for (const w of this.idleWaiters.splice(0)) w();
       if (!this.stopped) this.takeDue();
       this.pump();
       this.arm();

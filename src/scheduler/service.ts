@@ -18,7 +18,7 @@ export function readExtraCa(path: string | null): string | undefined {
 
 /**
  * The check scheduler as a service: region from --region, concurrency from
- * --max-concurrent-checks, results to `sink` (the engine on the leader; a probe's spool later).
+ * --max-concurrent-checks and --max-concurrent-checks-per-account, results to `sink` (the engine on the leader; a probe's spool later).
  */
 export async function startSchedulerService(
   ctx: AppContext,
@@ -37,6 +37,7 @@ export async function startSchedulerService(
     clock: ctx.clock,
     log,
     maxConcurrent: Math.max(1, ctx.config.maxConcurrentChecks),
+    maxPerAccount: ctx.config.maxConcurrentChecksPerAccount,
     events: ctx.events,
     extraCa: readExtraCa(ctx.config.extraCaFile),
     rdapBootstrapUrl: ctx.config.rdapBootstrapUrl ?? undefined,

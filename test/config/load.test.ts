@@ -33,6 +33,13 @@ describe("loadConfig", () => {
     expect(loadConfig(["--trusted-proxy", "10.0.0.0/8, 192.168.1.1,fd00::/8,::1"], {}).trustedProxies).toEqual(["10.0.0.0/8", "192.168.1.1", "fd00::/8", "::1"]);
     for (const bad of ["10.0.0.0/33", "proxy.lan", "10.0.0.1/"]) expect(() => loadConfig(["--trusted-proxy", bad], {})).toThrow(ConfigError);
   });
+  test("--max-concurrent-checks-per-account: half the slots by default, rounded up; an explicit number wins", () => {
+    expect(loadConfig([], {}).maxConcurrentChecksPerAccount).toBe(250);
+    expect(loadConfig(["--max-concurrent-checks", "7"], {}).maxConcurrentChecksPerAccount).toBe(4);
+    expect(loadConfig(["--max-concurrent-checks-per-account", "500"], {}).maxConcurrentChecksPerAccount).toBe(500);
+    expect(loadConfig([], { VIGIL_MAX_CONCURRENT_CHECKS_PER_ACCOUNT: "30" }).maxConcurrentChecksPerAccount).toBe(30);
+    expect(() => loadConfig(["--max-concurrent-checks-per-account", "0"], {})).toThrow("--max-concurrent-checks-per-account must be an integer from 1 to 100000");
+  });
   test("--rate-limit and VIGIL_RATE_LIMIT", () => {
     expect(loadConfig(["--rate-limit", "pro=10"], {}).rateLimits).toEqual({ free: 0, pro: 10, enterprise: 300 });
     expect(loadConfig([], { VIGIL_RATE_LIMIT: "enterprise=5" }).rateLimits.enterprise).toBe(5);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Scheduler } from "../../src/scheduler/scheduler.ts";
 import { waitFor } from "../helpers/server.ts";
 import { engineHarness, insertMonitor, type EngineHarness } from "../engine/helpers.ts";
+import { createAccount } from "../../src/store/accounts.ts";
 import { makeScheduler, startControlledTarget, type ControlledTarget } from "./helpers.ts";
 
 let h: EngineHarness;
@@ -104,6 +105,40 @@ describe("limits", () => {
     expect(await waitFor(() => target.inFlight["/gate"] === 1)).toBe(true);
     target.release();
     expect(await waitFor(async () => (await checks(id)).length === 2)).toBe(true);
+  });
+});
+
+describe("accounts share the slots", () => {
+  test("one account's hanging checks hold at most its share; another account's monitor is checked while they all still hang", async () => {
+    const quietAccount = (await createAccount(h.ctx.db, "quiet", "pro", Date.now())).id;
+    // the busy account: more checks than there are slots, each hanging on a target that never answers
+    const busy: number[] = [];
+    for (let i = 0; i < 8; i++) busy.push(await insertMonitor(h, { target: `${target.url}/gate`, timeout_ms: 60_000 }));
+    // the quiet account's monitor falls due once the busy checks hold their slots
+    const now = Date.now();
+    const quiet = await insertMonitor(h, { account_id: quietAccount, target: `${target.url}/ok`, next_run_at: now + 300, last_checked_at: now - 59_700 });
+    ({ scheduler } = makeScheduler(h, { maxConcurrent: 4 }));
+    await scheduler.start();
+    expect(await waitFor(() => target.inFlight["/gate"] === 2 && scheduler!.stats().waiting === 6)).toBe(true);
+    expect(await waitFor(async () => (await checks(quiet)).length === 1)).toBe(true);
+    // meanwhile no busy check ended: all still hang, at most two at once (half of the four slots)
+    expect(target.inFlight["/gate"]).toBe(2);
+    expect(target.maxInFlight["/gate"]).toBe(2);
+    expect(await h.ctx.db.selectFrom("checks").select("id").where("monitor_id", "in", busy).execute()).toHaveLength(0);
+  });
+
+  test("when every slot is taken, the next free one goes to the account whose turn it is, not to the longest backlog", async () => {
+    const quietAccount = (await createAccount(h.ctx.db, "quiet", "pro", Date.now())).id;
+    for (let i = 0; i < 6; i++) await insertMonitor(h, { target: `${target.url}/slow` });
+    const now = Date.now();
+    const quiet = await insertMonitor(h, { account_id: quietAccount, target: `${target.url}/ok`, next_run_at: now + 100, last_checked_at: now - 59_900 });
+    // no share held back: two slots, either account may take both
+    ({ scheduler } = makeScheduler(h, { maxConcurrent: 2, maxPerAccount: 2 }));
+    await scheduler.start();
+    expect(await waitFor(async () => (await checks(quiet)).length === 1)).toBe(true);
+    expect(await waitFor(async () => (await checks()).length === 7)).toBe(true);
+    // first in, first out it would have been the seventh request; in turn it comes after at most one more of the backlog
+    expect(target.requests.findIndex((r) => r.path === "/ok")).toBeLessThanOrEqual(3);
   });
 });
 

@@ -85,7 +85,8 @@ export class ProbeDefinitions {
   source(): MonitorSource {
     const toSchedulable = (d: FeedMonitor): SchedulableMonitor => ({
       id: d.id,
-      // the feed names no account: a probe's monitors take their turns as one account's
+      // the feed names no account: a probe's monitors share its slots, and take their pattern turns,
+      // as one account's
       accountId: 0,
       intervalSec: d.interval_sec,
       nextRunAt: null,
