@@ -12,7 +12,10 @@ CREATE TABLE accounts (
   plan        text    NOT NULL CHECK (plan IN ('free', 'pro', 'enterprise')),
   created_at  bigint  NOT NULL,
   -- NULL: the instance's --block-private-targets; 1 block, 0 allow (README, Security)
-  block_private_targets smallint CHECK (block_private_targets IN (0, 1))
+  block_private_targets smallint CHECK (block_private_targets IN (0, 1)),
+  -- NULL: the plan's default (README "Security", Limits)
+  max_monitors     bigint  CHECK (max_monitors >= 0),
+  min_interval_sec bigint  CHECK (min_interval_sec >= 10)
 );
 
 CREATE TABLE api_tokens (

@@ -10,7 +10,10 @@ CREATE TABLE accounts (
   plan        TEXT    NOT NULL CHECK (plan IN ('free', 'pro', 'enterprise')),
   created_at  INTEGER NOT NULL,
   -- NULL: the instance's --block-private-targets; 1 block, 0 allow (README, Security)
-  block_private_targets INTEGER CHECK (block_private_targets IN (0, 1))
+  block_private_targets INTEGER CHECK (block_private_targets IN (0, 1)),
+  -- NULL: the plan's default (README "Security", Limits)
+  max_monitors     INTEGER CHECK (max_monitors >= 0),
+  min_interval_sec INTEGER CHECK (min_interval_sec >= 10)
 );
 
 CREATE TABLE api_tokens (

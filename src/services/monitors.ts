@@ -3,7 +3,9 @@ import type { MonitorType } from "../domain/monitor.ts";
 import { DAY_MS, uptimeOf } from "../domain/uptime.ts";
 import type { MonitorAttributes, SecretAttribute } from "../domain/monitor-schema.ts";
 import { validateMonitorWrite, type MonitorWriteResult } from "../domain/monitor-validation.ts";
+import type { AccountLimitSettings } from "../domain/plan-limits.ts";
 import { notFound, validationError } from "../http/errors.ts";
+import { accountLimitSettings } from "../store/accounts.ts";
 import { randomToken } from "../lib/tokens.ts";
 import { monitorsInActiveWindows } from "../store/maintenance-windows.ts";
 import { externalIdTaken, isExternalIdConflict } from "../store/external-ids.ts";
@@ -16,6 +18,7 @@ import type { Actor } from "./actor.ts";
 import type { Item, Listed, PageWindow } from "./items.ts";
 import { existingMonitor, monitorAttributes } from "./monitor-attributes.ts";
 import { checkAlertingReferences, dependencyCycleProblem, monitorLinks } from "./monitor-dependencies.ts";
+import { checkMinInterval, monitorCountProblem } from "./account-limits.ts";
 import { privateTargetDetails } from "./private-targets.ts";
 import { attributesOf, type WriteInput } from "./write-input.ts";
 
@@ -101,6 +104,12 @@ async function checkPrivateTargets(ctx: AppContext, accountId: number, v: Monito
   for (const [attr, messages] of Object.entries(found)) (v.details[attr] ??= []).push(...messages);
 }
 
+async function accountLimits(ctx: AppContext, accountId: number): Promise<AccountLimitSettings> {
+  const limits = await accountLimitSettings(ctx.db, accountId);
+  if (!limits) throw notFound("account");
+  return limits;
+}
+
 function changed(ctx: AppContext, monitorId: number, accountId: number, deleted?: boolean): void {
   // emitted after the write committed, so listeners (scheduler, heartbeat timers, peers) read the new row
   ctx.events.emit("monitor.changed", deleted ? { monitorId, accountId, deleted } : { monitorId, accountId });
@@ -146,6 +155,8 @@ export async function getMonitor(ctx: AppContext, actor: Actor, id: number): Pro
 export async function createMonitor(ctx: AppContext, actor: Actor, input: WriteInput | undefined): Promise<MonitorItem> {
   const { accountId } = actor;
   const v = validateMonitorWrite(attributesOf(input, "monitor"));
+  const limits = await accountLimits(ctx, accountId);
+  checkMinInterval(limits, v, v.type);
   await checkChannels(ctx, accountId, v);
   await checkAlertingReferences(ctx, accountId, v, null);
   await checkGroup(ctx, accountId, v);
@@ -155,7 +166,14 @@ export async function createMonitor(ctx: AppContext, actor: Actor, input: WriteI
   // monitor writes are write-queue jobs: concurrent writes share a commit (and the search index's
   // per-transaction cost); BENCHMARKS.md has the figures
   const heartbeatToken = v.type === "heartbeat" ? newHeartbeatToken() : null;
-  const row = await ctx.writes.run((trx) => store.insertMonitor(trx, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now(), heartbeatToken })).catch(groupGone);
+  const written = await ctx.writes
+    .run(async (trx) => {
+      const full = await monitorCountProblem(trx, accountId, limits);
+      return full ? { full } : { row: await store.insertMonitor(trx, ctx.secrets, { accountId, changes: v.changes, now: ctx.clock.now(), heartbeatToken }) };
+    })
+    .catch(groupGone);
+  if (written.full) throw written.full;
+  const row = written.row!;
   logOf(ctx).info("monitor created", { request_id: actor.requestId, account_id: accountId, monitor_id: row.id, monitor_type: row.monitor_type });
   changed(ctx, row.id, accountId);
   return present(ctx, row);
@@ -169,6 +187,7 @@ export async function updateMonitor(ctx: AppContext, actor: Actor, id: number, i
   const [channels, links, tags] = await Promise.all([store.channelIdsByMonitor(ctx.db, [id]), monitorLinks(ctx.db, [id]), store.tagsByMonitor(ctx.db, [id])]);
   const existing = existingMonitor(row, channels.get(id) ?? [], links.get(id), tags.get(id));
   const v = validateMonitorWrite(attrs, existing);
+  if (v.changes.interval_sec !== undefined) checkMinInterval(await accountLimits(ctx, accountId), v, v.type ?? existing.type, existing.values.interval_sec);
   await checkChannels(ctx, accountId, v);
   await checkAlertingReferences(ctx, accountId, v, id);
   await checkGroup(ctx, accountId, v);

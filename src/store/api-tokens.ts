@@ -29,13 +29,15 @@ export async function findActiveTokenByHash(db: Db, tokenHash: string): Promise<
     .select([
       "t.id", "t.account_id", "t.label", "t.token_hash", "t.scopes", "t.created_at", "t.last_used_at", "t.revoked_at",
       "a.name as account_name", "a.plan as account_plan", "a.created_at as account_created_at", "a.block_private_targets as account_block_private_targets",
+      "a.max_monitors as account_max_monitors", "a.min_interval_sec as account_min_interval_sec",
     ])
     .where("t.token_hash", "=", tokenHash)
     .where("t.revoked_at", "is", null)
     .executeTakeFirst();
   if (!row) return undefined;
-  const { account_name, account_plan, account_created_at, account_block_private_targets, ...token } = row;
-  return { token, account: { id: token.account_id, name: account_name, plan: account_plan, created_at: account_created_at, block_private_targets: account_block_private_targets } };
+  const { account_name, account_plan, account_created_at, account_block_private_targets, account_max_monitors, account_min_interval_sec, ...token } = row;
+  const account = { id: token.account_id, name: account_name, plan: account_plan, created_at: account_created_at, block_private_targets: account_block_private_targets, max_monitors: account_max_monitors, min_interval_sec: account_min_interval_sec };
+  return { token, account };
 }
 
 export async function listApiTokens(db: Db, accountId?: number): Promise<(ApiTokenRow & { account_name: string })[]> {

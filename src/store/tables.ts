@@ -14,6 +14,10 @@ export interface AccountsTable {
   created_at: number;
   /** null: the instance's --block-private-targets */
   block_private_targets: Bool | null;
+  /** null: the plan's default (domain/plan-limits.ts) */
+  max_monitors: number | null;
+  /** null: the plan's default */
+  min_interval_sec: number | null;
 }
 
 export interface ApiTokensTable {

@@ -56,7 +56,7 @@ describe("help and usage errors", () => {
     [["peer", "create", "--region", "eu", "--account", "a,"], "--account names an empty account"],
     [["account", "list", "--what"], "Unknown option"],
     [["account", "create", "x", "--plan", "pro", "--block-private-targets", "--allow-private-targets"], "contradict each other"],
-    [["account", "update", "x"], "account update needs --plan or one of"],
+    [["account", "update", "x"], "account update needs --plan, --max-monitors, --min-interval-sec or one of"],
     [["serve", "--port", "99999"], "--port must be an integer from 0 to 65535"],
     [["serve", "--role", "probe"], "--role probe needs --leader"],
     [["serve", "--log-level", "loud"], "--log-level must be one of"],

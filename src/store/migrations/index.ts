@@ -21,6 +21,7 @@ import m034 from "./034-subscriptions.sql" with { type: "text" };
 import m035 from "./035-external-ids.sql" with { type: "text" };
 import m036 from "./036-status-mail-digest.sql" with { type: "text" };
 import m037 from "./037-custom-domain-verification.sql" with { type: "text" };
+import m038 from "./038-account-limits.sql" with { type: "text" };
 import pg023 from "./postgres/023-instances.sql" with { type: "text" };
 import pg024 from "./postgres/024-monitor-types.sql" with { type: "text" };
 import pg025 from "./postgres/025-expiry-alerts.sql" with { type: "text" };
@@ -32,6 +33,7 @@ import pg034 from "./postgres/034-subscriptions.sql" with { type: "text" };
 import pg035 from "./postgres/035-external-ids.sql" with { type: "text" };
 import pg036 from "./postgres/036-status-mail-digest.sql" with { type: "text" };
 import pg037 from "./postgres/037-custom-domain-verification.sql" with { type: "text" };
+import pg038 from "./postgres/038-account-limits.sql" with { type: "text" };
 
 /**
  * Forward migrations, in order. A data directory at version N gets N+1.. applied, each in its own
@@ -65,6 +67,7 @@ export const MIGRATIONS: readonly { version: number; name: string; sql: string }
   { version: 35, name: "external-ids", sql: m035 },
   { version: 36, name: "status-mail-digest", sql: m036 },
   { version: 37, name: "custom-domain-verification", sql: m037 },
+  { version: 38, name: "account-limits", sql: m038 },
 ];
 
 export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
@@ -87,4 +90,5 @@ export const POSTGRES_MIGRATIONS: readonly { version: number; name: string; sql:
   { version: 35, name: "external-ids", sql: pg035 },
   { version: 36, name: "status-mail-digest", sql: pg036 },
   { version: 37, name: "custom-domain-verification", sql: pg037 },
+  { version: 38, name: "account-limits", sql: pg038 },
 ];
