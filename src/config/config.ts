@@ -35,6 +35,8 @@ export interface Config {
   readonly statusMailPeriodMs: number;
   readonly pingLimitToken: number;
   readonly pingLimitIp: number;
+  /** dashboard form submissions per minute per user and account */
+  readonly webWriteLimit: number;
   readonly trustedProxies: readonly string[];
   readonly logLevel: LogLevel;
   readonly role: Role;

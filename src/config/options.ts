@@ -31,6 +31,7 @@ export const SERVE_OPTIONS = {
   rateLimit: { flag: "rate-limit", env: "VIGIL_RATE_LIMIT", kind: "string", fallback: "pro=120,enterprise=300", help: "API requests per minute per plan" },
   pingLimitToken: { flag: "ping-limit-token", env: "VIGIL_PING_LIMIT_TOKEN", kind: "int", fallback: "60", help: "heartbeat pings per minute per token" },
   pingLimitIp: { flag: "ping-limit-ip", env: "VIGIL_PING_LIMIT_IP", kind: "int", fallback: "600", help: "heartbeat pings per minute per source IP" },
+  webWriteLimit: { flag: "web-write-limit", env: "VIGIL_WEB_WRITE_LIMIT", kind: "int", fallback: "120", help: "dashboard form submissions per minute per user and account; over it 429" },
   trustedProxy: { flag: "trusted-proxy", env: "VIGIL_TRUSTED_PROXY", kind: "list", fallback: "", help: "comma-separated proxy addresses or CIDR ranges whose X-Forwarded-For, -Host and -Proto are honoured" },
   logLevel: { flag: "log-level", env: "VIGIL_LOG_LEVEL", kind: "string", fallback: "info", help: "debug, info, warn, error or silent" },
   role: { flag: "role", env: "VIGIL_ROLE", kind: "string", fallback: "leader", help: "leader, or probe (runs checks for a leader)" },

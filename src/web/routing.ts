@@ -1,6 +1,7 @@
 import type { SessionRecord } from "../auth/sessions.ts";
 import { anyUserExists } from "../auth/users.ts";
 import { ApiError } from "../http/errors.ts";
+import { retryAfterSeconds } from "../lib/fixed-window.ts";
 import { randomToken } from "../lib/tokens.ts";
 import type { Actor } from "../services/actor.ts";
 import { html } from "./html.ts";
@@ -84,6 +85,8 @@ export function signedIn(web: WebContext, section: Section, handler: (s: Signed)
         return send(request, errorPage(session, section, "Request refused", "This form did not come from this dashboard, or it has expired. Go back, reload the page and try again."), { status: 403 });
       }
       form = parsed;
+      const refused = overWriteLimit(web, session, section, request, url);
+      if (refused) return refused;
     }
     try {
       const actor = { accountId: session.account_id, requestId: `web-${randomToken(9)}` };
@@ -95,6 +98,21 @@ export function signedIn(web: WebContext, section: Section, handler: (s: Signed)
       return send(request, errorPage(session, section, "Something went wrong", "The request failed; the server log has the details."), { status: 500 });
     }
   };
+}
+
+/**
+ * Form submissions are limited per user and account like the API's requests per account (README
+ * "Security", Limits): a script driving the dashboard cannot write faster than a token could.
+ */
+function overWriteLimit(web: WebContext, session: SessionRecord, section: Section, request: Request, url: URL): Response | null {
+  const now = web.app.clock.now();
+  const limit = web.app.config.webWriteLimit;
+  const verdict = web.formWrites.hit(`${session.user_id}:${session.account_id}`, limit, now);
+  if (verdict.allowed) return null;
+  const wait = retryAfterSeconds(verdict, now);
+  web.log.warn("form refused: over the dashboard's write limit", { path: url.pathname, user_id: session.user_id, account_id: session.account_id, limit });
+  const message = `More than ${limit} changes a minute were sent from this dashboard by you. Nothing was changed; wait ${wait} s, then send the form again.`;
+  return send(request, errorPage(session, section, "Too many changes", message), { status: 429, headers: { "retry-after": String(wait) } });
 }
 
 export function notFoundPage(s: Signed, section: Section, what: string): Response {

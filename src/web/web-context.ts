@@ -29,6 +29,8 @@ export interface WebOptions {
 export class WebContext {
   readonly loginByIp = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
   readonly loginByUser = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
+  /** signed-in form submissions per user and account, one-minute windows (--web-write-limit) */
+  readonly formWrites = new FixedWindowLimiter<string>(60_000);
   private readonly trusted: TrustedProxies;
   private readonly baseOrigin: string;
   /** host names already remembered as the dashboard's (README "Custom domains"); bounded */
