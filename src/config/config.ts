@@ -35,6 +35,8 @@ export interface Config {
   readonly statusMailPeriodMs: number;
   readonly pingLimitToken: number;
   readonly pingLimitIp: number;
+  /** wrong passwords per (user name, client address) and wrong access tokens per client address, in 5 minutes */
+  readonly guessLimit: number;
   /** dashboard form submissions per minute per user and account */
   readonly webWriteLimit: number;
   readonly trustedProxies: readonly string[];

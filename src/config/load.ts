@@ -57,6 +57,7 @@ export function loadConfig(argv: string[], env: Env): Config {
     statusMailPeriodMs: int(raw("statusMailPeriod"), "status-mail-period", 0, 86_400) * 1000,
     pingLimitToken: int(raw("pingLimitToken"), "ping-limit-token", 1, 1_000_000),
     pingLimitIp: int(raw("pingLimitIp"), "ping-limit-ip", 1, 10_000_000),
+    guessLimit: int(raw("guessLimit"), "guess-limit", 1, 10_000),
     webWriteLimit: int(raw("webWriteLimit"), "web-write-limit", 1, 1_000_000),
     trustedProxies: Object.freeze(proxies(list(raw("trustedProxy")))),
     logLevel: logLevel as LogLevel,

@@ -12,6 +12,7 @@ import { ApiError, methodNotAllowed, notFound, payloadTooLarge, rateLimited } fr
 import { freshState, stateFor, type RequestState } from "../http/request-state.ts";
 import { errorResponse, standardHeaders } from "../http/respond.ts";
 import type { AppContext } from "../context.ts";
+import { addressBlock } from "../lib/address-block.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
 import { clientAddress, normalizeIp, trustedSet } from "./source-ip.ts";
@@ -105,8 +106,10 @@ function pingHandler(ctx: AppContext, intake: PingIntake): Handle {
       // X-Forwarded-For is read only from a trusted proxy
       const sourceIp = peer !== null && trusted.has(peer) ? clientAddress(peer, request.headers.get("x-forwarded-for"), trusted) : peer;
       const now = ctx.clock.now();
-      // Per IP first, and for every request, so guessing tokens is as limited as using them.
-      if (!ipLimiter.take(sourceIp ?? "unknown", ctx.config.pingLimitIp, now)) throw rateLimited(retryAfterSeconds(ipLimiter.hit(sourceIp ?? "unknown", ctx.config.pingLimitIp, now), now));
+      // Per address first (an IPv6 one's /64), and for every request, so guessing tokens is as
+      // limited as using them.
+      const block = sourceIp === null ? "unknown" : addressBlock(sourceIp);
+      if (!ipLimiter.take(block, ctx.config.pingLimitIp, now)) throw rateLimited(retryAfterSeconds(ipLimiter.hit(block, ctx.config.pingLimitIp, now), now));
       const body = request.body;
       if (body !== null && Number(request.headers.get("content-length") ?? "0") > PING_BODY_LIMIT) throw payloadTooLarge(PING_BODY_LIMIT);
       if (!TOKEN_SHAPE.test(token)) throw tokenNotFound();

@@ -45,6 +45,17 @@ export class FixedWindowLimiter<K = string> {
     this.windowOf(key, now).count += amount;
   }
 
+  /**
+   * Takes back a request `hit` counted and allowed, while its window is the one it was counted in:
+   * for limits on failures whose verdict comes later (a password hash), each attempt is counted
+   * before it is judged, so attempts sent at once are all counted, and one that succeeds is taken back.
+   */
+  giveBack(key: K, counted: WindowVerdict): void {
+    const w = this.windows.get(key);
+    if (!counted.allowed || !w || w.start + this.windowMs !== counted.resetAt || w.count === 0) return;
+    if (--w.count === 0) this.windows.delete(key);
+  }
+
   /** The key's current window, a new one if its last has ended. */
   private windowOf(key: K, now: number): { start: number; count: number } {
     this.sweep(now);

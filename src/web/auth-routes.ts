@@ -9,7 +9,7 @@ import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, safeNext, socketIpOf, type RouteCtx } from "./routing.ts";
 import { authPage } from "./views/layout.ts";
-import { LOGIN_LIMIT, readForm, type WebContext } from "./web-context.ts";
+import { readForm, type WebContext } from "./web-context.ts";
 
 /**
  * Sign-in, sign-out and the first-run setup. Before a session exists, forms carry a CSRF token
@@ -79,12 +79,11 @@ export function authRoutes(web: WebContext) {
       const now = web.app.clock.now();
       const ip = web.clientIp(c.request, socketIpOf(c));
       // limits are checked before the (deliberately slow) password hash runs
-      const byIp = web.loginByIp.hit(ip, LOGIN_LIMIT, now);
-      const byUser = web.loginByUser.hit(username.toLowerCase(), LOGIN_LIMIT, now);
-      if (!byIp.allowed || !byUser.allowed) {
-        const wait = Math.max(byIp.allowed ? 0 : retryAfterSeconds(byIp, now), byUser.allowed ? 0 : retryAfterSeconds(byUser, now));
-        web.log.warn("sign-in rate limited", { ip, by: byIp.allowed ? "username" : "ip" });
-        const error = html`<div class="alert error" role="alert" tabindex="-1" id="form-errors">Too many sign-in attempts. Wait ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""} and try again.</div>`;
+      const attempt = web.signIns.attempt(username, ip, now);
+      if (attempt.refused) {
+        const wait = retryAfterSeconds(attempt.refused, now);
+        web.log.warn("sign-in rate limited", { ip, by: attempt.by });
+        const error = html`<div class="alert error" role="alert" tabindex="-1" id="form-errors">Too many wrong sign-ins from your address. Wait ${Math.ceil(wait / 60)} minute${wait > 60 ? "s" : ""} and try again.</div>`;
         return send(c.request, authPage("Sign in", loginForm({ token, next, username, error })), { status: 429, headers: { "retry-after": String(wait) } });
       }
       const user = await authenticate(web.app.db, username, form.get("password") ?? "");
@@ -93,6 +92,8 @@ export function authRoutes(web: WebContext) {
         const error = html`<div class="alert error" role="alert" tabindex="-1" id="form-errors">Wrong username or password.</div>`;
         return send(c.request, authPage("Sign in", loginForm({ token, next, username, error })), { status: 401 });
       }
+      // only failures count: a right password takes its attempt back
+      attempt.succeeded();
       const session = await startSession(web.app.db, user.id, now);
       web.log.info("signed in", { user_id: user.id, ip });
       await web.noteDashboardHosts(c.request, socketIpOf(c));

@@ -1,4 +1,5 @@
 import { csrfMatches, resumeSession, type SessionRecord } from "../auth/sessions.ts";
+import { SignInLimits } from "../auth/sign-in-limits.ts";
 import type { AppContext } from "../context.ts";
 import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.ts";
 import type { TrustedProxies } from "../lib/trusted-proxies.ts";
@@ -12,10 +13,6 @@ import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cook
 /** A host name, IPv4 address or bracketed IPv6 address, with an optional port. */
 const HOST_PORT = /^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*|\[[0-9a-f:.]+\])(?::\d{1,5})?$/;
 
-/** Login attempts allowed per client IP and per username in one window. */
-export const LOGIN_LIMIT = 10;
-export const LOGIN_WINDOW_MS = 5 * 60_000;
-
 
 export interface WebOptions {
   /** whether this instance's checks start on time (the scheduler's last verdict), for the banner */
@@ -27,8 +24,7 @@ export interface WebOptions {
  * from, whether it is https, and whether a form POST is same-origin with a matching CSRF token.
  */
 export class WebContext {
-  readonly loginByIp = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
-  readonly loginByUser = new FixedWindowLimiter<string>(LOGIN_WINDOW_MS);
+  readonly signIns: SignInLimits;
   /** signed-in form submissions per user and account, one-minute windows (--web-write-limit) */
   readonly formWrites = new FixedWindowLimiter<string>(60_000);
   private readonly trusted: TrustedProxies;
@@ -38,6 +34,7 @@ export class WebContext {
 
   constructor(readonly app: AppContext, private readonly opts: WebOptions = {}) {
     this.trusted = trustedSet(app.config.trustedProxies);
+    this.signIns = new SignInLimits(app.config.guessLimit);
     this.baseOrigin = new URL(app.config.baseUrl).origin;
   }
 

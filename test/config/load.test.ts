@@ -8,7 +8,7 @@ describe("loadConfig", () => {
     expect(c).toMatchObject({
       dataDir: "./data", host: "0.0.0.0", port: 8080, baseUrl: "http://localhost:8080", heartbeatUrl: "http://localhost:8080",
       region: "local", confirmations: 2, extraCaFile: null, rateLimits: { free: 0, pro: 120, enterprise: 300 },
-      pingLimitToken: 60, pingLimitIp: 600, webWriteLimit: 120, role: "leader", logLevel: "info", smtpUrl: null, statusMailPeriodMs: 300_000,
+      pingLimitToken: 60, pingLimitIp: 600, webWriteLimit: 120, guessLimit: 10, role: "leader", logLevel: "info", smtpUrl: null, statusMailPeriodMs: 300_000,
     });
     expect(Object.isFrozen(c)).toBe(true);
   });

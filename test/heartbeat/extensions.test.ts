@@ -141,6 +141,20 @@ describe("guards", () => {
     }
   });
 
+  test("the per-IP limit holds a whole IPv6 /64: another address of it shares the budget, another /64 has its own", async () => {
+    const s = await startTestServer(["--ping-limit-token", "1000", "--ping-limit-ip", "2", "--trusted-proxy", "127.0.0.1"]);
+    try {
+      const m = await createHeartbeat(s, { periodSec: 60 });
+      const from = (ip: string) => ping(s.url, m.token, { headers: { "x-forwarded-for": ip } });
+      expect((await from("2001:db8:1:2::1")).status).toBe(200);
+      expect((await from("2001:db8:1:2::2")).status).toBe(200);
+      expect((await from("2001:db8:1:2:ffff:ffff:ffff:fffe")).status).toBe(429);
+      expect((await from("2001:db8:1:3::1")).status).toBe(200);
+    } finally {
+      await s.stop();
+    }
+  });
+
   test("X-Forwarded-For is ignored from an untrusted peer", async () => {
     const m = await createHeartbeat(server, { periodSec: 60 });
     await ping(server.url, m.token, { headers: { "x-forwarded-for": "203.0.113.7" } });

@@ -1,6 +1,8 @@
 import { Elysia } from "elysia";
 import { toIso } from "../../lib/dates.ts";
-import { FixedWindowLimiter, retryAfterSeconds, type WindowVerdict } from "../../lib/fixed-window.ts";
+import { GUESS_WINDOW_MS } from "../../auth/sign-in-limits.ts";
+import { addressBlock } from "../../lib/address-block.ts";
+import { FixedWindowLimiter, retryAfterSeconds } from "../../lib/fixed-window.ts";
 import { hashToken, safeEqual } from "../../lib/tokens.ts";
 import { BAR_DAYS, loadBadgeData, loadStatusData, publicPageByHost, publicPageBySlug, type PublicStatusPage } from "../../services/public-status.ts";
 import { loadFeed } from "../../services/status-feed.ts";
@@ -24,7 +26,9 @@ import { renderStatusPage, statusMessagePage } from "./status-view.ts";
  *     signed in to another account);
  *   is_token_protected → the access token, once as ?token= (then an HttpOnly cookie scoped to the
  *     page's path), else 401. The page's own account's users need no token. Wrong ?token= guesses
- *     are limited per client IP and per page (429 with Retry-After, whatever the next guess is).
+ *     are limited per client address, an IPv6 one by its /64 (--guess-limit; 429 with Retry-After,
+ *     whatever that client's next guess is); never per page, so guesses from elsewhere never
+ *     refuse the right token.
  * Public, unprotected answers are cacheable (public, max-age=30, ETag) and may be framed; the others
  * are private, no-store and never framed. The Atom feed exists for public, unprotected pages only: a
  * private or token-protected page answers 404 there, to its owners too (a feed reader holds no
@@ -56,34 +60,21 @@ function monitorBadgePath(monitor: string, file: string): Where["monitorBadge"] 
 
 const ACCESS_COOKIE_DAYS = 30;
 
-/**
- * Wrong ?token= guesses allowed in one window: per client IP (one guesser), and per page (many
- * guessers at one page; higher, so one address cannot shut a page's token links for everyone).
- */
-export const TOKEN_GUESSES_PER_IP = 10;
-export const TOKEN_GUESSES_PER_PAGE = 100;
-export /** Subscription requests per client IP in one window (README "Status pages"). */
+/** Subscription requests per client address in one window (README "Status pages"). */
 const SUBSCRIBE_WINDOW_MS = 10 * 60_000;
 const SUBSCRIBES_PER_IP = 5;
 const SUBSCRIBE_ANSWER = "Thank you. If that address can receive mail, a link to confirm is on its way; it works for 48 hours.";
-const TOKEN_GUESS_WINDOW_MS = 5 * 60_000;
 
 function accessCookieValue(page: PublicStatusPage): string {
   return hashToken(`status-page-access:${page.id}:${page.accessToken ?? ""}`);
 }
 
 export class StatusPages {
-  private readonly guessesByIp = new FixedWindowLimiter<string>(TOKEN_GUESS_WINDOW_MS);
-  private readonly guessesByPage = new FixedWindowLimiter<number>(TOKEN_GUESS_WINDOW_MS);
+  /** wrong ?token= guesses per client address (its /64 for IPv6), whatever the page */
+  private readonly guessesByAddress = new FixedWindowLimiter<string>(GUESS_WINDOW_MS);
   private readonly subscribesByIp = new FixedWindowLimiter<string>(SUBSCRIBE_WINDOW_MS);
 
   constructor(private readonly web: WebContext) {}
-
-  /** The window that refuses this IP's or this page's next guess, if one does. */
-  private guessLimit(ip: string, page: PublicStatusPage, now: number): WindowVerdict | null {
-    for (const v of [this.guessesByIp.peek(ip, TOKEN_GUESSES_PER_IP, now), this.guessesByPage.peek(page.id, TOKEN_GUESSES_PER_PAGE, now)]) if (!v.allowed) return v;
-    return null;
-  }
 
   private tooManyGuesses(request: Request, kind: Kind, page: PublicStatusPage, retryAfter: number): Response {
     const headers = { "retry-after": String(retryAfter) };
@@ -128,13 +119,14 @@ export class StatusPages {
       const token = page.accessToken;
       if (given !== null) {
         const ip = this.web.clientIp(request, socketIp);
+        const block = addressBlock(ip);
         const now = this.web.app.clock.now();
-        // checked before the comparison: while limited, a right guess is refused like a wrong one
-        const limited = this.guessLimit(ip, page, now);
-        if (limited) return this.tooManyGuesses(request, kind, page, retryAfterSeconds(limited, now));
+        const limit = this.web.app.config.guessLimit;
+        // checked before the comparison: a client over its own limit is refused a right guess too
+        const limited = this.guessesByAddress.peek(block, limit, now);
+        if (!limited.allowed) return this.tooManyGuesses(request, kind, page, retryAfterSeconds(limited, now));
         if (!token || !safeEqual(given, token)) {
-          this.guessesByIp.hit(ip, TOKEN_GUESSES_PER_IP, now);
-          this.guessesByPage.hit(page.id, TOKEN_GUESSES_PER_PAGE, now);
+          this.guessesByAddress.hit(block, limit, now);
           this.web.log.info("wrong status page access token", { page_id: page.id, ip });
           return this.refused(request, kind, page, "bad-token", where);
         }
@@ -200,7 +192,7 @@ export class StatusPages {
     if (!page || !subscriptionsOffered(this.web.app, page)) return this.notFound(request, "html");
     const ip = this.web.clientIp(request, socketIp);
     const now = this.web.app.clock.now();
-    const verdict = this.subscribesByIp.hit(ip, SUBSCRIBES_PER_IP, now);
+    const verdict = this.subscribesByIp.hit(addressBlock(ip), SUBSCRIBES_PER_IP, now);
     if (!verdict.allowed) {
       const retry = retryAfterSeconds(verdict, now);
       return send(request, statusMessagePage(page.theme, "Too many requests", html`<p>Please try again in ${Math.ceil(retry / 60)} min.</p>`), { status: 429, headers: { "retry-after": String(retry) } });
