@@ -1,6 +1,6 @@
 /**
  * One abusive account beside a normal one:
- *   npm run bench -- fairness [--abusive 600] [--normal 20] [--abusive-interval 10] [--timeout 9000]
+ *   npm run bench -- fairness [--abusive 600] [--normal 100] [--abusive-interval 10] [--timeout 9000]
  *                             [--normal-interval 30] [--max-concurrent 500] [--warmup 20] [--duration 60]
  *
  * The abusive account's http monitors all hit a local target that accepts and never answers, so each
@@ -39,7 +39,7 @@ interface Options {
 }
 
 function parseArgs(args: string[]): Options {
-  const o: Options = { abusive: 600, normal: 20, abusiveInterval: 10, timeoutMs: 9000, normalInterval: 30, maxConcurrent: 500, warmup: 20, duration: 60 };
+  const o: Options = { abusive: 600, normal: 100, abusiveInterval: 10, timeoutMs: 9000, normalInterval: 30, maxConcurrent: 500, warmup: 20, duration: 60 };
   for (let i = 0; i < args.length; i++) {
     const a = args[i]!;
     const v = () => Number(args[++i]);
