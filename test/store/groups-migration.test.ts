@@ -13,6 +13,7 @@ import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../../src/store/migrations/inde
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
 import { tempDir } from "../helpers/server.ts";
+import { undoMigrations } from "../helpers/undo-migrations.ts";
 
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
@@ -69,11 +70,7 @@ describe.skipIf(TEST_ENGINE === "sqlite")("PostgreSQL: a version 29 database", (
     const url = await (await testCluster()).createDatabase();
     // a database as version 29 left it: the fresh schema without what 030 and later add
     const old = await openPostgresStore(url, { poolSize: 1 });
-    for (const m of POSTGRES_MIGRATIONS.filter((m) => m.version >= 30).reverse()) {
-      for (const [, table, column] of m.sql.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)) await sql.raw(`ALTER TABLE ${table} DROP COLUMN IF EXISTS ${column}`).execute(old.db);
-      for (const [, name] of m.sql.matchAll(/CREATE (?:UNIQUE )?INDEX (\w+)/g)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(old.db);
-      for (const [, name] of [...m.sql.matchAll(/CREATE TABLE (\w+)/g)].reverse()) await sql.raw(`DROP TABLE ${name}`).execute(old.db);
-    }
+    await undoMigrations(old.db, POSTGRES_MIGRATIONS.filter((m) => m.version >= 30), "postgres");
     for (const q of OLD_ROWS) await sql.raw(q).execute(old.db);
     await sql`UPDATE vigil_schema SET version = 29`.execute(old.db);
     await old.close();

@@ -9,6 +9,7 @@ import { sql } from "kysely";
 import { TEST_ENGINE, openTestStore } from "../helpers/engine.ts";
 import { MIGRATIONS, POSTGRES_MIGRATIONS } from "../../src/store/migrations/index.ts";
 import { tempDir } from "../helpers/server.ts";
+import { undoMigrations } from "../helpers/undo-migrations.ts";
 
 const dir = tempDir("vigil-033-");
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -18,12 +19,7 @@ test("an older database gets last_latency_ms from the check each region's view n
   const db = before.db;
   await sql`ALTER TABLE monitor_region_states DROP COLUMN last_latency_ms`.execute(db);
   // what the migrations after 033 add, taken off too: they run again on the upgrade
-  for (const m of (TEST_ENGINE === "postgres" ? POSTGRES_MIGRATIONS : MIGRATIONS).filter((m) => m.version > 33).reverse()) {
-    // indexes first: SQLite drops no column an index still names
-    for (const [, name] of m.sql.matchAll(/CREATE (?:UNIQUE )?INDEX (\w+)/g)) await sql.raw(`DROP INDEX IF EXISTS ${name}`).execute(db);
-    for (const [, table, column] of m.sql.matchAll(/ALTER TABLE (\w+) ADD COLUMN (\w+)/g)) await sql.raw(`ALTER TABLE ${table} DROP COLUMN ${column}`).execute(db);
-    for (const [, name] of [...m.sql.matchAll(/CREATE TABLE (\w+)/g)].reverse()) await sql.raw(`DROP TABLE IF EXISTS ${name}`).execute(db);
-  }
+  await undoMigrations(db, (TEST_ENGINE === "postgres" ? POSTGRES_MIGRATIONS : MIGRATIONS).filter((m) => m.version > 33), TEST_ENGINE);
   if (TEST_ENGINE === "postgres") await sql`UPDATE vigil_schema SET version = 32`.execute(db);
   else await sql.raw("PRAGMA user_version = 32").execute(db);
   const now = Date.now();
