@@ -15,7 +15,7 @@ import type { AppContext } from "../context.ts";
 import { addressBlock } from "../lib/address-block.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
 import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
-import { clientAddress, normalizeIp, trustedSet } from "./source-ip.ts";
+import { clientAddress, normalizeIp, trustedSet } from "../http/client-address.ts";
 import { bodyDrain, readHead } from "../http/read-limited.ts";
 import { PING_BODY_KEEP, PING_BODY_LIMIT } from "./ping-body.ts";
 import type { NativeRoute } from "../lib/service.ts";

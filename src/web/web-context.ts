@@ -1,7 +1,7 @@
 import { csrfMatches, resumeSession, type SessionRecord } from "../auth/sessions.ts";
 import { SignInLimits } from "../auth/sign-in-limits.ts";
 import type { AppContext } from "../context.ts";
-import { clientAddress, normalizeIp, trustedSet } from "../heartbeat/source-ip.ts";
+import { clientAddress, normalizeIp, trustedSet } from "../http/client-address.ts";
 import type { TrustedProxies } from "../lib/trusted-proxies.ts";
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import { readLimited } from "../http/read-limited.ts";

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "bun:test";
 import { DeadlineTimers } from "../../src/heartbeat/deadline-timers.ts";
 import { evaluatePingPayload } from "../../src/heartbeat/payload-policy.ts";
-import { clientAddress, normalizeIp, trustedSet } from "../../src/heartbeat/source-ip.ts";
+import { clientAddress, normalizeIp, trustedSet } from "../../src/http/client-address.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { waitFor } from "../helpers/server.ts";
 

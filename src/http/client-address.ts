@@ -1,5 +1,5 @@
 /**
- * The address a ping came from. The socket's peer address is the truth unless that peer is one of
+ * The address a request came from (a ping's source, a login's client). The socket's peer address is the truth unless that peer is one of
  * the operator's proxies (`--trusted-proxy`); then X-Forwarded-For is read from the right, skipping
  * trusted hops, and the first untrusted address is the client. Reading from the right matters: the
  * left part of the header is whatever the client chose to send.
