@@ -16,44 +16,9 @@ import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import type { NewMonitorEvent } from "../store/monitor-events.ts";
 import type { PingJournal } from "../store/ping-journal.ts";
 import type { BatchStatements, HeartbeatRowState, PingMonitorRow, SqlitePingStatements } from "../store/ping-statements.ts";
-import { PING_BODY_KEEP } from "./ping-body.ts";
-import { evaluatePingPayload } from "./payload-policy.ts";
-
-export type PingKind = "ping" | "start" | "fail";
-
-/** What a failure's event keeps of the body the job sent: a log's first lines, not megabytes of it. */
-export const FAIL_BODY_KEEP = 10 * 1024;
-
-/** The body's size when longer than the `kept` bytes of it that were kept, else null. */
-export function cutAt(ping: Pick<PingRequest, "bodyBytes">, kept: number): number | null {
-  return ping.bodyBytes > kept ? ping.bodyBytes : null;
-}
-
-function failBody(body: string | null): string | null {
-  if (body === null) return null;
-  const bytes = Buffer.from(body);
-  return bytes.byteLength <= FAIL_BODY_KEEP ? body : new TextDecoder().decode(bytes.subarray(0, FAIL_BODY_KEEP));
-}
-
-export interface PingRequest {
-  monitorId: number;
-  /** the token the ping used: a ping that reaches the batch after a rotation is refused */
-  token: string;
-  kind: PingKind;
-  sourceIp: string | null;
-  /** the body's first PING_BODY_KEEP bytes as text, or null without a body */
-  body: string | null;
-  /** the body's size as sent */
-  bodyBytes: number;
-  /** why the job failed (/fail, /<exit-code>) */
-  failReason: string | null;
-  /** the exit code of /<0-255>, null for the other forms: an exit code is its own verdict */
-  exitCode: number | null;
-}
-
-export type PingOutcome = { result: "accepted" | "ignored" } | { result: "rejected"; reason: string } | { result: "not_found" };
-
-export type HeartbeatOp = { type: "ping"; at: number; ping: PingRequest } | { type: "evaluate"; monitorId: number };
+import { ACCEPTED, laterPing, opMonitorId, runDuration, type HeartbeatOp, type PingOutcome } from "../domain/heartbeat-ping.ts";
+import { evaluatePingPayload } from "../domain/payload-policy.ts";
+import { cutAt, FAIL_BODY_KEEP, failBody, PING_BODY_KEEP } from "../domain/ping-body.ts";
 
 export interface Transition {
   monitorId: number;
@@ -104,7 +69,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatement
   // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
   // change committed in this very transaction: then the cache starts over.
   const cacheStale = side !== null && side.stmts.heartbeatEpoch() !== side.cacheEpoch;
-  const ids = ops.map((op) => (op.type === "ping" ? op.ping.monitorId : op.monitorId));
+  const ids = ops.map(opMonitorId);
   // Before anything else touches a monitor, its journaled pings are folded, so its row and timeline
   // hold every ping acknowledged before: a deadline is judged from the true last ping.
   const folded = new Map(side?.journal.foldNow([...new Set(ids)]));
@@ -248,18 +213,6 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatement
   // after this batch's own flips, which it knows of: its rows are true at this epoch
   if (side !== null) result.epoch = side.stmts.heartbeatEpoch();
   return result;
-}
-
-export const ACCEPTED: PingOutcome = Object.freeze({ result: "accepted" });
-
-/** The last ping's time after one at `at`: pings committed out of order never move it back. */
-export function laterPing(last: number | null, at: number): number {
-  return last === null || at > last ? at : last;
-}
-
-/** How long the job ran, when a /start came before this ping. */
-export function runDuration(startAt: number | null, at: number): number | null {
-  return startAt !== null && at >= startAt ? at - startAt : null;
 }
 
 function seconds(ms: number): string {

@@ -14,10 +14,10 @@ import { errorResponse, standardHeaders } from "../http/respond.ts";
 import type { AppContext } from "../context.ts";
 import { addressBlock } from "../lib/address-block.ts";
 import { FixedWindowLimiter, retryAfterSeconds } from "../lib/fixed-window.ts";
-import type { PingKind, PingOutcome, PingRequest } from "./apply-batch.ts";
+import type { PingKind, PingOutcome, PingRequest } from "../domain/heartbeat-ping.ts";
 import { clientAddress, normalizeIp, trustedSet } from "../http/client-address.ts";
 import { bodyDrain, readHead } from "../http/read-limited.ts";
-import { PING_BODY_KEEP, PING_BODY_LIMIT } from "./ping-body.ts";
+import { PING_BODY_KEEP, PING_BODY_LIMIT } from "../domain/ping-body.ts";
 import type { NativeRoute } from "../lib/service.ts";
 import { replaceNul } from "../domain/text-rules.ts";
 

@@ -13,10 +13,9 @@
 import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-rules.ts";
 import type { JournaledPing } from "../store/ping-journal-file.ts";
 import type { PingMonitorRow } from "../store/ping-statements.ts";
-import { laterPing, runDuration, type HeartbeatOp } from "./apply-batch.ts";
-import { cutAt } from "./apply-batch.ts";
-import { PING_BODY_KEEP } from "./ping-body.ts";
-import { evaluatePingPayload } from "./payload-policy.ts";
+import { laterPing, runDuration, type HeartbeatOp } from "../domain/heartbeat-ping.ts";
+import { evaluatePingPayload } from "../domain/payload-policy.ts";
+import { cutAt, PING_BODY_KEEP } from "../domain/ping-body.ts";
 
 export interface JournalPart {
   /** the journaled ops' places in the batch */

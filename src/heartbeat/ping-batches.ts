@@ -17,7 +17,8 @@ import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import type { PingJournal } from "../store/ping-journal.ts";
 import type { PingMonitorRow, PingStatements, SqlitePingStatements } from "../store/ping-statements.ts";
-import { ACCEPTED, applyBatch, type BatchJournal, type BatchResult, type HeartbeatOp, type PingOutcome, type PingRequest } from "./apply-batch.ts";
+import { ACCEPTED, type HeartbeatOp, type PingOutcome, type PingRequest } from "../domain/heartbeat-ping.ts";
+import { applyBatch, type BatchJournal, type BatchResult } from "./apply-batch.ts";
 import { applyToCache, splitJournalable } from "./journalable.ts";
 
 /** What a committed batch tells the timers and the event bus. */

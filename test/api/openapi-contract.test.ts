@@ -14,7 +14,7 @@ import { MAX_BODY_BYTES } from "../../src/http/json-body.ts";
 import type { RouteDef } from "../../src/api/route.ts";
 import { apiRoutes } from "../../src/api/routes.ts";
 import { emptyResult } from "../../src/domain/check-result.ts";
-import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
+import { PING_BODY_LIMIT } from "../../src/domain/ping-body.ts";
 import { issuePeerToken } from "../../src/auth/peer-tokens.ts";
 import { insertCheck } from "../../src/store/checks.ts";
 import { insertIncident } from "../../src/store/incidents.ts";

@@ -9,7 +9,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { sql } from "kysely";
 import { rmSync } from "node:fs";
-import type { PingOutcome, PingRequest } from "../../src/heartbeat/apply-batch.ts";
+import type { PingOutcome, PingRequest } from "../../src/domain/heartbeat-ping.ts";
 import { defaultAccountId, insertHeartbeat, ownIntake, monitorRow, timeline, type HeartbeatMonitor, type HeartbeatOptions } from "../helpers/heartbeat.ts";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHeartbeat, monitorRow, ping, rotateHeartbeat, timeline, updateHeartbeat } from "../helpers/heartbeat.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
-import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
+import { PING_BODY_LIMIT } from "../../src/domain/ping-body.ts";
 
 let server: TestServer;
 beforeAll(async () => {

@@ -11,7 +11,7 @@ import { buildHttpApp } from "../../src/server.ts";
 import { createHeartbeat, ownIntake, timeline } from "../helpers/heartbeat.ts";
 import { rmSync } from "node:fs";
 import { startTestServer, tempDir, type TestServer } from "../helpers/server.ts";
-import { PING_BODY_LIMIT } from "../../src/heartbeat/ping-body.ts";
+import { PING_BODY_LIMIT } from "../../src/domain/ping-body.ts";
 
 let server: TestServer;
 beforeAll(async () => {

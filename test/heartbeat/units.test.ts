@@ -1,7 +1,7 @@
 /** The heartbeat's pure parts as tables: source address, payload policy, and the deadline heap. */
 import { describe, expect, test } from "bun:test";
 import { DeadlineTimers } from "../../src/heartbeat/deadline-timers.ts";
-import { evaluatePingPayload } from "../../src/heartbeat/payload-policy.ts";
+import { evaluatePingPayload } from "../../src/domain/payload-policy.ts";
 import { clientAddress, normalizeIp, trustedSet } from "../../src/http/client-address.ts";
 import { systemClock } from "../../src/lib/clock.ts";
 import { waitFor } from "../helpers/server.ts";

@@ -4,7 +4,7 @@
  * `status`) equals the text "ok". A rejected ping is recorded with a reason that says what was
  * wrong, so the person reading the timeline can fix their script.
  */
-import { getJsonPath, MISSING } from "../domain/json-path.ts";
+import { getJsonPath, MISSING } from "./json-path.ts";
 
 export const DEFAULT_STATUS_KEY = "status";
 
