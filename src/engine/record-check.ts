@@ -5,13 +5,13 @@ import type { MonitorState } from "../domain/monitor.ts";
 import { insertCheck, resultAlreadyStored } from "../store/checks.ts";
 import { PACK_GRACE_MS } from "./retention.ts";
 import type { Db } from "../store/database.ts";
-import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import { deleteRegionState, listRegionStates, upsertRegionState, type RegionStateRow } from "../store/region-states.ts";
 import { markMonitorChecked } from "../store/monitors.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { monitorRegions } from "./probe-monitor.ts";
 import { alertExpiryIfDue } from "./expiry-alerts.ts";
+import { countIntoOpenIncident } from "./incident-failure.ts";
 import { applyStateChange } from "./state-change.ts";
 import { traceToStore } from "./trace-budget.ts";
 
@@ -103,10 +103,7 @@ async function recordInTransaction(trx: Db, ctx: AppContext, monitorId: number, 
   await markMonitorChecked(trx, monitorId, monitor.monitor_type, lastCheckedAt, { notAfter: result.ssl_not_after, issuer: result.ssl_issuer });
 
   // while an incident is open every failed check, from any region, counts into it
-  const open = counts && result.status === "down" ? await findOpenIncident(trx, monitorId) : undefined;
-  if (open) {
-    await addIncidentFailure(trx, open.id, { errorCode: result.error_code, errorMessage: result.error_message, httpCode: result.http_code, at: result.checked_at });
-  }
+  if (counts && result.status === "down") await countIntoOpenIncident(trx, monitorId, result);
 
   const regions = states
     .map((r) => stillValid(monitor, r))

@@ -8,11 +8,11 @@ import type { AppContext, AppEvents } from "../context.ts";
 import { emptyResult, failed, type CheckResult, type CheckStatus } from "../domain/check-result.ts";
 import { dueHeartbeatState, heartbeatPlanOf, nextHeartbeatTransition, pingExpectedBy } from "../domain/heartbeat-rules.ts";
 import type { MonitorState } from "../domain/monitor.ts";
+import { countIntoOpenIncident } from "../engine/incident-failure.ts";
 import { applyStateChange } from "../engine/state-change.ts";
 import { toIso } from "../lib/dates.ts";
 import { insertCheck } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
-import { addIncidentFailure, findOpenIncident } from "../store/incidents.ts";
 import type { NewMonitorEvent } from "../store/monitor-events.ts";
 import type { PingJournal } from "../store/ping-journal.ts";
 import type { BatchStatements, HeartbeatRowState, PingMonitorRow, SqlitePingStatements } from "../store/ping-statements.ts";
@@ -172,10 +172,7 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatement
         await flip(r, "down", check, "heartbeat_failed", reason, null);
       } else {
         addCheck(r.id, check);
-        if (!r.is_in_maintenance) {
-          const open = await findOpenIncident(trx, r.id);
-          if (open) await addIncidentFailure(trx, open.id, { errorCode: "heartbeat_failed", errorMessage: reason, httpCode: null, at });
-        }
+        if (!r.is_in_maintenance) await countIntoOpenIncident(trx, r.id, check);
       }
       result.outcomes.push({ result: "accepted" });
       continue;
