@@ -53,9 +53,9 @@ for (const name of names) {
   const scratch = mkdtempSync(join(outDir, `.${name}-`));
   try {
     const result = await Bun.build({
-      // the worker threads are loaded as modules of their own (src/heartbeat/fold-thread.ts,
+      // the worker threads are loaded as modules of their own (src/store/ping-fold-thread.ts,
       // src/store/checkpointer.ts, src/scheduler/maintenance-thread.ts, src/scheduler/pattern-thread.ts)
-      entrypoints: [join(root, "src", "main.ts"), join(root, "src", "heartbeat", "fold-worker.ts"), join(root, "src", "store", "checkpoint-worker.ts"), join(root, "src", "scheduler", "maintenance-worker.ts"), join(root, "src", "scheduler", "pattern-worker.ts")],
+      entrypoints: [join(root, "src", "main.ts"), join(root, "src", "store", "ping-fold-worker.ts"), join(root, "src", "store", "checkpoint-worker.ts"), join(root, "src", "scheduler", "maintenance-worker.ts"), join(root, "src", "scheduler", "pattern-worker.ts")],
       compile: { outfile: join(scratch, name), ...(target ? { target } : {}) },
       define: { VIGIL_BUILD_COMMIT: JSON.stringify(commit) },
       minify: true,

@@ -2,7 +2,7 @@ import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { databaseUrl } from "../config/load.ts";
-import { foldJournaledPings } from "../heartbeat/fold-offline.ts";
+import { foldJournaledPings } from "../store/ping-fold-offline.ts";
 import { createLogger } from "../lib/logger.ts";
 import { acquireDataLock, lockHolder } from "../store/data-lock.ts";
 import { DATABASE_FILE, type PostgresStore } from "../store/database.ts";

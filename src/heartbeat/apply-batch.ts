@@ -14,8 +14,7 @@ import { toIso } from "../lib/dates.ts";
 import { insertCheck } from "../store/checks.ts";
 import type { Db } from "../store/database.ts";
 import type { NewMonitorEvent } from "../store/monitor-events.ts";
-import type { PingJournal } from "../store/ping-journal.ts";
-import type { BatchStatements, HeartbeatRowState, PingMonitorRow, SqlitePingStatements } from "../store/ping-statements.ts";
+import type { BatchStatements, HeartbeatRowState, PingMonitorRow } from "../store/ping-statements.ts";
 import { ACCEPTED, laterPing, opMonitorId, runDuration, type HeartbeatOp, type PingOutcome } from "../domain/heartbeat-ping.ts";
 import { evaluatePingPayload } from "../domain/payload-policy.ts";
 import { cutAt, FAIL_BODY_KEEP, failBody, PING_BODY_KEEP } from "../domain/ping-body.ts";
@@ -36,49 +35,22 @@ export interface BatchResult {
   deadlines: Map<number, number | null>;
   stateChanges: AppEvents["monitor.state"][];
   transitions: Transition[];
-  /** every monitor row this batch read, as it left it (null: no such monitor): the next batches' cache */
-  rows: Map<number, PingMonitorRow | null>;
-  /** monitors whose journaled pings this batch folded, with the newest id it folded */
-  folded: Map<number, number>;
-  /** the cached rows the batch was given were stale (the epoch had moved): the cache starts over */
-  cacheStale: boolean;
-  /** the heartbeat epoch `rows` are true at */
-  epoch: number;
   /** check rows this batch wrote, by status (vigil_checks_total, counted once committed) */
   checks: Record<CheckStatus, number>;
 }
 
 /**
- * On SQLite, what the ping journal brings to a batch: the pings to fold before the batch touches a
- * monitor, and the heartbeat epoch its row cache (heartbeat/journalable.ts) is checked against.
- * PostgreSQL has neither: every ping is written by its batch (README "Heartbeat monitors").
- */
-export interface BatchJournal {
-  journal: Pick<PingJournal, "foldNow">;
-  stmts: Pick<SqlitePingStatements, "heartbeatEpoch">;
-  /** the heartbeat epoch the intake's cached rows are true at */
-  cacheEpoch: number;
-}
-
-/**
- * `trx` is the write queue's transaction; `stmts` are the ping path's statements on it (see
+ * `trx` is the write queue's transaction; `stmts` are the ping store's statements on it (see
  * store/ping-statements.ts), used for the per-ping work, while the rare state changes go through
  * applyStateChange on `trx`.
  */
-export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatements, ops: HeartbeatOp[], side: BatchJournal | null): Promise<BatchResult> {
-  // Anything that changed a heartbeat monitor since the cache was filled moved the epoch, even a
-  // change committed in this very transaction: then the cache starts over.
-  const cacheStale = side !== null && side.stmts.heartbeatEpoch() !== side.cacheEpoch;
-  const ids = ops.map(opMonitorId);
-  // Before anything else touches a monitor, its journaled pings are folded, so its row and timeline
-  // hold every ping acknowledged before: a deadline is judged from the true last ping.
-  const folded = new Map(side?.journal.foldNow([...new Set(ids)]));
+export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatements, ops: readonly HeartbeatOp[]): Promise<BatchResult> {
   // Rows are read inside the transaction, so they are the truth even if a change was committed a
   // moment ago and its monitor.changed has not been heard yet. (On SQLite, plain pings on up
-  // monitors, nearly every request, do not come here: splitJournalable sends them to the journal.)
-  const read = stmts.pingMonitors(ids);
+  // monitors, nearly every request, do not come here: the ping store's journal takes them.)
+  const read = stmts.pingMonitors(ops.map(opMonitorId));
   const rows = read instanceof Promise ? await read : read;
-  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], rows, folded, cacheStale, epoch: 0, checks: { up: 0, down: 0, degraded: 0 } };
+  const result: BatchResult = { outcomes: [], deadlines: new Map(), stateChanges: [], transitions: [], checks: { up: 0, down: 0, degraded: 0 } };
   const dirty = new Set<PingMonitorRow>();
   const touched = new Set<PingMonitorRow>();
   const record = (e: NewMonitorEvent) => stmts.events.add(e);
@@ -207,8 +179,6 @@ export async function applyBatch(trx: Db, ctx: AppContext, stmts: BatchStatement
   for (const r of dirty) stmts.updateBookkeeping(r);
   const flushed = stmts.flush();
   if (flushed) await flushed;
-  // after this batch's own flips, which it knows of: its rows are true at this epoch
-  if (side !== null) result.epoch = side.stmts.heartbeatEpoch();
   return result;
 }
 

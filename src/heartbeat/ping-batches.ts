@@ -5,33 +5,21 @@
  * of the process. A batch is one unit rather than one per ping, so a burst costs one promise chain,
  * not thousands.
  *
- * On SQLite, journalable.ts splits each batch. Plain pings on up monitors are appended to the ping
- * journal (store/ping-journal.ts) as one record, outside the main database's write queue, and
- * acknowledged once it is written; when to fold them is fold-scheduler.ts's business. The rest is
- * one job of the shared write queue (ctx.writes), applyBatch, committed together with whatever else
- * is being written. On PostgreSQL the whole batch is that job.
+ * Each batch goes to the ping store (store/ping-store.ts): what it takes on its own is acknowledged
+ * at once (on SQLite, the plain pings on up monitors it appends to the ping journal), and the rest
+ * is one job of the shared write queue, applyBatch, committed together with whatever else is being
+ * written (on PostgreSQL, the whole batch).
  */
 import type { AppContext } from "../context.ts";
 import { CHECK_STATUSES, type CheckStatus } from "../domain/check-result.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import type { PingJournal } from "../store/ping-journal.ts";
-import type { PingMonitorRow, PingStatements, SqlitePingStatements } from "../store/ping-statements.ts";
 import { ACCEPTED, type HeartbeatOp, type PingOutcome, type PingRequest } from "../domain/heartbeat-ping.ts";
-import { applyBatch, type BatchJournal, type BatchResult } from "./apply-batch.ts";
-import { applyToCache, splitJournalable } from "./journalable.ts";
+import type { PingStore } from "../store/ping-store.ts";
+import { applyBatch, type BatchResult } from "./apply-batch.ts";
 
 /** What a committed batch tells the timers and the event bus. */
-export type Committed = Pick<BatchResult, "deadlines" | "stateChanges" | "transitions">;
-
-const NO_ROWS: ReadonlyMap<number, PingMonitorRow> = new Map();
-
-/**
- * Where a batch is written. On SQLite the ping journal takes the plain pings that the rows cached
- * here vouch for; on PostgreSQL there is no journal and no cache: every op goes through applyBatch
- * (README "Heartbeat monitors").
- */
-export type PingPath = { journal: PingJournal; stmts: SqlitePingStatements } | { journal: null; stmts: PingStatements };
+export type Committed = Pick<BatchResult, "stateChanges" | "transitions"> & { deadlines: ReadonlyMap<number, number | null> };
 
 /** A bound on one transaction's size keeps the writer from holding the database for long. */
 export const MAX_BATCH = 1000;
@@ -60,8 +48,6 @@ class Batch {
 }
 
 export interface PingBatchesOptions {
-  /** told after each batch was written: pings may have been journaled */
-  afterBatch(): void;
   /** after each commit or journal record, in the order they happened */
   onCommitted(r: Committed): void;
   /** evaluations of a batch that failed to commit, to be retried */
@@ -72,9 +58,6 @@ export interface PingBatchesOptions {
 export class PingBatches {
   /** batches not yet written, oldest first; the last one takes new work */
   private batches: Batch[] = [];
-  /** monitor rows as the last committed batch that read them left them (see applyBatch) */
-  private rows = new Map<number, PingMonitorRow>();
-  private rowsEpoch = -1;
   private draining: Promise<void> | null = null;
   private scheduled = false;
   private closed = false;
@@ -82,7 +65,7 @@ export class PingBatches {
 
   constructor(
     private readonly ctx: AppContext,
-    private readonly path: PingPath,
+    private readonly pings: PingStore,
     private readonly o: PingBatchesOptions,
   ) {
     this.log = o.log;
@@ -106,11 +89,6 @@ export class PingBatches {
     if (this.closed) return;
     for (const monitorId of ids) this.openBatch().ops.push({ type: "evaluate", monitorId });
     this.kick();
-  }
-
-  /** Forgets what is known of a monitor (it changed): its next ping reads the row again. */
-  forget(monitorId: number): void {
-    this.rows.delete(monitorId);
   }
 
   /** ops queued and not yet written */
@@ -167,23 +145,20 @@ export class PingBatches {
         const ids = ops.flatMap((op) => (op.type === "evaluate" ? [op.monitorId] : []));
         if (ids.length) this.o.onEvaluateFailed(ids);
       };
-      // the places of the ops applyBatch writes (null: all of them)
-      let rest: number[] | null = null;
-      const path = this.path;
-      if (path.journal !== null) {
-        try {
-          rest = this.journalPart(path.journal, path.stmts, ops, outcomes);
-        } catch (err) {
-          failed(err);
-          continue;
-        }
+      // the places of the ops applyBatch writes
+      let rest: readonly number[];
+      try {
+        rest = this.take(ops, outcomes);
+      } catch (err) {
+        failed(err);
+        continue;
       }
-      if (rest === null || rest.length > 0) {
-        const restOps = rest === null ? ops : rest.map((i) => ops[i]!);
+      if (rest.length > 0) {
+        const restOps = rest.length === ops.length ? ops : rest.map((i) => ops[i]!);
         try {
           this.written(await this.write(restOps), rest, outcomes);
         } catch (err) {
-          // the journal part, if any, is durable: its pings are recorded though their answer is an error
+          // what the store took is durable: its pings are recorded though their answer is an error
           if (restOps.length === 1 || storageFailure(err)) {
             failed(err);
             continue;
@@ -194,7 +169,7 @@ export class PingBatches {
           let failures = 0;
           let first: unknown = null;
           for (let k = 0; k < restOps.length; k++) {
-            const i = rest === null ? k : rest[k]!;
+            const i = rest[k]!;
             const op = restOps[k]!;
             try {
               this.written(await this.write([op]), [i], outcomes);
@@ -210,7 +185,7 @@ export class PingBatches {
           });
         }
       }
-      this.o.afterBatch();
+      this.pings.afterBatch();
       batch.outcomes = outcomes;
       this.count(outcomes);
       batch.resolve();
@@ -218,49 +193,30 @@ export class PingBatches {
   }
 
   /** One transaction of the write queue for these ops. */
-  private write(ops: HeartbeatOp[]): Promise<BatchResult> {
-    const path = this.path;
-    const side: BatchJournal | null = path.journal === null ? null : { journal: path.journal, stmts: path.stmts, cacheEpoch: this.rowsEpoch };
-    return this.ctx.writes.run((trx) => applyBatch(trx, this.ctx, path.stmts.forBatch(trx), ops, side), { gathered: true });
+  private write(ops: readonly HeartbeatOp[]): Promise<BatchResult> {
+    return this.pings.write(ops, (trx, stmts) => applyBatch(trx, this.ctx, stmts, ops));
   }
 
-  /** What a committed transaction wrote, for the ops at places `rest` of the batch (null: all of them). */
-  private written(result: BatchResult, rest: readonly number[] | null, outcomes: (PingOutcome | null)[]): void {
-    const journal = this.path.journal;
-    if (journal !== null) {
-      if (result.cacheStale) this.rows.clear();
-      this.rowsEpoch = result.epoch;
-      for (const [id, row] of result.rows) {
-        if (row === null) this.rows.delete(id);
-        else this.rows.set(id, row);
-      }
-      // before anything else runs in the write queue, so the next job sees what this one committed
-      journal.folded(result.folded);
-    }
-    if (rest === null) for (let k = 0; k < outcomes.length; k++) outcomes[k] = result.outcomes[k]!;
-    else rest.forEach((i, k) => (outcomes[i] = result.outcomes[k]!));
+  /** What a committed transaction wrote, for the ops at places `rest` of the batch. */
+  private written(result: BatchResult, rest: readonly number[], outcomes: (PingOutcome | null)[]): void {
+    for (let k = 0; k < rest.length; k++) outcomes[rest[k]!] = result.outcomes[k]!;
     this.countChecks(result.checks);
     this.committed(result);
   }
 
   /**
-   * Appends the batch's journalable pings to the journal and answers them in `outcomes`; returns
-   * the places of the rest. The cached rows are true while the epoch has not moved since they were
-   * filled. Read outside a transaction: a change committing right after this read is ordered after
-   * these pings, as if they had arrived a moment earlier.
+   * Gives the batch to the ping store, which takes what it can make durable on its own; answers
+   * those pings in `outcomes` and returns the places of the rest.
    */
-  private journalPart(journal: PingJournal, stmts: SqlitePingStatements, ops: readonly HeartbeatOp[], outcomes: (PingOutcome | null)[]): number[] {
-    const cache = stmts.heartbeatEpoch() === this.rowsEpoch ? this.rows : NO_ROWS;
-    const split = splitJournalable(ops, cache, () => journal.nextId());
-    const part = split.journal;
-    if (part.pings.length > 0) {
-      journal.append(part.pings);
-      for (const i of part.indexes) outcomes[i] = ACCEPTED;
-      // each journaled ping becomes an up check when it is folded
-      this.countChecks({ up: part.pings.length, down: 0, degraded: 0 });
-      this.committed({ deadlines: applyToCache(part), stateChanges: [], transitions: [] });
+  private take(ops: readonly HeartbeatOp[], outcomes: (PingOutcome | null)[]): readonly number[] {
+    const taken = this.pings.take(ops);
+    if (taken.accepted.length > 0) {
+      for (const i of taken.accepted) outcomes[i] = ACCEPTED;
+      // each ping taken becomes an up check in its rows
+      this.countChecks({ up: taken.accepted.length, down: 0, degraded: 0 });
+      this.committed({ deadlines: taken.deadlines, stateChanges: [], transitions: [] });
     }
-    return split.rest;
+    return taken.rest;
   }
 
   private committed(r: Committed): void {

@@ -1,5 +1,5 @@
 /**
- * A worker thread behind a handshake, as the fold worker (heartbeat/fold-thread.ts), the WAL
+ * A worker thread behind a handshake, as the fold worker (store/ping-fold-thread.ts), the WAL
  * checkpointer (store/checkpointer.ts) and the maintenance job (scheduler/maintenance-thread.ts)
  * use one: the worker is sent a start message and answers `{ type: "started" }`; asked to stop, it
  * answers `{ type: "stopped" }`. Every other message goes to the owner.

@@ -9,7 +9,7 @@
  * neither built nor encoded (the driver quoting every element of every array was the largest cost
  * of a flush in the heartbeat bench's profile). The PostgreSQL
  * counterpart of multi-row-insert.ts, for the modules that own the tables (store/checks.ts,
- * store/monitor-events.ts, the ping path's bookkeeping in store/postgres-ping-statements.ts).
+ * store/monitor-events.ts, the ping path's bookkeeping in store/ping-store-postgres.ts).
  */
 import { CompiledQuery } from "kysely";
 import type { Db } from "./database.ts";

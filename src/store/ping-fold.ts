@@ -2,7 +2,7 @@
  * The ping journal's fold: journaled pings written into their permanent rows in the main database
  * (a monitor_events ping and an up check each, through the writers of store/monitor-events.ts and
  * store/checks.ts, and the monitor's bookkeeping), on whichever connection folds: the serving
- * thread's (store/ping-journal.ts) or the fold worker's (heartbeat/fold-worker.ts).
+ * thread's (store/ping-journal.ts) or the fold worker's (ping-fold-worker.ts).
  *
  * Which pings are folded is each monitor's watermark (monitors.heartbeat_journal_through, the
  * newest ping id folded), moved in the fold's own transaction: the worker and a reader's settle

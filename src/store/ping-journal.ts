@@ -9,7 +9,7 @@
  * Why a journal: written directly, each ping inserted into two (monitor_id, time) indexes and
  * updated its monitor row, three random pages per ping in every commit; folded a few seconds of
  * pings at a time in monitor order, a monitor's rows share their index pages. Why outside the main
- * database: a fold worker (heartbeat/fold-worker.ts) does the fold's inserts on its own connection,
+ * database: a fold worker (ping-fold-worker.ts) does the fold's inserts on its own connection,
  * and a plain ping's append never waits for the main database's write lock while the worker holds
  * it. (BENCHMARKS.md, heartbeat, has the figures of both choices.)
  */

@@ -3,7 +3,8 @@
  * bookkeeping here, its events and checks through the writers of the modules that own those tables
  * (store/monitor-events.ts, store/checks.ts). On SQLite (this file) prepared statements on the raw
  * bun:sqlite handle, run as they are called; on PostgreSQL one query reading a batch's rows and one
- * statement writing them (store/postgres-ping-statements.ts).
+ * statement writing them (store/ping-store-postgres.ts). Either is handed out only inside a write
+ * of the ping store (store/ping-store.ts), on its transaction.
  *
  * Why not Kysely here: building and compiling a query tree per call was most of the CPU a ping cost
  * (README "Heartbeat monitors"; BENCHMARKS.md, heartbeat). On SQLite they must only be run inside a
@@ -12,7 +13,6 @@
  */
 import type { Database, Statement } from "bun:sqlite";
 import { prepareCheckWrites, type PingCheckWrites } from "./checks.ts";
-import type { Db } from "./database.ts";
 import { prepareEventWrites, type PingEventWrites } from "./monitor-events.ts";
 import type { MonitorRow } from "./tables.ts";
 
@@ -39,15 +39,10 @@ export const PING_MONITOR_COLUMNS = [
 export type PingMonitorRow = Pick<MonitorRow, (typeof PING_MONITOR_COLUMNS)[number]>;
 
 /**
- * The ping path's statements (heartbeat/apply-batch.ts) for either engine: `forBatch` gives one
- * batch's, on the write queue's transaction. Rows are written in the order they are added, by
- * `flush` at the latest, and a batch flushes before anything else reads or writes those tables in
- * its transaction (a state change) and at its end.
+ * One batch's statements (heartbeat/apply-batch.ts), on the write queue's transaction. Rows are
+ * written in the order they are added, by `flush` at the latest, and a batch flushes before
+ * anything else reads or writes those tables in its transaction (a state change) and at its end.
  */
-export interface PingStatements {
-  forBatch(trx: Db): BatchStatements;
-}
-
 export interface BatchStatements {
   /**
    * These monitors' PING_MONITOR_COLUMNS (null: no such monitor), read once for the batch. On
@@ -68,10 +63,10 @@ export interface BatchStatements {
 
 /**
  * On SQLite, statements prepared once on the one connection (which the write queue's transaction
- * holds), run as they are called: `forBatch` gives the same object every time. The heartbeat
- * epoch is read outside transactions too, by the ping journal's split (heartbeat/journalable.ts).
+ * holds), run as they are called: every batch is given the same ones. The heartbeat epoch is read
+ * outside transactions too, by the ping journal's split (store/ping-journal-split.ts).
  */
-export interface SqlitePingStatements extends PingStatements, BatchStatements {
+export interface SqlitePingStatements extends BatchStatements {
   pingMonitors(ids: readonly number[]): Map<number, PingMonitorRow | null>;
   /**
    * The heartbeat epoch (schema: heartbeat_epoch): it moves whenever a heartbeat monitor's token,
@@ -91,7 +86,6 @@ export function preparePingStatements(sqlite: Database, region: string): SqliteP
   // are compared too, so a rotation, a pause or a flip is seen even within the same millisecond.
   const epoch = sqlite.prepare("SELECT n FROM heartbeat_epoch WHERE id = 1") as Statement<{ n: number }, []>;
   const stmts: SqlitePingStatements = {
-    forBatch: () => stmts,
     pingMonitors(ids) {
       const rows = new Map<number, PingMonitorRow | null>();
       for (const id of ids) if (!rows.has(id)) rows.set(id, pingMonitor.get(id) ?? null);

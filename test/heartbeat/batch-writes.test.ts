@@ -2,7 +2,7 @@
  * One ping batch with many pings on many monitors, every kind of op mixed: what it writes to
  * monitor_events, checks, incidents and the monitor rows, and the deadlines it hands to the timers.
  * On PostgreSQL the whole batch is one transaction whose rows are read in one query and written a
- * statement per kind of row (store/postgres-ping-statements.ts); on SQLite its plain pings go to
+ * statement per kind of row (store/ping-store-postgres.ts); on SQLite its plain pings go to
  * the journal once the rows are cached. The rows must be the same either way. And a ping the
  * database refuses fails alone, not the batch it came in.
  */

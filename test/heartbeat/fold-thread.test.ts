@@ -1,5 +1,5 @@
 /**
- * The fold worker's handle (heartbeat/fold-thread.ts) when the worker fails: a start that cannot
+ * The fold worker's handle (store/ping-fold-thread.ts) when the worker fails: a start that cannot
  * happen is refused at once (the server then folds on its own thread), and a worker that fails
  * later is marked dead, so the writer stops giving it passes that would never end. The fold worker
  * folds SQLite's ping journal: PostgreSQL has neither, so these are skipped there.
@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, test } from "bun:test";
 import { rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startFoldThread } from "../../src/heartbeat/fold-thread.ts";
+import { startFoldThread } from "../../src/store/ping-fold-thread.ts";
 import { createLogger } from "../../src/lib/logger.ts";
 import { TEST_ENGINE } from "../helpers/engine.ts";
 import { tempDir } from "../helpers/server.ts";

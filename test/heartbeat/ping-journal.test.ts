@@ -1,6 +1,6 @@
 /**
- * The ping journal (store/ping-journal.ts, heartbeat/ping-batches.ts, heartbeat/fold-scheduler.ts,
- * heartbeat/fold-worker.ts): a plain ping on an up monitor is acknowledged once it is journaled in
+ * The ping journal (store/ping-journal.ts, heartbeat/ping-batches.ts, store/ping-fold-scheduler.ts,
+ * store/ping-fold-worker.ts): a plain ping on an up monitor is acknowledged once it is journaled in
  * <data>/ping-journal/ and folded into monitor_events, checks and the row later, by the fold worker. These tests check that nothing
  * acknowledged is lost or written twice on the way, and that nobody reading a monitor, or judging
  * its deadline, sees it before the fold.
@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { FOLD_AFTER_MS } from "../../src/heartbeat/fold-scheduler.ts";
+import { FOLD_AFTER_MS } from "../../src/store/ping-fold-scheduler.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { createAccount } from "../../src/store/accounts.ts";
 import { asSqlite, openStore, type SqliteStore } from "../../src/store/database.ts";

@@ -1,6 +1,6 @@
 /**
  * On SQLite a plain ping on an up monitor is judged against the row an earlier batch left
- * (heartbeat/journalable.ts), while the heartbeat epoch says it still holds; on PostgreSQL every
+ * (store/ping-journal-split.ts), while the heartbeat epoch says it still holds; on PostgreSQL every
  * batch reads its rows. These tests change the row behind the server's back — through a second
  * connection, as the CLI or another instance would, with no `monitor.changed` — and check that the
  * next ping is judged against the row as it now is, not as it was cached.

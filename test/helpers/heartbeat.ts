@@ -1,10 +1,7 @@
 import { apiRoutes } from "../../src/api/routes.ts";
 import type { AppContext } from "../../src/context.ts";
-import { FoldScheduler } from "../../src/heartbeat/fold-scheduler.ts";
-import { PingBatches, type Committed, type PingPath } from "../../src/heartbeat/ping-batches.ts";
-import { PingJournal } from "../../src/store/ping-journal.ts";
-import { preparePingStatements } from "../../src/store/ping-statements.ts";
-import { postgresPingStatements } from "../../src/store/postgres-ping-statements.ts";
+import { PingBatches, type Committed } from "../../src/heartbeat/ping-batches.ts";
+import { openPingStore } from "../../src/store/ping-store.ts";
 import { randomToken } from "../../src/lib/tokens.ts";
 import { findAccountByName } from "../../src/store/accounts.ts";
 import type { MonitorEventRow, MonitorRow } from "../../src/store/tables.ts";
@@ -180,14 +177,9 @@ export function alertLines(server: TestServer, id: number): string[] {
  */
 export function ownIntake(ctx: AppContext, journalDir: string) {
   const log = ctx.log.child("test");
-  const store = ctx.store;
-  const journal = store.engine === "sqlite" ? PingJournal.open(store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes }) : null;
-  const folds = journal ? new FoldScheduler(journal, ctx.writes, log) : null;
-  const path: PingPath = store.engine === "sqlite"
-    ? { journal: journal!, stmts: preparePingStatements(store.sqlite, ctx.config.region) }
-    : { journal: null, stmts: postgresPingStatements(ctx.config.region) };
+  const pings = openPingStore(ctx.store, { dataDir: journalDir, region: ctx.config.region, writes: ctx.writes, log });
   const committed: Committed[] = [];
-  const batches = new PingBatches(ctx, path, { afterBatch: () => folds?.soon(), onCommitted: (r) => committed.push(r), onEvaluateFailed: () => {}, log });
+  const batches = new PingBatches(ctx, pings, { onCommitted: (r) => committed.push(r), onEvaluateFailed: () => {}, log });
   return {
     batches,
     committed,
@@ -198,11 +190,10 @@ export function ownIntake(ctx: AppContext, journalDir: string) {
       return out;
     },
     /** on SQLite, folds what this intake's own journal holds (the server's reads settle only the server's) */
-    settle: async () => void (await folds?.foldAll()),
+    settle: () => pings.settleAll(),
     async close() {
       await batches.close();
-      await folds?.close();
-      journal?.close();
+      await pings.close();
     },
   };
 }

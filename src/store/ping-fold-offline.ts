@@ -1,8 +1,8 @@
 import type { Logger } from "../lib/logger.ts";
-import { openStore } from "../store/database.ts";
-import { PingJournal } from "../store/ping-journal.ts";
-import { WriteQueue } from "../store/write-queue.ts";
-import { FoldScheduler } from "./fold-scheduler.ts";
+import { openStore } from "./database.ts";
+import { PingJournal } from "./ping-journal.ts";
+import { WriteQueue } from "./write-queue.ts";
+import { FoldScheduler } from "./ping-fold-scheduler.ts";
 
 /**
  * Opens the SQLite store of a data directory as `vigil serve` would (its schema brought up to this

@@ -1,21 +1,21 @@
 /**
- * Which of a batch's ops need only the ping journal (store/ping-journal.ts): plain pings on
- * monitors that committed batches left up, while the heartbeat epoch says nothing about them has
- * changed since, so the cached row is still true. They are acknowledged once their journal record
- * commits, without the main database's write lock, and folded into their rows later. Nearly every
- * request is one of them.
+ * Which of a batch's ops the ping journal (ping-journal.ts) may take: plain pings on monitors that
+ * committed batches left up, while the heartbeat epoch says nothing about them has changed since,
+ * so the cached row is still true. They are acknowledged once their journal record is written,
+ * without the main database's write lock, and folded into their rows later. Nearly every request is
+ * one of them.
  *
- * The rest go through applyBatch in a transaction of the main database. A monitor with any other
- * op in the batch (/start, /fail, a deadline evaluation), or with a ping its cached row cannot vouch
- * for (no row cached, another token, not up, paused, a payload the policy refuses), goes there
- * from that op on, so a monitor's ops are applied in their order.
+ * The rest are written in a transaction of the main database (ping-store-sqlite.ts `write`). A
+ * monitor with any other op in the batch (/start, /fail, a deadline evaluation), or with a ping its
+ * cached row cannot vouch for (no row cached, another token, not up, paused, a payload the policy
+ * refuses), goes there from that op on, so a monitor's ops are applied in their order.
  */
-import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-rules.ts";
-import type { JournaledPing } from "../store/ping-journal-file.ts";
-import type { PingMonitorRow } from "../store/ping-statements.ts";
 import { laterPing, runDuration, type HeartbeatOp } from "../domain/heartbeat-ping.ts";
+import { heartbeatPlanOf, nextHeartbeatTransition } from "../domain/heartbeat-rules.ts";
 import { evaluatePingPayload } from "../domain/payload-policy.ts";
 import { cutAt, PING_BODY_KEEP } from "../domain/ping-body.ts";
+import type { JournaledPing } from "./ping-journal-file.ts";
+import type { PingMonitorRow } from "./ping-statements.ts";
 
 export interface JournalPart {
   /** the journaled ops' places in the batch */
@@ -48,7 +48,7 @@ export function applyToCache(part: JournalPart): Map<number, number | null> {
 }
 
 /**
- * Splits a batch: the journal part, and the places of the ops that take applyBatch. `cache` holds
+ * Splits a batch: the journal part, and the places of the ops left for the transaction. `cache` holds
  * rows as committed batches left them, and must be empty unless the heartbeat epoch has not moved
  * since it was filled; `nextId` numbers the journaled pings.
  */

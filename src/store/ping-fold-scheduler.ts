@@ -4,7 +4,7 @@
  * waits, the more pings of each monitor it writes together, and readers settle the monitors they
  * read first, so the wait shows nowhere. A pass goes through the monitors in id order, FOLD_SLICE
  * pings a transaction, so a monitor's rows of those seconds share their index pages: on the fold
- * worker (fold-thread.ts) while the server runs, on this thread at start-up and shutdown, and when
+ * worker (ping-fold-thread.ts) while the server runs, on this thread at start-up and shutdown, and when
  * the worker did not start or failed. A pass that got through has folded every ping of the batches
  * added before it started, so their journal segments go.
  *
@@ -13,9 +13,9 @@
  */
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import type { PingJournal } from "../store/ping-journal.ts";
-import type { WriteQueue } from "../store/write-queue.ts";
-import type { FoldThread } from "./fold-thread.ts";
+import type { PingJournal } from "./ping-journal.ts";
+import type { WriteQueue } from "./write-queue.ts";
+import type { FoldThread } from "./ping-fold-thread.ts";
 
 /**
  * A pass costs the store about three leaves of each (monitor, time) index for every monitor in it,

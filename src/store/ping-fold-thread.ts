@@ -1,12 +1,12 @@
 /**
- * The serving thread's handle on the fold worker (fold-worker.ts): starts it, asks it for passes
+ * The serving thread's handle on the fold worker (ping-fold-worker.ts): starts it, asks it for passes
  * one at a time, and hands on what each of its commits folded.
  */
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import { startWorkerThread, workerModule } from "../lib/worker-thread.ts";
-import type { FromFoldWorker, ToFoldWorker } from "./fold-worker.ts";
+import type { FromFoldWorker, ToFoldWorker } from "./ping-fold-worker.ts";
 
 export interface FoldThread {
   /** false once the worker has failed: the writer folds on its own thread from then on */
@@ -22,14 +22,14 @@ export interface FoldThreadOptions {
   dataDir: string;
   region: string;
   slice: number;
-  /** the worker's module (tests); default fold-worker.ts */
+  /** the worker's module (tests); default ping-fold-worker.ts */
   module?: string;
   /** after each commit of the worker's: (monitor, newest ping id folded) */
   onFolded(monitors: [number, number][]): void;
   log: Logger;
 }
 
-const WORKER_MODULE = workerModule("heartbeat/fold-worker.ts");
+const WORKER_MODULE = workerModule("store/ping-fold-worker.ts");
 
 /** Starts the worker; rejects if it does not start (its module missing, a failure in it) within 10 s. */
 export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread> {
@@ -59,7 +59,7 @@ export async function startFoldThread(o: FoldThreadOptions): Promise<FoldThread>
       }
     },
     // A worker that failed is not trusted again: what it left pending is folded by the serving
-    // thread (fold-scheduler.ts), whose passes are as correct, only on the thread that serves pings.
+    // thread (ping-fold-scheduler.ts), whose passes are as correct, only on the thread that serves pings.
     onFailed(error) {
       o.log.error("the fold worker failed; the serving thread folds the ping journal from now on", { error });
       settle(false);

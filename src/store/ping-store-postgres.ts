@@ -1,15 +1,19 @@
 /**
- * The ping path's statements on PostgreSQL (the interface: store/ping-statements.ts). A batch reads
- * the rows of all its monitors in one query, and writes its events, checks and bookkeeping in one
- * statement when it flushes (store/gathered-rows.ts), all on the write queue's transaction: a few
- * round trips per batch whatever its size, where a statement per ping would cost one per ping.
+ * The ping store on PostgreSQL (the interface: ping-store.ts). There is no journal and no row
+ * cache: every batch is one job of the write queue, answered once it commits. Its statements (the
+ * interface: ping-statements.ts) read the rows of all its monitors in one query, and write its
+ * events, checks and bookkeeping in one statement when it flushes (gathered-rows.ts), all on the
+ * write queue's transaction: a few round trips per batch whatever its size, where a statement per
+ * ping would cost one per ping. Several instances may share the database, each taking pings.
  */
 import { CompiledQuery } from "kysely";
 import { gatherCheckRows } from "./checks.ts";
 import type { Db } from "./database.ts";
 import { GatheredRows, statementFrom, writeGathered } from "./gathered-rows.ts";
 import { gatherEventRows } from "./monitor-events.ts";
-import { PING_MONITOR_COLUMNS, type BatchStatements, type PingMonitorRow, type PingStatements } from "./ping-statements.ts";
+import { nothingJournaled } from "./ping-journal.ts";
+import { PING_MONITOR_COLUMNS, type BatchStatements, type PingMonitorRow } from "./ping-statements.ts";
+import type { PingStore, PingStoreOptions } from "./ping-store.ts";
 
 /**
  * Locked in id order until the commit: two instances' batches for the same monitors take turns
@@ -25,8 +29,23 @@ const UPDATE_BOOKKEEPING = statementFrom(
      WHERE m.id = v.id`,
 );
 
-export function postgresPingStatements(region: string): PingStatements {
-  return { forBatch: (trx) => batchStatements(trx, region) };
+const NO_DEADLINES: ReadonlyMap<number, number | null> = new Map();
+
+export function openGatheredPingStore(db: Db, o: PingStoreOptions): PingStore {
+  const nothingTaken = async () => {};
+  return {
+    sharedByInstances: true,
+    // nothing waits: every acknowledged ping is in its rows
+    reads: nothingJournaled(db),
+    waiting: 0,
+    take: (ops) => ({ accepted: [], deadlines: NO_DEADLINES, rest: ops.map((_, i) => i) }),
+    write: (_ops, apply) => o.writes.run((trx) => apply(trx, batchStatements(trx, o.region)), { gathered: true }),
+    forget() {},
+    afterBatch() {},
+    start: nothingTaken,
+    settleAll: nothingTaken,
+    close: nothingTaken,
+  };
 }
 
 function batchStatements(trx: Db, region: string): BatchStatements {

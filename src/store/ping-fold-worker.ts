@@ -14,9 +14,9 @@
  */
 import { Database } from "bun:sqlite";
 import { runAsBackgroundThread } from "../lib/background-thread.ts";
-import { preparePingFold, takeSlice } from "../store/ping-fold.ts";
-import { readJournalBatches, type JournaledPing } from "../store/ping-journal-file.ts";
-import { applyPragmas, setAutoCheckpoint } from "../store/pragmas.ts";
+import { preparePingFold, takeSlice } from "./ping-fold.ts";
+import { readJournalBatches, type JournaledPing } from "./ping-journal-file.ts";
+import { applyPragmas, setAutoCheckpoint } from "./pragmas.ts";
 
 export type ToFoldWorker =
   | { type: "start"; databasePath: string; dataDir: string; region: string; slice: number }
