@@ -16,7 +16,8 @@ import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
 import { ACCEPTED, type HeartbeatOp, type PingOutcome, type PingRequest } from "../domain/heartbeat-ping.ts";
 import type { PingStore } from "../store/ping-store.ts";
-import { applyBatch, type BatchResult } from "./apply-batch.ts";
+import { applyBatch } from "./apply-batch.ts";
+import type { BatchResult } from "./batch-state.ts";
 
 /** What a committed batch tells the timers and the event bus. */
 export type Committed = Pick<BatchResult, "stateChanges" | "transitions"> & { deadlines: ReadonlyMap<number, number | null> };
