@@ -11,12 +11,11 @@
  * (SQLite's ping journal, a restored backup's) are in their rows before the timers are rebuilt, so
  * the deadlines are judged from every acknowledged ping.
  */
-import { followHeartbeatDeadlines } from "../cluster/deadline-follower.ts";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
-import { listHeartbeatDeadlines } from "../store/heartbeat.ts";
 import { nothingJournaled } from "../store/ping-journal.ts";
 import { openPingStore } from "../store/ping-store.ts";
+import { followHeartbeatDeadlines, loadDeadlines, type DeadlineSink } from "./deadline-follower.ts";
 import { DeadlineTimers } from "./deadline-timers.ts";
 import { heartbeatEndpoint } from "./endpoint.ts";
 import { PingBatches, type Committed } from "./ping-batches.ts";
@@ -50,17 +49,12 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
   ctx.pings = pings.reads;
 
   const cached = await tokens.warm();
-  const rows = await listHeartbeatDeadlines(ctx.db);
-  const unscheduled: number[] = [];
-  for (const r of rows) {
-    if (r.heartbeat_deadline_at === null) unscheduled.push(r.id);
-    else timers.set(r.id, r.heartbeat_deadline_at);
-  }
-  if (unscheduled.length) batches.evaluate(unscheduled);
-  log.info("heartbeat timers rebuilt", { monitors: cached, deadlines: timers.size, overdue: rows.filter((r) => r.heartbeat_deadline_at !== null && r.heartbeat_deadline_at <= ctx.clock.now()).length });
+  const sink: DeadlineSink = { set: (id, at) => timers.set(id, at), evaluate: (ids) => batches.evaluate(ids) };
+  const loaded = await loadDeadlines(ctx.db, sink, ctx.clock.now());
+  log.info("heartbeat timers rebuilt", { monitors: cached, deadlines: timers.size, overdue: loaded.overdue });
 
   // deadlines set by pings other instances took: the leader reads them from the database
-  const follower = followHeartbeatDeadlines(ctx, { set: (id, at) => timers.set(id, at), evaluate: (ids) => batches.evaluate(ids) });
+  const follower = pings.sharedByInstances ? followHeartbeatDeadlines(ctx, sink) : null;
 
   ctx.metrics.gauge("vigil_heartbeat_deadlines", "Heartbeat monitors with a pending deadline timer", () => timers.size);
   ctx.metrics.gauge("vigil_heartbeat_queue_length", "Pings and deadline evaluations waiting to be written", () => batches.pending);
@@ -81,7 +75,7 @@ export async function startHeartbeatService(ctx: AppContext): Promise<Service> {
     routes: endpoint.routes,
     async stop(deadlineMs) {
       off();
-      follower.stop();
+      follower?.stop();
       timers.stop();
       await Promise.race([
         (async () => {

@@ -1,13 +1,13 @@
 /**
  * Heartbeat deadlines written by pings other instances took reach the leader's timers
- * (src/cluster/deadline-follower.ts, README "Several instances"): two instances' contexts on one
+ * (src/heartbeat/deadline-follower.ts, README "Several instances"): two instances' contexts on one
  * real PostgreSQL, each with its membership; a deadline written to a monitor row, as the ping path
  * of another instance writes it, is read by the leader once it is near and by nobody else; the
  * instance that takes the leadership over reads every pending deadline at once.
  */
 import { beforeAll, describe, expect, test } from "bun:test";
 import { rmSync } from "node:fs";
-import { followHeartbeatDeadlines } from "../../src/cluster/deadline-follower.ts";
+import { followHeartbeatDeadlines } from "../../src/heartbeat/deadline-follower.ts";
 import { ClusterMembership } from "../../src/cluster/membership.ts";
 import { loadConfig } from "../../src/config/load.ts";
 import { buildContext, loadSecretBox, type AppContext } from "../../src/context.ts";

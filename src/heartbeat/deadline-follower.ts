@@ -10,10 +10,13 @@
  *   reads only the monitors about to go late, not every heartbeat monitor.
  *
  * A timer that fires on a deadline a ping has since moved is harmless: the evaluation reads the
- * row and finds nothing due. On SQLite the one instance sets every deadline itself: nothing to do.
+ * row and finds nothing due. The heartbeat service follows only where the ping store is shared by
+ * instances (store/ping-store.ts `sharedByInstances`): alone on its database, an instance sets
+ * every deadline itself.
  */
 import type { AppContext } from "../context.ts";
 import { logWriteFailure } from "../lib/storage-errors.ts";
+import type { Db } from "../store/database.ts";
 import { listHeartbeatDeadlines, listHeartbeatDeadlinesBefore } from "../store/heartbeat.ts";
 
 export interface DeadlineSink {
@@ -25,8 +28,27 @@ export interface DeadlineSink {
 
 const DEADLINE_POLL_MS = 1_000;
 
+/**
+ * Every pending deadline into the timers, and the monitors up without one to be judged now: what
+ * the heartbeat service does at start-up, and a new leader here. Returns what it found
+ * (`overdue`: deadlines at or before `now`).
+ */
+export async function loadDeadlines(db: Db, sink: DeadlineSink, now: number): Promise<{ deadlines: number; unscheduled: number; overdue: number }> {
+  const rows = await listHeartbeatDeadlines(db);
+  const unscheduled: number[] = [];
+  let overdue = 0;
+  for (const r of rows) {
+    if (r.heartbeat_deadline_at === null) unscheduled.push(r.id);
+    else {
+      sink.set(r.id, r.heartbeat_deadline_at);
+      if (r.heartbeat_deadline_at <= now) overdue++;
+    }
+  }
+  if (unscheduled.length) sink.evaluate(unscheduled);
+  return { deadlines: rows.length - unscheduled.length, unscheduled: unscheduled.length, overdue };
+}
+
 export function followHeartbeatDeadlines(ctx: AppContext, sink: DeadlineSink, pollMs = DEADLINE_POLL_MS): { stop(): void } {
-  if (ctx.store.engine !== "postgres") return { stop() {} };
   const log = ctx.log.child("heartbeat");
   // a deadline entering this window is read at least one poll before it falls due
   const horizonMs = 3 * pollMs;
@@ -37,14 +59,8 @@ export function followHeartbeatDeadlines(ctx: AppContext, sink: DeadlineSink, po
   let readEverything = true;
 
   const readAll = async () => {
-    const rows = await listHeartbeatDeadlines(ctx.db);
-    const unscheduled: number[] = [];
-    for (const r of rows) {
-      if (r.heartbeat_deadline_at === null) unscheduled.push(r.id);
-      else sink.set(r.id, r.heartbeat_deadline_at);
-    }
-    if (unscheduled.length) sink.evaluate(unscheduled);
-    log.info("heartbeat deadlines read by the new leader", { deadlines: rows.length - unscheduled.length, unscheduled: unscheduled.length });
+    const { deadlines, unscheduled } = await loadDeadlines(ctx.db, sink, ctx.clock.now());
+    log.info("heartbeat deadlines read by the new leader", { deadlines, unscheduled });
   };
   const readNear = async () => {
     for (const r of await listHeartbeatDeadlinesBefore(ctx.db, ctx.clock.now() + horizonMs)) sink.set(r.id, r.heartbeat_deadline_at);
