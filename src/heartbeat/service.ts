@@ -1,5 +1,5 @@
 /**
- * The heartbeat service: the ping endpoint, the group-commit intake, the ping journal's fold and the
+ * The heartbeat service: the ping endpoint, the group-commit intake, the ping store and the
  * deadline timers, started once per leader process from start-services.ts.
  *
  * Start-up rebuilds the timers from monitors.heartbeat_deadline_at; a deadline that passed while the
