@@ -12,9 +12,9 @@
  */
 import type { AppContext } from "../context.ts";
 import { CHECK_STATUSES, type CheckStatus } from "../domain/check-result.ts";
+import { ACCEPTED, type HeartbeatOp, type PingOutcome, type PingRequest } from "../domain/heartbeat-ping.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logStorageFailure, storageFailure } from "../lib/storage-errors.ts";
-import { ACCEPTED, type HeartbeatOp, type PingOutcome, type PingRequest } from "../domain/heartbeat-ping.ts";
 import type { PingStore } from "../store/ping-store.ts";
 import { applyBatch } from "./apply-batch.ts";
 import type { BatchResult } from "./batch-state.ts";
@@ -49,7 +49,7 @@ class Batch {
 }
 
 export interface PingBatchesOptions {
-  /** after each commit or journal record, in the order they happened */
+  /** after each commit, and each time the ping store took pings on its own, in the order they happened */
   onCommitted(r: Committed): void;
   /** evaluations of a batch that failed to commit, to be retried */
   onEvaluateFailed(ids: number[]): void;
