@@ -104,7 +104,7 @@ export async function raiseAlert(db: Db, ctx: AppContext, a: AlertRequest): Prom
   if (verdict.kind === "flapping") payload.flapping = { changes: verdict.changes, window_ms: FLAP_WINDOW_MS };
   const transition = await latestTransition(db, a.monitor.id);
   // Without a transition row (a caller outside applyStateChange) the time stands in for it.
-  await queueAlert(db, ctx, a.monitor, channelIds, payload, transition?.id ?? -a.at, a.at);
+  await queueAlert(db, a.monitor, channelIds, payload, transition?.id ?? -a.at, a.at, ctx.clock.now());
 }
 
 export interface ExpiryAlertRequest {
@@ -130,15 +130,46 @@ export async function raiseExpiryAlert(db: Db, ctx: AppContext, a: ExpiryAlertRe
   // no state changed: the state is the one it stays in
   const payload = await buildPayload(db, ctx, { monitor: a.monitor, state: a.state, previousState: a.state, at: a.at, incident: null, errorCode: null, errorMessage: null }, "monitor.expiring");
   payload.expiry = { kind: a.kind, expires_at: toIso(a.notAfter), days_left: days };
-  await queueAlert(db, ctx, a.monitor, channelIds, payload, a.eventId, a.at);
+  await queueAlert(db, a.monitor, channelIds, payload, a.eventId, a.at, ctx.clock.now());
+}
+
+export interface FollowupAlertRequest {
+  monitor: MonitorRow;
+  incident: IncidentRow;
+  event: FollowupEvent;
+  /** the channels told: the monitor's own, or the escalation channels, or both */
+  channelIds: readonly number[];
+  /** the due row and its due time, which cause it */
+  key: string;
+  at: number;
 }
 
 /**
- * One outbox row per channel. The delivery id is derived from the timeline event that caused the
- * alert (a transition, an expiry) and the channel, so one event can never queue two alerts for the
- * same channel.
+ * Hands an open incident's reminder or escalation to delivery (engine/followups.ts), inside the
+ * caller's transaction, which claimed its due row: the down alert again, as it read when the
+ * incident opened, but for the event and the time. Not a state change: flap protection does not
+ * hold it back.
  */
-async function queueAlert(db: Db, ctx: AppContext, monitor: MonitorRow, channelIds: number[], payload: AlertPayload, key: number, at: number): Promise<void> {
+export async function raiseFollowupAlert(db: Db, ctx: AppContext, a: FollowupAlertRequest): Promise<void> {
+  const opening = await latestTransition(db, a.monitor.id);
+  const payload = await buildPayload(db, ctx, {
+    monitor: a.monitor,
+    state: "down",
+    previousState: opening?.from_state ?? "unknown",
+    at: a.at,
+    incident: a.incident,
+    errorCode: a.incident.last_error_code,
+    errorMessage: a.incident.last_error_message,
+  }, a.event);
+  await queueAlert(db, a.monitor, a.channelIds, payload, a.key, a.at, a.at);
+}
+
+/**
+ * One outbox row per channel: the one writer of the outbox. The delivery id is derived from what
+ * caused the alert (a transition, an expiry, a follow-up's due time) and the channel, so one cause
+ * can never queue two alerts for the same channel.
+ */
+async function queueAlert(db: Db, monitor: MonitorRow, channelIds: readonly number[], payload: AlertPayload, key: number | string, at: number, nextAttemptAt: number): Promise<void> {
   const salt = await deliverySalt(db);
   const payloadJson = JSON.stringify(payload);
   await insertAlerts(
@@ -151,7 +182,7 @@ async function queueAlert(db: Db, ctx: AppContext, monitor: MonitorRow, channelI
       deliveryId: deliveryIdFor(salt, key, channelId),
       payloadJson,
       createdAt: at,
-      nextAttemptAt: ctx.clock.now(),
+      nextAttemptAt,
     })),
   );
 }
@@ -173,4 +204,3 @@ async function buildPayload(db: Db, ctx: AppContext, a: Omit<AlertRequest, "even
   };
 }
 
-export { buildPayload };

@@ -7,7 +7,7 @@ import { findMonitorRow } from "../store/schedule.ts";
 import type { IncidentRow } from "../store/tables.ts";
 import { raiseAlert } from "./alerts.ts";
 import { planFollowups } from "./followups.ts";
-import { inMaintenance } from "./maintenance-end.ts";
+import { inMaintenance } from "./in-maintenance.ts";
 
 /**
  * Dependencies (README "Dependencies, reminders and escalation"): an incident that opens while a

@@ -6,7 +6,7 @@ import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { claimExpiryStage } from "../store/monitors.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { raiseExpiryAlert } from "./alerts.ts";
-import { inMaintenance } from "./maintenance-end.ts";
+import { inMaintenance } from "./in-maintenance.ts";
 
 /**
  * A check that saw an expiry date (a certificate's notAfter, a domain's registration expiry: any

@@ -1,5 +1,5 @@
 import type { AppContext } from "../context.ts";
-import { alertChannelIds, deliveryIdFor, deliverySalt, insertAlerts, latestTransition } from "../store/alerts.ts";
+import { alertChannelIds } from "../store/alerts.ts";
 import type { Db } from "../store/database.ts";
 import { enabledEscalationChannelIds } from "../store/escalation-channels.ts";
 import { claimFollowup, dueFollowups, incidentsMissingFollowups, planFollowup, type Followup } from "../store/incident-followups.ts";
@@ -7,8 +7,8 @@ import { lockIncident, markEscalated } from "../store/incidents.ts";
 import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
-import { buildPayload, type FollowupEvent } from "./alerts.ts";
-import { inMaintenance } from "./maintenance-end.ts";
+import { raiseFollowupAlert, type FollowupEvent } from "./alerts.ts";
+import { inMaintenance } from "./in-maintenance.ts";
 
 /**
  * Reminders and escalation (README "Dependencies, reminders and escalation"): while an incident
@@ -53,12 +53,7 @@ export async function planMissingFollowups(ctx: AppContext, limit = 100): Promis
   for (const incident of incidents) {
     await ctx.writes.run(async (trx) => {
       const monitor = await findMonitorRow(trx, incident.monitor_id);
-      const now = ctx.clock.now();
-      if (!monitor) return;
-      if (monitor.alert_repeat_minutes !== null) await planFollowup(trx, incident.id, "repeat", now + monitor.alert_repeat_minutes * MINUTE_MS);
-      if (monitor.escalate_after_minutes !== null && incident.escalated_at === null) {
-        await planFollowup(trx, incident.id, "escalate", Math.max(now, incident.started_at + monitor.escalate_after_minutes * MINUTE_MS));
-      }
+      if (monitor) await planFollowups(trx, monitor, incident, ctx.clock.now());
     });
   }
   return incidents.length;
@@ -95,33 +90,7 @@ async function fire(trx: Db, ctx: AppContext, due: Followup, now: number): Promi
   ctx.log.child("alerts").info(due.kind === "repeat" ? "reminder queued: the incident is still open" : "incident escalated", { monitor_id: monitor.id, incident_id: incident.id, event, channels: channelIds.length });
   if (channelIds.length === 0) return true;
 
-  // the down alert again: as it read when the incident opened, but for the event and the time
-  const opening = await latestTransition(trx, monitor.id);
-  const payload = await buildPayload(trx, ctx, {
-    monitor,
-    state: "down",
-    previousState: opening?.from_state ?? "unknown",
-    at: now,
-    incident,
-    errorCode: incident.last_error_code,
-    errorMessage: incident.last_error_message,
-  }, event);
-  const salt = await deliverySalt(trx);
   // keyed by the due time: whoever sends this due time, and however often, it is one alert per channel
-  const cause = `incident:${incident.id}:${due.kind}:${due.due_at}`;
-  const payloadJson = JSON.stringify(payload);
-  await insertAlerts(
-    trx,
-    channelIds.map((channelId) => ({
-      accountId: monitor.account_id,
-      monitorId: monitor.id,
-      channelId,
-      event,
-      deliveryId: deliveryIdFor(salt, cause, channelId),
-      payloadJson,
-      createdAt: now,
-      nextAttemptAt: now,
-    })),
-  );
+  await raiseFollowupAlert(trx, ctx, { monitor, incident, event, channelIds, key: `incident:${incident.id}:${due.kind}:${due.due_at}`, at: now });
   return true;
 }

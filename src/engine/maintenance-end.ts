@@ -1,21 +1,13 @@
 import type { AppContext } from "../context.ts";
 import type { Db } from "../store/database.ts";
 import { findOpenIncident, insertIncident } from "../store/incidents.ts";
-import { holdMonitorRow, inActiveWindow, latestDownCheck, stateBeforeDown } from "../store/maintenance-windows.ts";
+import { holdMonitorRow, latestDownCheck, stateBeforeDown } from "../store/maintenance-windows.ts";
 import { listRegionStates } from "../store/region-states.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { MonitorRow } from "../store/tables.ts";
 import { raiseAlert } from "./alerts.ts";
+import { inMaintenance } from "./in-maintenance.ts";
 import { followIncident } from "./incident-follow.ts";
-
-/**
- * Whether a monitor is in maintenance now (docs/maintenance-windows.md "What maintenance does"):
- * its manual switch, or an active maintenance window. Read at the moment a state change is decided,
- * after its monitor row is held, so a decision and the end of a window cannot pass each other.
- */
-export async function inMaintenance(db: Db, monitor: MonitorRow, now: number): Promise<boolean> {
-  return monitor.is_in_maintenance === 1 || (await inActiveWindow(db, monitor.id, now));
-}
 
 /**
  * Monitors that left a maintenance window's maintenance (the window ended, was disabled, deleted,

@@ -7,7 +7,7 @@ import { setMonitorState } from "../store/monitors.ts";
 import { noteMonitorChange } from "../store/status-subscriptions.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
 import { raiseAlert, type AlertEvent } from "./alerts.ts";
-import { inMaintenance } from "./maintenance-end.ts";
+import { inMaintenance } from "./in-maintenance.ts";
 import { followIncident } from "./incident-follow.ts";
 
 export interface StateChange {
