@@ -1,3 +1,5 @@
+import type { PageWindow } from "../domain/page-window.ts";
+
 /** One record as services return it: its id and its attributes as the API shows them. */
 export interface Item<A> {
   id: number;
@@ -10,11 +12,7 @@ export interface Listed<A> {
   total: number;
 }
 
-/** Which page of a list: how many records, after how many. */
-export interface PageWindow {
-  limit: number;
-  offset: number;
-}
+export type { PageWindow };
 
 const PAGE = 100;
 

@@ -1,7 +1,7 @@
 import { blockCount, blockEnd, blockMetas, packedUntil, readBlock, type BlockMeta } from "./check-blocks.ts";
 import type { PackedCheck } from "./check-block-codec.ts";
 import type { Db } from "./database.ts";
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { JournaledPings } from "./ping-journal.ts";
 import type { CheckRow } from "./tables.ts";
 

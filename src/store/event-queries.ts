@@ -1,4 +1,4 @@
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { JournaledPings } from "./ping-journal.ts";
 import type { MonitorEventRow } from "./tables.ts";
 

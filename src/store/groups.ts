@@ -1,7 +1,7 @@
 import type { Db } from "./database.ts";
 import { externalIdIs } from "./external-ids.ts";
 import { engineOf } from "./engine-of.ts";
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import { inCodePointOrder } from "./text-match.ts";
 import type { MonitorGroupRow } from "./tables.ts";
 

@@ -1,5 +1,5 @@
 import type { Db } from "./database.ts";
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { IncidentRow } from "./tables.ts";
 
 export interface IncidentFilter {

@@ -3,7 +3,7 @@ import { externalIdIs } from "./external-ids.ts";
 import type { WindowPlan } from "../domain/maintenance-schedule.ts";
 import type { Db } from "./database.ts";
 import { engineOf } from "./engine-of.ts";
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { DB, MaintenanceWindowRow, MaintenanceWindowsTable } from "./tables.ts";
 
 /**

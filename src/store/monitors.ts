@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { externalIdIs } from "./external-ids.ts";
 import { fixedQuery } from "./fixed-query.ts";
 import type { SecretAttribute } from "../domain/monitor-schema.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { MonitorChanges } from "../domain/monitor-validation.ts";
 import type { ExpiryMark } from "../domain/expiry-stage.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
@@ -37,11 +38,6 @@ export interface MonitorFilter {
   externalId?: string;
   /** in maintenance (its switch, or a window active at `at`) or not, as the dashboard shows it */
   maintenance?: { at: number; held: boolean };
-}
-
-export interface PageWindow {
-  limit: number;
-  offset: number;
 }
 
 /** How a list is ordered: by id (the API), or by name, state or last check (the dashboard), id breaking ties. */

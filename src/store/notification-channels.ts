@@ -1,6 +1,7 @@
 import { CHANNEL_SECRET_ATTRIBUTES, CHANNEL_SETTING_ATTRIBUTES, type ChannelType } from "../domain/notification-channel-schema.ts";
 import { externalIdIs } from "./external-ids.ts";
 import type { ChannelChanges } from "../domain/notification-channel-validation.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { SecretBox } from "../lib/secret-box.ts";
 import type { Db } from "./database.ts";
 import type { NotificationChannelRow } from "./tables.ts";
@@ -10,11 +11,6 @@ import type { NotificationChannelRow } from "./tables.ts";
  * touch another tenant's channel by forgetting a WHERE clause. Readable per-type settings live in
  * config_json; write-only ones are sealed together as one JSON object in secrets_enc.
  */
-export interface PageWindow {
-  limit: number;
-  offset: number;
-}
-
 /** A channel as senders need it: settings and secrets merged, secrets in plaintext (memory only). */
 export interface ChannelConfig {
   id: number;

@@ -1,6 +1,6 @@
 import type { UpdateChanges } from "../domain/status-page-update-schema.ts";
 import type { Db } from "./database.ts";
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { StatusPageUpdateRow } from "./tables.ts";
 
 /**

@@ -2,7 +2,7 @@ import { sql } from "kysely";
 import { externalIdIs } from "./external-ids.ts";
 import type { Db } from "./database.ts";
 import { containsText, likePrefix } from "./text-match.ts";
-import type { PageWindow } from "./monitors.ts";
+import type { PageWindow } from "../domain/page-window.ts";
 import type { StatusPageRow, StatusPagesTable } from "./tables.ts";
 
 /** Status page repository; reads and writes are scoped to an account except the instance-wide uniqueness probes. */
