@@ -1,4 +1,3 @@
-import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { databaseUrl } from "../config/load.ts";
@@ -89,15 +88,12 @@ export async function copyDataDirToPostgres(io: CliIo, dataDir: string, region: 
   if (folded > 0) io.out(`folded ${folded} journaled pings into the SQLite database first`);
   const started = performance.now();
   const progress = progressPrinter(io);
-  const sqlite = new Database(join(dataDir, DATABASE_FILE));
   let report;
   try {
-    report = await copySqliteToPostgres(sqlite, store.sql, { onProgress: progress.onProgress });
+    report = await copySqliteToPostgres(join(dataDir, DATABASE_FILE), store.sql, { onProgress: progress.onProgress });
   } catch (err) {
     if (err instanceof TargetNotEmptyError) return refuseNotEmpty(io, where, err);
     throw err;
-  } finally {
-    sqlite.close();
   }
   const remedy = `The copy was committed but is not whole: do not use ${where}. Look for what removed rows there (a trigger, a rule), then drop it and copy into a new empty database.`;
   if (!reportCounts(io, report, "SQLite", "PostgreSQL", remedy)) return false;

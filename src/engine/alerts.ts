@@ -1,28 +1,11 @@
 import type { AppContext } from "../context.ts";
+import type { AlertEvent, AlertPayload, FollowupEvent, PayloadEvent } from "../domain/alert-payload.ts";
 import { daysLeft, type ExpiryKind } from "../domain/expiry-stage.ts";
 import { toIso } from "../lib/dates.ts";
-import {
-  alertChannelIds,
-  countTransitions,
-  deliveryIdFor,
-  deliverySalt,
-  hadQuietGap,
-  insertAlerts,
-  lastFlappingAlertAt,
-  latestTransition,
-  regionSummary,
-} from "../store/alerts.ts";
+import { alertChannelIds, deliveryIdFor, deliverySalt, insertAlerts, latestTransition, regionSummary } from "../store/alerts.ts";
+import { countTransitions, hadQuietGap, lastFlappingAlertAt } from "../store/flap-history.ts";
 import type { Db } from "../store/database.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
-
-export type AlertEvent = "monitor.down" | "monitor.degraded" | "monitor.up";
-/** An open incident's reminder and escalation (engine/followups.ts) */
-export type FollowupEvent = "monitor.still_down" | "monitor.escalated";
-/**
- * What a delivered alert announces: a state change, a monitor reported as flapping, a certificate or
- * domain registration close to expiry, an open incident's reminder or escalation, or a test.
- */
-export type PayloadEvent = AlertEvent | "monitor.flapping" | "monitor.expiring" | FollowupEvent | "test";
 
 export interface AlertRequest {
   monitor: MonitorRow;
@@ -35,29 +18,6 @@ export interface AlertRequest {
   errorMessage: string | null;
   /** channels alerted besides the monitor's own: an escalated incident's escalation channels hear its recovery */
   alsoChannelIds?: readonly number[];
-}
-
-/**
- * What an outbox row carries, format-neutral: the webhook's JSON (docs/notifications.md "Webhook
- * payload") plus what the human-readable channels add. Snapshotted when the alert is raised, so a
- * retry a day later still tells what happened then.
- */
-export interface AlertPayload {
-  event: PayloadEvent;
-  occurred_at: string;
-  monitor: { id: string; name: string; monitor_type: string; target: string | null };
-  state: string;
-  previous_state: string;
-  incident: { id: string; started_at: string; resolved_at: string | null; duration_ms: number | null } | null;
-  error_code: string | null;
-  error_message: string | null;
-  regions: { region: string; status: string; last_checked_at: string }[];
-  /** the monitor's page in the dashboard */
-  dashboard_url: string;
-  /** on monitor.flapping: how many state changes in how long triggered it */
-  flapping?: { changes: number; window_ms: number };
-  /** on monitor.expiring: what expires, when, and how many days are left (docs/notifications.md "Expiry alerts") */
-  expiry?: { kind: ExpiryKind; expires_at: string; days_left: number };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context.ts";
+import type { FollowupEvent } from "../domain/alert-payload.ts";
 import { alertChannelIds } from "../store/alerts.ts";
 import type { Db } from "../store/database.ts";
 import { enabledEscalationChannelIds } from "../store/escalation-channels.ts";
@@ -7,7 +8,7 @@ import { lockIncident, markEscalated } from "../store/incidents.ts";
 import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { findMonitorRow } from "../store/schedule.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
-import { raiseFollowupAlert, type FollowupEvent } from "./alerts.ts";
+import { raiseFollowupAlert } from "./alerts.ts";
 import { inMaintenance } from "./in-maintenance.ts";
 
 /**

@@ -1,4 +1,5 @@
 import type { AppContext } from "../context.ts";
+import type { AlertEvent } from "../domain/alert-payload.ts";
 import type { MonitorState } from "../domain/monitor.ts";
 import type { Db } from "../store/database.ts";
 import { findOpenIncident, insertIncident, resolveIncidentRow } from "../store/incidents.ts";
@@ -6,7 +7,7 @@ import { insertMonitorEvent } from "../store/monitor-events.ts";
 import { setMonitorState } from "../store/monitors.ts";
 import { noteMonitorChange } from "../store/status-subscriptions.ts";
 import type { IncidentRow, MonitorRow } from "../store/tables.ts";
-import { raiseAlert, type AlertEvent } from "./alerts.ts";
+import { raiseAlert } from "./alerts.ts";
 import { inMaintenance } from "./in-maintenance.ts";
 import { followIncident } from "./incident-follow.ts";
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { AppContext } from "../context.ts";
-import type { AlertPayload } from "../engine/alerts.ts";
+import type { AlertPayload } from "../domain/alert-payload.ts";
 import type { Logger } from "../lib/logger.ts";
 import { logWriteFailure } from "../lib/storage-errors.ts";
 import { abandonAlert, claimDueAlerts, finishAttempt, nextDueAt, requeueInterrupted } from "../store/alerts.ts";

@@ -1,4 +1,4 @@
-import type { AlertPayload } from "../engine/alerts.ts";
+import type { AlertPayload } from "../domain/alert-payload.ts";
 import type { ChannelConfig } from "../store/notification-channels.ts";
 
 export type { AlertPayload, ChannelConfig };

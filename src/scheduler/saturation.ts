@@ -14,6 +14,7 @@
  * excess over the limit this instance's own recent delay could explain.
  */
 import type { CheckResult } from "../domain/check-result.ts";
+import type { SaturationReport } from "../domain/saturation-report.ts";
 import { setAsideLatencyVerdict } from "../domain/latency-verdict.ts";
 import type { Logger } from "../lib/logger.ts";
 import { bucketOf, bucketQuantile, LATENESS_BUCKETS_MS } from "./lateness.ts";
@@ -43,24 +44,6 @@ export interface LoadNow {
   oldestWaitMs: number;
   /** checks per second the scheduled monitors ask for */
   askedPerSec: number;
-}
-
-/** The last verdict and the figures it was taken on (logs, /metrics, the dashboard banner). */
-export interface SaturationReport {
-  saturated: boolean;
-  /** epoch ms when the current saturation began; null when not saturated */
-  since: number | null;
-  bound_ms: number;
-  checks_per_sec_asked: number;
-  checks_per_sec_started: number;
-  in_flight: number;
-  max_concurrent: number;
-  waiting: number;
-  oldest_wait_ms: number;
-  /** start lateness p99 over the window, as a histogram bucket bound */
-  lateness_p99_ms: number;
-  /** the longest start lateness over the window */
-  lateness_max_ms: number;
 }
 
 interface Slot {

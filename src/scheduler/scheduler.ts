@@ -13,7 +13,8 @@ import { FairQueue } from "./fair-queue.ts";
 import { NextRunWriter } from "./next-run-writer.ts";
 import type { PatternThread } from "./pattern-thread.ts";
 import { DEFAULT_PROBES, runProbe, type ProbeTable } from "./run-check.ts";
-import { DEFAULT_SATURATION, SaturationWatch, type SaturationOptions, type SaturationReport } from "./saturation.ts";
+import type { SaturationReport } from "../domain/saturation-report.ts";
+import { DEFAULT_SATURATION, SaturationWatch, type SaturationOptions } from "./saturation.ts";
 import { effectiveIntervalMs, joinPhase, MAX_RECHECK_DELAY_MS, nextRegularRun, phaseOffset, recheckDelay } from "./timing.ts";
 
 /** Where results go: the engine on the leader, the spool on a probe. */

@@ -75,59 +75,6 @@ export async function latestTransition(db: Db, monitorId: number): Promise<{ id:
     .executeTakeFirst();
 }
 
-/** State changes of a monitor in (from, to]: the flap counter, kept in the store so it survives restarts. */
-export async function countTransitions(db: Db, monitorId: number, fromExclusive: number, toInclusive: number): Promise<number> {
-  const { n } = await db
-    .selectFrom("monitor_events")
-    .select((eb) => eb.fn.countAll<number>().as("n"))
-    .where("monitor_id", "=", monitorId)
-    .where("kind", "=", "transition")
-    .where("at", ">", fromExclusive)
-    .where("at", "<=", toInclusive)
-    .executeTakeFirstOrThrow();
-  return Number(n);
-}
-
-/** When the monitor was last reported as flapping (created_at of its newest flapping alert). */
-export async function lastFlappingAlertAt(db: Db, monitorId: number): Promise<number | null> {
-  const row = await db
-    .selectFrom("alerts")
-    .select((eb) => eb.fn.max("created_at").as("at"))
-    .where("monitor_id", "=", monitorId)
-    .where("event", "=", "monitor.flapping")
-    .executeTakeFirst();
-  return row?.at === null || row?.at === undefined ? null : Number(row.at);
-}
-
-/**
- * Whether some state change in (since, until] came after at least `quietMs` without one: the
- * monitor was stable for that long since `since`.
- */
-export async function hadQuietGap(db: Db, monitorId: number, since: number, until: number, quietMs: number): Promise<boolean> {
-  const row = await db
-    .selectFrom("monitor_events as e")
-    .select("e.id")
-    .where("e.monitor_id", "=", monitorId)
-    .where("e.kind", "=", "transition")
-    .where("e.at", ">", since)
-    .where("e.at", "<=", until)
-    .where(({ not, exists, selectFrom }) =>
-      not(
-        exists(
-          selectFrom("monitor_events as p")
-            .select("p.id")
-            .whereRef("p.monitor_id", "=", "e.monitor_id")
-            .where("p.kind", "=", "transition")
-            .whereRef("p.id", "<", "e.id")
-            .where((eb) => eb("p.at", ">", eb(eb.ref("e.at"), "-", quietMs))),
-        ),
-      ),
-    )
-    .limit(1)
-    .executeTakeFirst();
-  return row !== undefined;
-}
-
 /** Every region's latest view of a monitor, for the alert's region summary. */
 export async function regionSummary(db: Db, monitorId: number): Promise<{ region: string; status: string; last_checked_at: number }[]> {
   return db.selectFrom("monitor_region_states").select(["region", "last_status as status", "last_checked_at"]).where("monitor_id", "=", monitorId).orderBy(inCodePointOrder(db, "region")).execute();

@@ -9,7 +9,7 @@
  * SQLite, REPEATABLE READ on PostgreSQL) and the writing side one transaction: a copy that fails
  * leaves the target as empty as it was. The row counts of every table are compared at the end.
  */
-import type { Database } from "bun:sqlite";
+import { Database } from "bun:sqlite";
 import type { SQL } from "bun";
 import { MIGRATION_LOCK } from "./postgres.ts";
 
@@ -186,12 +186,22 @@ export async function postgresTablesWithRows(sql: SQL): Promise<{ name: string; 
 }
 
 /**
- * Copies the SQLite database `sqlite` into the PostgreSQL database behind `sql`, which must have
- * this build's schema and no rows. The ping journal table must be empty (its pings folded
- * first). Holds the schema lock PostgreSQL instances take at start-up until the copy commits, so an
- * instance started meanwhile waits and then finds the whole copy.
+ * Copies the SQLite database file at `sqlitePath` (opened here, closed after) into the PostgreSQL
+ * database behind `sql`, which must have this build's schema and no rows. The ping journal table
+ * must be empty (its pings folded first). Holds the schema lock PostgreSQL instances take at
+ * start-up until the copy commits, so an instance started meanwhile waits and then finds the whole
+ * copy.
  */
-export async function copySqliteToPostgres(sqlite: Database, sql: SQL, o: CopyOptions = {}): Promise<CopyReport> {
+export async function copySqliteToPostgres(sqlitePath: string, sql: SQL, o: CopyOptions = {}): Promise<CopyReport> {
+  const sqlite = new Database(sqlitePath);
+  try {
+    return await copyOpenSqliteToPostgres(sqlite, sql, o);
+  } finally {
+    sqlite.close();
+  }
+}
+
+async function copyOpenSqliteToPostgres(sqlite: Database, sql: SQL, o: CopyOptions): Promise<CopyReport> {
   const journaled = (sqlite.query("SELECT count(*) AS n FROM ping_journal").get() as { n: number }).n;
   if (journaled > 0) throw new Error(`the SQLite database carries ${journaled} pings not folded yet: open it with vigil serve once, or fold them first`);
   const shapes = await postgresShapes(sql);

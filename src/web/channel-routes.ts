@@ -7,7 +7,7 @@ import { errorSummary, fieldFromSchema, formToAttributes, humanize, renderField,
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, signedIn, type Signed } from "./routing.ts";
-import { putFlash, takeFlash } from "../services/session-flash.ts";
+import { putFlash, takeFlash } from "../auth/session-flash.ts";
 import { csrfField, dashboardPage, flash, storedFlash } from "./views/layout.ts";
 import { confirmDelete } from "./views/monitor-views.ts";
 import type { WebContext } from "./web-context.ts";

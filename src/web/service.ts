@@ -1,6 +1,6 @@
 import { Elysia } from "elysia";
 import { sweepExpiredSessions } from "../auth/sessions.ts";
-import { sweepFlashes } from "../services/session-flash.ts";
+import { sweepFlashes } from "../auth/session-flash.ts";
 import type { AppContext } from "../context.ts";
 import type { Service } from "../lib/service.ts";
 import { assetResponse, faviconResponse } from "./assets.ts";

@@ -5,7 +5,7 @@ import { issueAccountToken, listAccountTokens, revokeAccountToken } from "../ser
 import { html, type SafeHtml } from "./html.ts";
 import { redirect, send } from "./respond.ts";
 import { leaveBodyUnread, notFoundPage, signedIn, type Signed } from "./routing.ts";
-import { putFlash, takeFlash } from "../services/session-flash.ts";
+import { putFlash, takeFlash } from "../auth/session-flash.ts";
 import { csrfField, dashboardPage, flash, storedFlash } from "./views/layout.ts";
 import { isoMinute } from "./views/widgets.ts";
 import type { WebContext } from "./web-context.ts";

@@ -6,7 +6,7 @@ import type { TrustedProxies } from "../lib/trusted-proxies.ts";
 import { FixedWindowLimiter } from "../lib/fixed-window.ts";
 import { readLimited } from "../http/read-limited.ts";
 import { safeEqual } from "../lib/tokens.ts";
-import type { SaturationReport } from "../scheduler/saturation.ts";
+import type { SaturationReport } from "../domain/saturation-report.ts";
 import { noteDashboardHost } from "../services/custom-domains.ts";
 import { CSRF_COOKIE, isSecureRequest, readCookie, SESSION_COOKIE } from "./cookies.ts";
 

@@ -375,7 +375,7 @@ describe("results carried over a redirect", () => {
   });
 
   test("a flash nobody came back for is swept; what is stored is sealed, never the token itself", async () => {
-    const { sweepFlashes, FLASH_TTL_MS } = await import("../../src/services/session-flash.ts");
+    const { sweepFlashes, FLASH_TTL_MS } = await import("../../src/auth/session-flash.ts");
     await c.post("/tokens", { label: "left", scopes: ["monitors:read"] });
     const rows = await s.ctx.db.selectFrom("kv").select(["key", "value"]).where("key", "like", "web-flash:%").execute();
     expect(rows.length).toBe(1);

@@ -1,7 +1,7 @@
-import type { SaturationReport } from "../../scheduler/saturation.ts";
+import type { SaturationReport } from "../../domain/saturation-report.ts";
 import type { SessionRecord } from "../../auth/sessions.ts";
 import { ASSETS } from "../assets.ts";
-import type { Flash } from "../../services/session-flash.ts";
+import type { Flash } from "../../auth/session-flash.ts";
 import { html, type SafeHtml } from "../html.ts";
 
 export type Section = "monitors" | "groups" | "status-pages" | "tokens" | "channels" | "maintenance";
@@ -33,7 +33,7 @@ export function flash(key: string | null): SafeHtml {
   return text ? html`<div class="alert ok" role="status">${text}</div>` : html``;
 }
 
-/** A form's result carried over its redirect (services/session-flash.ts); a secret in a field to copy. */
+/** A form's result carried over its redirect (auth/session-flash.ts); a secret in a field to copy. */
 export function storedFlash(f: Flash | null): SafeHtml {
   if (!f) return html``;
   const copy = f.secret

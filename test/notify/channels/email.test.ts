@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, rmSync } from "node:fs";
 import type { AddressInfo } from "node:net";
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from "smtp-server";
-import type { AlertPayload } from "../../../src/engine/alerts.ts";
+import type { AlertPayload } from "../../../src/domain/alert-payload.ts";
 import { deliverOnce } from "../../../src/notify/deliver.ts";
 import type { ChannelConfig } from "../../../src/store/notification-channels.ts";
 import { makeCerts, type TestCerts } from "../../helpers/certs.ts";

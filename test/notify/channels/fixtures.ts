@@ -6,7 +6,7 @@
  * expects them.
  */
 import { afterAll } from "bun:test";
-import type { AlertPayload } from "../../../src/engine/alerts.ts";
+import type { AlertPayload } from "../../../src/domain/alert-payload.ts";
 import { deliverOnce } from "../../../src/notify/deliver.ts";
 import type { ChannelConfig } from "../../../src/store/notification-channels.ts";
 import { startReceiver, type Receiver } from "../helpers.ts";

@@ -7,7 +7,7 @@
 import { afterAll, expect, test } from "bun:test";
 import type { AddressInfo } from "node:net";
 import { SMTPServer } from "smtp-server";
-import type { AlertPayload } from "../../../src/engine/alerts.ts";
+import type { AlertPayload } from "../../../src/domain/alert-payload.ts";
 import { alertSummary, alertTitle } from "../../../src/notify/format.ts";
 import type { ChannelConfig } from "../../../src/store/notification-channels.ts";
 import { channel, DOWN, receivers, send } from "./fixtures.ts";
