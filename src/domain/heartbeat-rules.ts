@@ -9,7 +9,8 @@
  * monitor turns degraded when that moment passes and down `graceSec` later; with no grace it goes
  * straight from up to down.
  */
-import { Cron } from "croner";
+import type { Cron } from "croner";
+import { cronCalculator, cronError, parseCron } from "./cron-schedule.ts";
 
 export interface HeartbeatPlan {
   periodSec: number;
@@ -52,39 +53,17 @@ export function heartbeatPlanOf(m: HeartbeatPlanFields): HeartbeatPlan {
 
 /**
  * The first scheduled time strictly after `after`, or null when the schedule never fires again (or
- * cannot be read). croner is used only as a calculator: a paused Cron object runs nothing.
+ * cannot be read).
  *
  * @example nextScheduledTime("0 3 * * *", "Europe/Berlin", Date.parse("2026-01-10T12:00:00Z")) // 2026-01-11T02:00:00Z
  */
 export function nextScheduledTime(expr: string, timezone: string, after: number): number | null {
   try {
-    const next = calculator(expr, timezone)?.nextRun(new Date(after));
+    const next = cronCalculator(expr, timezone, "auto")?.nextRun(new Date(after));
     return next ? next.getTime() : null;
   } catch {
     return null;
   }
-}
-
-/**
- * Parsed schedules by (timezone, expression): every ping of a cron-scheduled heartbeat asks for
- * its next time, and parsing the expression anew each time was the larger part of that. Bounded,
- * since a Cron object is large (~87 KB measured) and schedules are few in practice.
- */
-const calculators = new Map<string, Cron | null>();
-const MAX_CALCULATORS = 128;
-
-function calculator(expr: string, timezone: string): Cron | null {
-  const key = `${timezone}\n${expr}`;
-  let cron = calculators.get(key);
-  if (cron !== undefined) return cron;
-  try {
-    cron = new Cron(expr, { timezone, paused: true });
-  } catch {
-    cron = null;
-  }
-  if (calculators.size >= MAX_CALCULATORS) calculators.clear();
-  calculators.set(key, cron);
-  return cron;
 }
 
 /** Why a schedule/timezone pair is unusable, or null when it is fine. For 422 messages. */
@@ -92,10 +71,9 @@ export function scheduleProblem(expr: string, timezone: string = DEFAULT_HEARTBE
   if (!isValidTimezone(timezone)) return { attribute: "heartbeat_timezone", message: `'${timezone}' is not an IANA time zone name (for example Europe/Berlin or UTC)` };
   let cron: Cron;
   try {
-    cron = new Cron(expr, { timezone, paused: true });
+    cron = parseCron(expr, timezone, "auto");
   } catch (err) {
-    const why = (err as Error).message.replace(/^CronPattern: /, "");
-    return { attribute: "heartbeat_schedule", message: `is not a valid cron expression (${why}); e.g. "*/5 * * * *" or "0 3 * * 1-5"` };
+    return { attribute: "heartbeat_schedule", message: `is not a valid cron expression (${cronError(err)}); e.g. "*/5 * * * *" or "0 3 * * 1-5"` };
   }
   if (!cron.nextRun()) return { attribute: "heartbeat_schedule", message: "never fires again" };
   return null;

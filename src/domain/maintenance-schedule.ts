@@ -5,7 +5,8 @@
  * duration_sec; occurrences that overlap or touch make one span, so maintenance never "ends" for an
  * instant between two of them. croner is used only as a calculator.
  */
-import { Cron } from "croner";
+import type { Cron } from "croner";
+import { cronCalculator, cronError, parseCron } from "./cron-schedule.ts";
 import { isValidTimezone } from "./heartbeat-rules.ts";
 
 export interface WindowPlan {
@@ -35,24 +36,6 @@ export const MAX_DURATION_SEC = 30 * 86_400;
  */
 const MAX_CHAINED = 200;
 
-const calculators = new Map<string, Cron | null>();
-const MAX_CALCULATORS = 128;
-
-/** A parsed schedule, kept by (zone, expression): spans ask it again at every boundary and read. */
-function calculator(expr: string, timezone: string): Cron | null {
-  const key = `${timezone}\n${expr}`;
-  let cron = calculators.get(key);
-  if (cron !== undefined) return cron;
-  try {
-    cron = new Cron(expr, { timezone, paused: true, mode: "5-part" });
-  } catch {
-    cron = null;
-  }
-  if (calculators.size >= MAX_CALCULATORS) calculators.clear();
-  calculators.set(key, cron);
-  return cron;
-}
-
 /** Why a schedule cannot be used, or null when it is fine: 5 fields croner parses, firing again. */
 export function scheduleProblem(expr: string, timezone: string): string | null {
   const fields = expr.trim().split(/\s+/);
@@ -60,9 +43,9 @@ export function scheduleProblem(expr: string, timezone: string): string | null {
   if (!isValidTimezone(timezone)) return null; // the time zone's own message says what is wrong
   let cron: Cron;
   try {
-    cron = new Cron(expr, { timezone, paused: true, mode: "5-part" });
+    cron = parseCron(expr, timezone, "5-part");
   } catch (err) {
-    return `is not a valid cron expression (${(err as Error).message.replace(/^CronPattern: /, "")}); e.g. "0 3 * * 0"`;
+    return `is not a valid cron expression (${cronError(err)}); e.g. "0 3 * * 0"`;
   }
   return cron.nextRun() ? null : "never fires again";
 }
@@ -102,7 +85,7 @@ export function windowSpanAt(plan: WindowPlan, t: number): Span | null {
     if (plan.startsAt === null || plan.endsAt === null || plan.endsAt <= t) return null;
     return { from: plan.startsAt, until: plan.endsAt };
   }
-  const cron = calculator(plan.schedule, plan.timezone);
+  const cron = cronCalculator(plan.schedule, plan.timezone, "5-part");
   if (!cron || plan.durationSec === null) return null;
   const durationMs = plan.durationSec * 1000;
   const last = lastStartAtOrBefore(cron, t);
