@@ -40,7 +40,7 @@ describe("single region, confirmations 2", () => {
     [inc] = await incidents(id);
     expect(inc).toMatchObject({ status: "open", failure_count: 3, last_error_code: "http_error", last_error_message: "got 502", last_http_code: 502 });
 
-    // a degraded check does not count as a failure and (alone in the quorum) leaves down
+    // a succeeding check (alone in the quorum) leaves down and resolves the incident
     const r5 = await recordCheckResult(h.ctx, id, "local", result("up", { checked_at: t0 + 41_400 }));
     expect(r5).toMatchObject({ to: "up", changed: true });
     [inc] = await incidents(id);

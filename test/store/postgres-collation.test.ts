@@ -14,34 +14,35 @@ import { listRegionStates } from "../../src/store/region-states.ts";
 import { openPostgresStore } from "../../src/store/postgres.ts";
 import { TEST_ENGINE, testCluster } from "../helpers/engine.ts";
 
-describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL with a database collation other than C", () => {
-  let store: PostgresStore | null = null;
+const pg = TEST_ENGINE === "postgres" ? await testCluster() : null;
+/** a database's own ICU collation needs PostgreSQL 15 */
+const noIcu = pg !== null && pg.version < 15;
+// said as a skipped test, so an older server's run does not look like a pass
+if (noIcu) test.skip(`PostgreSQL ${pg!.version} has no ICU database collation (it came in 15): the collation tests are skipped`, () => {});
+
+describe.skipIf(pg === null || noIcu)("PostgreSQL with a database collation other than C", () => {
+  let store: PostgresStore;
 
   beforeAll(async () => {
-    const pg = await testCluster();
-    // a database's own ICU collation needs PostgreSQL 15
-    if (pg.version < 15) return console.error(`\n!!! collation tests SKIPPED: PostgreSQL ${pg.version} has no ICU database collation !!!\n`);
     const name = `t_icu_${crypto.randomUUID().replaceAll("-", "").slice(0, 12)}`;
-    const admin = new SQL({ url: pg.url(), max: 1 });
+    const admin = new SQL({ url: pg!.url(), max: 1 });
     try {
       await admin.unsafe(`CREATE DATABASE ${name} TEMPLATE template0 LOCALE_PROVIDER icu ICU_LOCALE 'en-US'`);
     } finally {
       await admin.close();
     }
-    store = await openPostgresStore(pg.url(name), { poolSize: 2 });
+    store = await openPostgresStore(pg!.url(name), { poolSize: 2 });
   });
   afterAll(async () => {
     await store?.close();
   });
 
   test("the database's collation does sort otherwise than code points", async () => {
-    if (!store) return;
     const rows = await sql<{ v: string }>`SELECT v FROM (VALUES ('b'), ('A'), ('a')) AS t(v) ORDER BY v`.execute(store.db);
     expect(rows.rows.map((r) => r.v)).toEqual(["a", "A", "b"]);
   });
 
   test("account names and regions come back in code point order", async () => {
-    if (!store) return;
     const db = store.db;
     const ids: number[] = [];
     for (const name of ["b", "a", "A", "B-2", "B1"]) ids.push((await db.insertInto("accounts").values({ name, plan: "pro", created_at: 0 }).returning("id").executeTakeFirstOrThrow()).id);
@@ -55,7 +56,6 @@ describe.skipIf(TEST_ENGINE !== "postgres")("PostgreSQL with a database collatio
   });
 
   test("search folds A-Z only, as on a C database", async () => {
-    if (!store) return;
     const db = store.db;
     const account = (await db.insertInto("accounts").values({ name: "search", plan: "pro", created_at: 0 }).returning("id").executeTakeFirstOrThrow()).id;
     for (const name of ["École", "école", "ECOLE", "Straße"]) {
