@@ -7,17 +7,16 @@
  * README's pictures.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { bucketStart, DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { DAILY_WATERMARK, HOURLY_WATERMARK, setWatermark } from "../../src/store/rollups.ts";
 import { startTestServer, startupMaintenanceDone, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
+import { launchChromium } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const PASSWORD = "a-long-test-password";
 const T = 30_000;
 
@@ -28,17 +27,13 @@ let admin: BrowserContext;
 const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-shots-"));
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests cannot run. Install it with "apt-get update && apt-get install -y chromium" (.ci/run does this on CI).`);
-  }
   mkdirSync(shotsDir, { recursive: true });
   // a realistic public address for the pictures; the browser itself talks to the loopback URL
   s = await startTestServer(["--base-url", "http://vigil.home.arpa:8080"]);
   // rollups seeded below while the start-up maintenance runs would be recomputed from no checks
   expect(await startupMaintenanceDone(s)).toBe(true);
   target = await startHttpTarget({ "/health": () => new Response("ok") });
-  // launch() gives Chromium a fresh temporary profile (user-data-dir) of its own and removes it on close
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  browser = await launchChromium();
   admin = await browser.newContext({ viewport: { width: 1280, height: 860 } });
 }, T);
 

@@ -6,16 +6,15 @@
  * VIGIL_SCREENSHOTS_DIR when set.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signedInContext } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 30_000;
 const WIDTHS = [1280, 390] as const;
 
@@ -27,7 +26,6 @@ let pageId = 0;
 const groups: Record<string, number> = {};
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium".`);
   mkdirSync(shotsDir, { recursive: true });
   s = await startTestServer(["--base-url", "http://vigil.home.arpa:8080"]);
   await addUser(s, "admin");
@@ -48,18 +46,8 @@ beforeAll(async () => {
   await s.api("POST", `/api/v1/status-pages/${pageId}/updates`, { title: "Card payments failing for some customers", kind: "incident", status: "identified", body: "Payments with some cards are refused.\nWe found the cause: an expired certificate at the payment provider.\n\nNext update within the hour.", affected_monitor_ids: [ids[1]], published_at: iso(now - 40 * 60_000) });
   await s.api("POST", `/api/v1/status-pages/${pageId}/updates`, { title: "Database upgrade on Saturday", kind: "maintenance", body: "Saturday 02:00 to 03:00 UTC: the shop is read-only.", affected_monitor_ids: [ids[2], ids[3]], published_at: iso(now - 2 * 86_400_000) });
   await s.api("POST", `/api/v1/status-pages/${pageId}/updates`, { title: "Slow logins", kind: "incident", status: "resolved", body: "Resolved: a full disk.", published_at: iso(now - 5 * 86_400_000) });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
-  for (const width of WIDTHS) {
-    const ctx = await browser.newContext({ viewport: { width, height: 860 } });
-    const p = await ctx.newPage();
-    await p.goto(`${s.url}/login`);
-    await p.getByLabel("Username").fill("admin");
-    await p.getByLabel("Password").fill(PASSWORD);
-    await p.getByRole("button", { name: "Sign in" }).click();
-    await p.waitForURL(`${s.url}/`);
-    await p.close();
-    contexts.set(width, ctx);
-  }
+  browser = await launchChromium();
+  for (const width of WIDTHS) contexts.set(width, await signedInContext(browser, s.url, { viewport: { width, height: 860 } }));
 }, T);
 
 afterAll(async () => {

@@ -1,6 +1,5 @@
 import { createUser } from "../../src/auth/users.ts";
 import { findAccountByName } from "../../src/store/accounts.ts";
-import type { Page } from "playwright-core";
 import type { TestServer } from "../helpers/server.ts";
 
 export const PASSWORD = "correct horse battery staple";
@@ -69,15 +68,6 @@ export async function signedInClient(s: TestServer, username: string): Promise<W
   if (res.status !== 303) throw new Error(`login failed: ${res.status}`);
   await c.get("/");
   return c;
-}
-
-/** Signs `page` in through the dashboard's form, as a person would, and waits for the monitor list. */
-export async function signIn(page: Page, baseUrl: string, username = "admin"): Promise<void> {
-  await page.goto(`${baseUrl}/login`);
-  await page.getByLabel("Username").fill(username);
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${baseUrl}/`);
 }
 
 /** Every validation message of a rendered form, in order ("<label> <message>"). */

@@ -7,16 +7,15 @@
  * VIGIL_SCREENSHOTS_DIR to keep them.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signIn } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 30_000;
 const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-shots-"));
 
@@ -27,7 +26,6 @@ const ids = new Map<string, number>();
 let slug = "";
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium"`);
   mkdirSync(shotsDir, { recursive: true });
   s = await startTestServer();
   for (const name of monitorNames) ids.set(name, await createMonitor(s, httpAttrs({ name, target: `https://${name.toLowerCase().replace(/ /g, "-")}.example.com/health` })));
@@ -35,7 +33,7 @@ beforeAll(async () => {
   await s.ctx.db.updateTable("monitors").set({ is_paused: 0, last_status: "up", next_run_at: Date.now() + 3_600_000 }).execute();
   slug = (await s.api("GET", `/api/v1/status-pages/${await createStatusPage(s, { name: "Acme status", monitor_ids: [...ids.values()] })}`)).json.data.attributes.slug;
   await addUser(s, "admin");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  browser = await launchChromium();
 }, T);
 afterAll(async () => {
   await browser?.close();
@@ -45,11 +43,7 @@ afterAll(async () => {
 
 async function signedInPage(width: number): Promise<Page> {
   const page = await browser.newPage({ viewport: { width, height: 900 } });
-  await page.goto(`${s.url}/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/`);
+  await signIn(page, s.url);
   return page;
 }
 

@@ -5,24 +5,21 @@
  * parent. Without /usr/bin/chromium the test fails saying how to install it.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, signIn } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signIn } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 30_000;
 
 let s: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium"`);
   s = await startTestServer();
   await addUser(s, "admin");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  browser = await launchChromium();
 }, T);
 afterAll(async () => {
   await browser?.close();

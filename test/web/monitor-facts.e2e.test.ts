@@ -4,19 +4,18 @@
  * screen's width. Screenshots go to VIGIL_SCREENSHOTS_DIR, else a temp directory.
  */
 import { afterAll, beforeAll, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type Locator } from "playwright-core";
+import type { Browser, Locator } from "playwright-core";
 import { createMonitor } from "../api/fixtures.ts";
 import { issueLeaf, makeCerts, TEST_CA_ORGANISATION, type TestCerts } from "../helpers/certs.ts";
 import { startRenewableHttpsServer, type RenewableHttpsServer } from "../helpers/renewable-https-server.ts";
 import { startTestServer, tempDir, waitFor, type TestServer } from "../helpers/server.ts";
 import { startDnsTarget, type DnsTarget } from "../helpers/targets.ts";
-import { addUser, signIn } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signIn } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 30_000;
 
 let certs: TestCerts;
@@ -27,9 +26,6 @@ let browser: Browser;
 const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-shots-"));
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests cannot run. Install it with "apt-get update && apt-get install -y chromium" (.ci/run does this on CI).`);
-  }
   mkdirSync(shotsDir, { recursive: true });
   certs = makeCerts(tempDir("vigil-facts-e2e-certs-"));
   https = await startRenewableHttpsServer(issueLeaf(certs, "nine-days", 9), certs.keyPath);
@@ -38,7 +34,7 @@ beforeAll(async () => {
   });
   s = await startTestServer(["--extra-ca", certs.caPath]);
   await addUser(s, "admin");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  browser = await launchChromium();
 }, T);
 
 afterAll(async () => {

@@ -5,16 +5,15 @@
  * temp directory (monitor-form-<type>-<width>.png).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { MONITOR_TYPES } from "../../src/domain/monitor.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signedInContext } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 120_000;
 const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-form-shots-"));
 
@@ -22,11 +21,10 @@ let s: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium".`);
   mkdirSync(shotsDir, { recursive: true });
   s = await startTestServer();
   await addUser(s, "admin");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, T);
 
 afterAll(async () => {
@@ -34,17 +32,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-async function signedIn(width: number, javaScriptEnabled = true): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width, height: 860 }, javaScriptEnabled });
-  const page = await context.newPage();
-  await page.goto(`${s.url}/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/`);
-  await page.close();
-  return context;
-}
+const signedIn = (width: number, javaScriptEnabled = true): Promise<BrowserContext> => signedInContext(browser, s.url, { viewport: { width, height: 860 }, javaScriptEnabled });
 
 describe("monitor forms in a browser", () => {
   for (const width of [1280, 390]) {

@@ -5,27 +5,24 @@
  * VIGIL_SCREENSHOTS_DIR when it is set.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { chromium, type Browser } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { startTestServer, startupMaintenanceDone, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signedInContext } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 60_000;
 
 let s: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests cannot run. Install it with "apt-get update && apt-get install -y chromium".`);
   s = await startTestServer();
   // checks seeded below while the start-up maintenance runs would be rolled up and packed under the tests
   expect(await startupMaintenanceDone(s)).toBe(true);
   await addUser(s, "admin");
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  browser = await launchChromium();
 }, T);
 
 afterAll(async () => {
@@ -46,13 +43,8 @@ describe("the monitor list in Chromium", () => {
         await s.ctx.db.insertInto("checks").values(Array.from({ length: 20 }, (_, i) => ({ monitor_id: id, region: "local", status: i % 7 === 0 ? "down" : "up", checked_at: Date.now() - (i + 1) * 60_000, latency_ms: 20, http_code: 200 }))).execute();
         ids.push(id);
       }
-      const context = await browser.newContext({ viewport: { width, height: 860 } });
+      const context = await signedInContext(browser, s.url, { viewport: { width, height: 860 } });
       const page = await context.newPage();
-      await page.goto(`${s.url}/login`);
-      await page.getByLabel("Username").fill("admin");
-      await page.getByLabel("Password").fill(PASSWORD);
-      await page.getByRole("button", { name: "Sign in" }).click();
-      await page.waitForURL(`${s.url}/`);
       await page.goto(`${s.url}/?q=${width}`);
       await page.locator("[data-select-all-box]:not([hidden])").first().waitFor(); // the script ran
       if (process.env.VIGIL_SCREENSHOTS_DIR) await page.screenshot({ path: join(process.env.VIGIL_SCREENSHOTS_DIR, `monitor-list-${width}.png`), fullPage: true });

@@ -7,19 +7,18 @@
  * Screenshots go to VIGIL_SCREENSHOTS_DIR, else a temp directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser, BrowserContext, Page } from "playwright-core";
 import { bucketStart, DAY_MS, HOUR_MS } from "../../src/domain/uptime.ts";
 import { DAILY_WATERMARK, HOURLY_WATERMARK, setWatermark } from "../../src/store/rollups.ts";
 import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
 import { startTestServer, startupMaintenanceDone, waitFor, type TestServer } from "../helpers/server.ts";
 import { startHttpTarget, type HttpTarget } from "../helpers/targets.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signedInContext } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 60_000;
 const AXE = readFileSync(join(import.meta.dir, "../../node_modules/axe-core/axe.min.js"), "utf8");
 const WIDTHS = [1280, 390] as const;
@@ -35,9 +34,6 @@ const stateOf = async (id: number) => (await s.ctx.db.selectFrom("monitors").sel
 const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-shots-"));
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is not installed at ${CHROMIUM}: the browser tests cannot run. Install it with "apt-get update && apt-get install -y chromium" (.ci/run does this on CI).`);
-  }
   mkdirSync(shotsDir, { recursive: true });
   target = await startHttpTarget({
     "/health": () => new Response(healthy ? "ok" : "broken", { status: healthy ? 200 : 500 }),
@@ -67,7 +63,7 @@ beforeAll(async () => {
   const now = Date.now();
   await s.ctx.db.insertInto("checks").values(Array.from({ length: 40 }, (_, i) => ({ monitor_id: ids.http, region: "local", status: i >= 12 && i < 16 ? "down" : "up", checked_at: now - (i + 1) * 90_000, latency_ms: i >= 12 && i < 16 ? null : 40 + (i % 7) * 9, http_code: i >= 12 && i < 16 ? 503 : 200, error_code: i >= 12 && i < 16 ? "http_error" : null, error_message: i >= 12 && i < 16 ? `HTTP 503 from ${target.url}/health?with=a-long-query-string-that-does-not-fit` : null }))).execute();
   expect(await waitFor(async () => (await stateOf(ids.http)) === "up", { timeoutMs: 20_000 })).toBe(true);
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS, timeout: 20_000 });
+  browser = await launchChromium();
 }, T);
 
 afterAll(async () => {
@@ -90,17 +86,7 @@ async function seedHistory(id: number): Promise<void> {
   await setWatermark(s.ctx.db, HOURLY_WATERMARK, hour);
 }
 
-async function signedInContext(width: number, o: { bypassCSP?: boolean } = {}): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width, height: 860 }, bypassCSP: o.bypassCSP });
-  const page = await context.newPage();
-  await page.goto(`${s.url}/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/`);
-  await page.close();
-  return context;
-}
+const signedIn = (width: number, o: { bypassCSP?: boolean } = {}): Promise<BrowserContext> => signedInContext(browser, s.url, { viewport: { width, height: 860 }, bypassCSP: o.bypassCSP });
 
 /** Every address a person reaches in the dashboard, and the status page's answers. */
 function dashboardPaths(): string[] {
@@ -151,7 +137,7 @@ async function visit(page: Page, path: string): Promise<{ path: string; scrollWi
 describe("every page at 1280 and 390 pixels", () => {
   for (const width of WIDTHS) {
     test(`${width} px: no page scrolls sideways, none logs an error or a failed request (a favicon included)`, async () => {
-      const context = await signedInContext(width);
+      const context = await signedIn(width);
       const anonymous = await browser.newContext({ viewport: { width, height: 860 } });
       const page = await context.newPage();
       const visitor = await anonymous.newPage();
@@ -201,7 +187,7 @@ describe("the status page", () => {
 
 describe("the monitor page, live", () => {
   test("shows a state change without a reload: state, recent checks, chart and incidents, within 5 s of the change", async () => {
-    const context = await signedInContext(1280);
+    const context = await signedIn(1280);
     const page = await context.newPage();
     await page.goto(`${s.url}/monitors/${ids.http}`);
     await page.evaluate(() => ((window as unknown as { marker: number }).marker = 7));
@@ -233,7 +219,7 @@ describe("the monitor page, live", () => {
 
 describe("forms that act, by clicking", () => {
   test("Send test sends once: the answer is shown after the redirect, and a reload sends nothing", async () => {
-    const context = await signedInContext(1280);
+    const context = await signedIn(1280);
     const page = await context.newPage();
     await page.goto(`${s.url}/channels`);
     const hooks = () => target.requests.filter((r) => r.path === "/hook").length;
@@ -249,7 +235,7 @@ describe("forms that act, by clicking", () => {
   }, T);
 
   test("Create token shows the token once after the redirect; a reload creates no other", async () => {
-    const context = await signedInContext(1280);
+    const context = await signedIn(1280);
     const page = await context.newPage();
     await page.goto(`${s.url}/tokens`);
     const count = async () => (await s.ctx.db.selectFrom("api_tokens").select("id").where("label", "=", "backup script").execute()).length;
@@ -269,7 +255,7 @@ describe("forms that act, by clicking", () => {
   }, T);
 
   test("after a failed submit the focus is on the error summary, whose links lead to the fields", async () => {
-    const context = await signedInContext(390);
+    const context = await signedIn(390);
     const page = await context.newPage();
     await page.goto(`${s.url}/monitors/new?type=http`);
     await page.getByLabel("Name", { exact: true }).fill("Broken");
@@ -295,7 +281,7 @@ describe("axe-core", () => {
     const found: { path: string; width: number; id: string; impact: string; nodes: string[] }[] = [];
     for (const width of WIDTHS) {
       // axe is injected by the test: the pages' CSP rightly refuses inline scripts
-      const context = await signedInContext(width, { bypassCSP: true });
+      const context = await signedIn(width, { bypassCSP: true });
       const anonymous = await browser.newContext({ viewport: { width, height: 860 }, bypassCSP: true });
       const pages: [Page, string][] = [
         [await anonymous.newPage(), "/login"],

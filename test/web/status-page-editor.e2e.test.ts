@@ -4,16 +4,15 @@
  * (the order saved as shown). Screenshots go to VIGIL_SCREENSHOTS_DIR, else a temp directory.
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { existsSync, mkdirSync, mkdtempSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { chromium, type Browser, type BrowserContext } from "playwright-core";
+import type { Browser, BrowserContext } from "playwright-core";
 import { createMonitor, httpAttrs } from "../api/fixtures.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
-import { addUser, PASSWORD } from "./helpers.ts";
+import { addUser } from "./helpers.ts";
+import { launchChromium, signedInContext } from "./browser.ts";
 
-const CHROMIUM = "/usr/bin/chromium";
-const ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--no-first-run", "--disable-quic", "--disable-sync"];
 const T = 120_000;
 const MONITORS = 300;
 const shotsDir = process.env.VIGIL_SCREENSHOTS_DIR ?? mkdtempSync(join(tmpdir(), "vigil-editor-shots-"));
@@ -23,13 +22,12 @@ let browser: Browser;
 const ids: number[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not installed at ${CHROMIUM}: install it with "apt-get update && apt-get install -y chromium".`);
   mkdirSync(shotsDir, { recursive: true });
   // 300 monitors are created through the API, above its default limit per minute
   s = await startTestServer(["--rate-limit", "pro=5000,enterprise=5000"]);
   await addUser(s, "admin");
   for (let i = 1; i <= MONITORS; i++) ids.push(await createMonitor(s, httpAttrs({ name: `Service ${String(i).padStart(3, "0")}` })));
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ARGS });
+  browser = await launchChromium();
 }, T);
 
 afterAll(async () => {
@@ -37,17 +35,7 @@ afterAll(async () => {
   await s?.stop();
 });
 
-async function signedIn(width: number): Promise<BrowserContext> {
-  const context = await browser.newContext({ viewport: { width, height: 860 } });
-  const page = await context.newPage();
-  await page.goto(`${s.url}/login`);
-  await page.getByLabel("Username").fill("admin");
-  await page.getByLabel("Password").fill(PASSWORD);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.waitForURL(`${s.url}/`);
-  await page.close();
-  return context;
-}
+const signedIn = (width: number): Promise<BrowserContext> => signedInContext(browser, s.url, { viewport: { width, height: 860 } });
 
 const orderOf = async (id: number) => (await s.api("GET", `/api/v1/status-pages/${id}`)).json.data.attributes.monitor_ids as number[];
 
