@@ -4,19 +4,13 @@ import { monitorCreateSchema, monitorResponseSchema, MonitorUpdateAttributesSche
 import { enumOf } from "../domain/schema-parts.ts";
 import { isTag, MAX_TAGS, TAG_MAX_LENGTH, TAG_PATTERN, TAG_RULE } from "../domain/tags.ts";
 import { pathId } from "../http/path-id.ts";
-import { createMonitor, deleteMonitor, getMonitor, listMonitors, rotateHeartbeatToken, updateMonitor, type MonitorItem } from "../services/monitors.ts";
-import { list, resource, single } from "./envelope.ts";
-import { QueryReader } from "./query.ts";
+import { createMonitor, deleteMonitor, getMonitor, listMonitors, rotateHeartbeatToken, updateMonitor } from "../services/monitors.ts";
+import { resourceRoutes } from "./resource-routes.ts";
 import { actorOf, type RouteDef } from "./route.ts";
-import { component, deletedResponse, ExternalIdQuery, listResponse, oneOf, PageQuery, schemaName, singleResponse, writeBody } from "./schemas.ts";
-
-const BASE = "/api/v1/monitors";
-const TAG = "Monitors";
+import { component, ExternalIdQuery, oneOf, PageQuery, schemaName, singleResponse } from "./schemas.ts";
 
 /** A monitor as responses show it: one schema per type, told apart by monitor_type. */
 const Monitor = component("Monitor", oneOf(MONITOR_TYPES.map((t) => component(`${schemaName(t)}Monitor`, monitorResponseSchema(t))), "one schema per monitor_type"));
-const CreateBody = writeBody("monitor", oneOf(MONITOR_TYPES.map((t) => monitorCreateSchema(t)), "one schema per monitor_type: the attributes of that type"));
-const UpdateBody = writeBody("monitor", MonitorUpdateAttributesSchema);
 
 /** The list's status filter: an aggregate state (a paused monitor keeps its last one), or paused. */
 const STATUS_FILTERS = [...MONITOR_STATES, "paused"] as const;
@@ -36,88 +30,50 @@ export const MonitorListQuery = Type.Object({
 
 const tagProblem = (v: string) => (isTag(v) ? null : `must be a tag: ${TAG_RULE}`);
 
-const one = (m: MonitorItem, status?: number) => single("monitor", m.id, m.attributes, status);
+const monitors = resourceRoutes({
+  path: "/api/v1/monitors",
+  noun: "monitor",
+  type: "monitor",
+  tag: "Monitors",
+  scopes: { read: "monitors:read", write: "monitors:write" },
+  attributes: Monitor,
+  createAttributes: oneOf(MONITOR_TYPES.map((t) => monitorCreateSchema(t)), "one schema per monitor_type: the attributes of that type"),
+  updateAttributes: MonitorUpdateAttributesSchema,
+  listQuery: MonitorListQuery,
+  filters(q) {
+    const status = q.oneOf("status", STATUS_FILTERS);
+    const state = status === "paused" ? { paused: true } : { status };
+    return { ...state, type: q.oneOf("type", MONITOR_TYPES), q: q.string("q"), groupId: q.positiveInt("group_id"), externalId: q.string("external_id"), tags: q.repeated("tag", MAX_TAGS, tagProblem) };
+  },
+  summaries: {
+    list: "List monitors (id ascending)",
+    create: "Create a monitor",
+    get: "Get a monitor",
+    update: "Update a monitor (only the attributes sent change)",
+    remove: "Delete a monitor with its checks, incidents and events",
+  },
+  examples: {
+    create: { name: "API health", monitor_type: "http", target: "https://api.example.com/health", interval_sec: 60, timeout_ms: 5000, expected_http_codes: "200-299" },
+    update: { is_paused: true },
+  },
+  list: (ctx, actor, window, filters) => listMonitors(ctx, actor, filters, window),
+  create: createMonitor,
+  get: getMonitor,
+  update: updateMonitor,
+  remove: deleteMonitor,
+});
 
 export const monitorRoutes: RouteDef[] = [
-  {
-    method: "GET",
-    path: BASE,
-    scope: "monitors:read",
-    summary: "List monitors (id ascending)",
-    tag: TAG,
-    query: MonitorListQuery,
-    response: listResponse("monitor", Monitor),
-    async handler(req, ctx) {
-      const q = new QueryReader(req.query);
-      const { page, perPage, offset } = q.page();
-      const status = q.oneOf("status", STATUS_FILTERS);
-      const state = status === "paused" ? { paused: true } : { status };
-      const filter = { ...state, type: q.oneOf("type", MONITOR_TYPES), q: q.string("q"), groupId: q.positiveInt("group_id"), externalId: q.string("external_id"), tags: q.repeated("tag", MAX_TAGS, tagProblem) };
-      q.done();
-      const { items, total } = await listMonitors(ctx, actorOf(req), filter, { limit: perPage, offset });
-      return list(items.map((m) => resource("monitor", m.id, m.attributes)), page, perPage, total);
-    },
-  },
+  ...monitors.routes,
   {
     method: "POST",
-    path: BASE,
-    scope: "monitors:write",
-    summary: "Create a monitor",
-    tag: TAG,
-    body: CreateBody,
-    response: singleResponse("monitor", Monitor),
-    successStatus: 201,
-    example: { name: "API health", monitor_type: "http", target: "https://api.example.com/health", interval_sec: 60, timeout_ms: 5000, expected_http_codes: "200-299" },
-    async handler(req, ctx) {
-      return one(await createMonitor(ctx, actorOf(req), req.body), 201);
-    },
-  },
-  {
-    method: "GET",
-    path: `${BASE}/:id`,
-    scope: "monitors:read",
-    summary: "Get a monitor",
-    tag: TAG,
-    response: singleResponse("monitor", Monitor),
-    async handler(req, ctx) {
-      return one(await getMonitor(ctx, actorOf(req), pathId(req.params, "monitor")));
-    },
-  },
-  {
-    method: "PATCH",
-    path: `${BASE}/:id`,
-    scope: "monitors:write",
-    summary: "Update a monitor (only the attributes sent change)",
-    tag: TAG,
-    body: UpdateBody,
-    response: singleResponse("monitor", Monitor),
-    example: { is_paused: true },
-    async handler(req, ctx) {
-      return one(await updateMonitor(ctx, actorOf(req), pathId(req.params, "monitor"), req.body));
-    },
-  },
-  {
-    method: "DELETE",
-    path: `${BASE}/:id`,
-    scope: "monitors:write",
-    summary: "Delete a monitor with its checks, incidents and events",
-    tag: TAG,
-    response: deletedResponse("monitor"),
-    async handler(req, ctx) {
-      const id = pathId(req.params, "monitor");
-      await deleteMonitor(ctx, actorOf(req), id);
-      return single("monitor", id, { deleted: true });
-    },
-  },
-  {
-    method: "POST",
-    path: `${BASE}/:id/heartbeat-token/rotate`,
+    path: "/api/v1/monitors/:id/heartbeat-token/rotate",
     scope: "monitors:write",
     summary: "Rotate a heartbeat monitor's ping token (the old one answers 404 at once; history is kept)",
-    tag: TAG,
+    tag: "Monitors",
     response: singleResponse("monitor", Monitor),
     async handler(req, ctx) {
-      return one(await rotateHeartbeatToken(ctx, actorOf(req), pathId(req.params, "heartbeat monitor")));
+      return monitors.one(await rotateHeartbeatToken(ctx, actorOf(req), pathId(req.params, "heartbeat monitor")));
     },
   },
 ];
