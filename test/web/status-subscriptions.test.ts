@@ -2,14 +2,13 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import FeedParser from "feedparser";
-import { Readable } from "node:stream";
 import { createHeartbeat, ping } from "../helpers/heartbeat.ts";
 import { freePort } from "../helpers/process.ts";
 import { startTestServer, waitFor, type TestServer } from "../helpers/server.ts";
 import { startSmtpServer } from "../helpers/smtp-server.ts";
 import { startSmtpSink, type SmtpSink, type SunkMessage } from "../helpers/smtp-sink.ts";
 import { addUser, signedInClient } from "./helpers.ts";
+import { parseFeed } from "../helpers/feed.ts";
 
 let s: TestServer;
 let sink: SmtpSink;
@@ -300,20 +299,6 @@ describe("subscription mail across a restart", () => {
     }
   }, 60_000);
 });
-
-/** The feed as feedparser reads it (strict XML), relative links resolved against `feedurl`. */
-function parseFeed(xml: string, feedurl: string): Promise<{ meta: Record<string, any>; items: Record<string, any>[] }> {
-  return new Promise((resolve, reject) => {
-    const parser = new FeedParser({ strict: true, resume_saxerror: false, feedurl } as FeedParser.Options);
-    const items: Record<string, any>[] = [];
-    parser.on("error", reject);
-    parser.on("readable", () => {
-      for (let item = parser.read(); item; item = parser.read()) items.push(item);
-    });
-    parser.on("end", () => resolve({ meta: parser.meta as Record<string, any>, items }));
-    Readable.from([xml]).pipe(parser);
-  });
-}
 
 // Links that leave the instance, in mail and in cached feeds, come from --base-url only: a request's
 // Host is whatever the requester wrote (README "Links without --base-url").

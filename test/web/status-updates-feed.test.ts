@@ -5,14 +5,13 @@
  * strict XML, stopping at the first XML error).
  */
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import FeedParser from "feedparser";
-import { Readable } from "node:stream";
 import { DAY_MS } from "../../src/domain/uptime.ts";
 import { insertIncident, resolveIncidentRow } from "../../src/store/incidents.ts";
 import { createMonitor, createStatusPage, httpAttrs } from "../api/fixtures.ts";
 import { startDomainDns, verifyDomain, type DomainDns } from "../helpers/custom-domains.ts";
 import { startTestServer, type TestServer } from "../helpers/server.ts";
 import { addUser, signedInClient, unescape } from "./helpers.ts";
+import { parseFeed, type ParsedFeed } from "../helpers/feed.ts";
 
 const BASE_URL = "https://status.acme.test";
 const EVIL = `<script>alert("x")</script> & 'quotes'`;
@@ -62,25 +61,6 @@ afterAll(async () => {
 });
 
 const get = (path: string, headers: Record<string, string> = {}) => fetch(s.url + path, { redirect: "manual", headers });
-
-interface Parsed {
-  meta: Record<string, any>;
-  items: Record<string, any>[];
-}
-
-/** The feed as feedparser reads it: strict XML, the first XML error fails the parse. */
-function parseFeed(xml: string, feedurl: string): Promise<Parsed> {
-  return new Promise((resolve, reject) => {
-    const parser = new FeedParser({ strict: true, resume_saxerror: false, feedurl } as FeedParser.Options);
-    const items: Record<string, any>[] = [];
-    parser.on("error", reject);
-    parser.on("readable", () => {
-      for (let item = parser.read(); item; item = parser.read()) items.push(item);
-    });
-    parser.on("end", () => resolve({ meta: parser.meta as Record<string, any>, items }));
-    Readable.from([xml]).pipe(parser);
-  });
-}
 
 describe("the public page", () => {
   let html = "";
@@ -145,7 +125,7 @@ describe("the public page", () => {
 
 describe("the Atom feed", () => {
   let xml = "";
-  let feed: Parsed;
+  let feed: ParsedFeed;
   beforeAll(async () => {
     const res = await get(`/s/${slug}/feed.atom`);
     expect(res.status).toBe(200);
