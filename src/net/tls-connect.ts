@@ -1,7 +1,7 @@
 /**
  * A TLS connection to the address resolveHost judged, with SNI and the trust store for the target's
  * name, that completes whatever the certificate: the caller judges it (judgePeerCertificate) before
- * it says anything over the connection. Used by the ssl and websocket probes.
+ * it says anything over the connection. Used by the ssl, websocket and redis probes.
  */
 import tls, { type TLSSocket } from "node:tls";
 import { ProbeFailure } from "../domain/check-failure.ts";
@@ -17,19 +17,20 @@ export interface TlsTarget {
   extraCa: string | undefined;
   blockPrivate: boolean;
   signal: AbortSignal;
-  /** the failure when `signal` aborts */
-  onAbort: () => Error;
+  /** the failure when `signal` aborts; `tcpUp`: whether it came during the handshake */
+  onAbort: (tcpUp: boolean) => Error;
   /** told when TCP is up, for the connection's timings */
-  onConnect: () => void;
+  onConnect?: () => void;
 }
 
 export function connectTls(t: TlsTarget): Promise<TLSSocket> {
   return new Promise((resolve, reject) => {
     const socket = tls.connect({ host: t.target.ip, port: t.port, ...judgedTlsOptions(t.target.host, t.extraCa) });
     guardSocket(socket, t.target.host, t.blockPrivate);
+    let tcpUp = false;
     const abort = () => {
       socket.destroy();
-      reject(t.onAbort());
+      reject(t.onAbort(tcpUp));
     };
     if (t.signal.aborted) return abort();
     t.signal.addEventListener("abort", abort, { once: true });
@@ -37,10 +38,9 @@ export function connectTls(t: TlsTarget): Promise<TLSSocket> {
       t.signal.removeEventListener("abort", abort);
       resolve(socket);
     });
-    let tcpUp = false;
     socket.once("connect", () => {
       tcpUp = true;
-      t.onConnect();
+      t.onConnect?.();
     });
     socket.once("error", (err: Error & { code?: string }) => {
       t.signal.removeEventListener("abort", abort);

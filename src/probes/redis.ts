@@ -7,15 +7,14 @@
  * tls_verify says, and send no password before the certificate has passed.
  */
 import net from "node:net";
-import tls, { type TLSSocket } from "node:tls";
 import { emptyResult, failed, type CheckResult } from "../domain/check-result.ts";
 import { latencyReason } from "../domain/cert-expiry.ts";
 import { ProbeFailure } from "../domain/check-failure.ts";
 import { elapsedMs, startDeadline, type Deadline } from "../net/deadline.ts";
-import { certErrorCode, toProbeFailure } from "../net/net-errors.ts";
+import { toProbeFailure } from "../net/net-errors.ts";
 import { judgePeerCertificate } from "../net/peer-certificate.ts";
-import { guardSocket, resolveHost, type ResolvedHost } from "../net/resolve-host.ts";
-import { judgedTlsOptions } from "../net/tls-options.ts";
+import { resolveHost } from "../net/resolve-host.ts";
+import { connectTls } from "../net/tls-connect.ts";
 import { endpointOf, parseDbTarget } from "./db-target.ts";
 import { maskText, secretsOf } from "./request-auth.ts";
 import { encodeCommand, readReply, RespProtocolError, type RespReply } from "./resp-reply.ts";
@@ -24,32 +23,6 @@ import type { Probe } from "./types.ts";
 
 /** More than any answer to AUTH, SELECT and PING: a server that keeps talking is not one. */
 const MAX_ANSWER_BYTES = 64 * 1024;
-
-function connectTls(target: ResolvedHost, port: number, extraCa: string | undefined, blockPrivate: boolean, deadline: Deadline, endpoint: string): Promise<TLSSocket> {
-  return new Promise((resolve, reject) => {
-    // verified below, after the handshake, so the certificate is seen (and recorded) either way
-    const socket = tls.connect({ host: target.ip, port, ...judgedTlsOptions(target.host, extraCa) });
-    guardSocket(socket, target.host, blockPrivate);
-    let tcpUp = false;
-    const abort = () => {
-      socket.destroy();
-      reject(deadline.failure(tcpUp ? `during the TLS handshake with ${endpoint}` : `connecting to ${endpoint}`));
-    };
-    if (deadline.signal.aborted) return abort();
-    deadline.signal.addEventListener("abort", abort, { once: true });
-    socket.once("connect", () => (tcpUp = true));
-    socket.once("secureConnect", () => {
-      deadline.signal.removeEventListener("abort", abort);
-      resolve(socket);
-    });
-    socket.once("error", (err: Error & { code?: string }) => {
-      deadline.signal.removeEventListener("abort", abort);
-      socket.destroy();
-      // once TCP is up, anything that ends the exchange is a TLS failure
-      reject(tcpUp && !(err instanceof ProbeFailure) && !certErrorCode(err.code ?? "") ? new ProbeFailure("tls_error", `TLS handshake with ${endpoint} failed (${err.code ?? "error"}: ${err.message})`) : err);
-    });
-  });
-}
 
 /** Sends `commands` at once and reads their replies, stopping at the first error reply. */
 function exchange(socket: net.Socket, commands: string[][], deadline: Deadline, endpoint: string): Promise<RespReply[]> {
@@ -108,7 +81,16 @@ export const redisProbe: Probe = async (m, ctx) => {
     observed.resolved_ip = target.ip;
     const started = performance.now();
     if (t.scheme === "rediss") {
-      const secure = await connectTls(target, t.port, ctx.extraCa, blockPrivate, deadline, endpoint);
+      // verified below, after the handshake, so the certificate is seen (and recorded) either way
+      const secure = await connectTls({
+        target,
+        port: t.port,
+        endpoint,
+        extraCa: ctx.extraCa,
+        blockPrivate,
+        signal: deadline.signal,
+        onAbort: (tcpUp) => deadline.failure(tcpUp ? `during the TLS handshake with ${endpoint}` : `connecting to ${endpoint}`),
+      });
       socket = secure;
       const seen = judgePeerCertificate(secure, target.host, endpoint);
       observed.ssl_not_after = seen.watched?.notAfter ?? null;
