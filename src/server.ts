@@ -37,17 +37,14 @@ export function buildHttpApp(ctx: AppContext, parts: ServerParts = {}) {
   const drain = bodyDrain(ctx.config.idleTimeoutSec);
   const app = new Elysia({ serve: { routes } })
     .onError(async ({ request, code, error, path }) => {
+      await drain(request);
       const state = stateFor(request);
       let err: unknown = error;
       if (code === "NOT_FOUND") {
         served ??= new RouteTable(servedRoutes(app).filter((r) => r.method !== "ALL"));
         err = wrongMethodOrNotFound(served, request.method, path);
-        if (notFoundPage && (err as ApiError).status === 404 && wantsPage(request, path)) {
-          await drain(request);
-          return notFoundPage(request);
-        }
+        if (notFoundPage && (err as ApiError).status === 404 && wantsPage(request, path)) return notFoundPage(request);
       } else if (code === "PARSE") err = new ApiError(400, "invalid_json", "the body could not be parsed");
-      await drain(request);
       return errorResponse(state, err, log, request.method, path);
     })
     // every answer of every route (the API's, the dashboard's, the status pages', the peers'); async,

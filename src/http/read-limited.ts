@@ -22,7 +22,7 @@ export async function readLimited(request: Request, limit: number): Promise<Uint
 /**
  * Reads a request body of up to `limit` bytes keeping only its first `keep`: the rest is read and
  * dropped as it streams, so a large body costs no memory. Returns the kept bytes and the whole size,
- * or null when the body goes past `limit` (what is left of it is then drainBeforeAnswer's). Throws
+ * or null when the body goes past `limit` (what is left of it is then bodyDrain's). Throws
  * IncompleteBodyError like readLimited.
  */
 export async function readHead(request: Request, keep: number, limit: number): Promise<{ head: Uint8Array; bytes: number } | null> {
@@ -38,7 +38,7 @@ export async function readHead(request: Request, keep: number, limit: number): P
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
-      // the rest is left to drainBeforeAnswer, which reads and drops it before the 413 goes out
+      // the rest is left to bodyDrain, which reads and drops it before the 413 goes out
       reader.releaseLock();
       return null;
     }
